@@ -1,0 +1,67 @@
+/** Markers and headings of the `BIG-MEMORY-SNAPSHOT` block, shared by the renderer and the readers. */
+
+export const START_MARKER_PREFIX = "<!-- BIG-MEMORY-SNAPSHOT";
+export const END_MARKER = "<!-- /BIG-MEMORY-SNAPSHOT -->";
+export const SECTION_PREFIX = "### [SNAPSHOT] ";
+
+/** The start marker line for a schema version. */
+export function startMarker(version: number): string {
+  return `${START_MARKER_PREFIX} v${version} -->`;
+}
+
+/** The eight known sections, in the order they are written. */
+export const SECTIONS = {
+  goal: "Active Goal",
+  state: "Current State",
+  files: "Files In Play",
+  decisions: "Decisions Made",
+  code: "Code Context",
+  names: "Key Names & Values",
+  blockers: "Blockers & Open Questions",
+  next: "Next Steps",
+} as const;
+export type SectionKey = keyof typeof SECTIONS;
+
+/** Headings, lower-cased, to their section key. Also accepts a few spellings people use. */
+export const SECTION_BY_HEADING: ReadonlyMap<string, SectionKey> = new Map<string, SectionKey>([
+  ...Object.entries(SECTIONS).map(([key, heading]) => [heading.toLowerCase(), key as SectionKey] as const),
+  ["goal", "goal"],
+  ["current goal", "goal"],
+  ["state", "state"],
+  ["files", "files"],
+  ["decisions", "decisions"],
+  ["code", "code"],
+  ["key names and values", "names"],
+  ["key names", "names"],
+  ["blockers", "blockers"],
+  ["blockers and open questions", "blockers"],
+  ["open questions", "blockers"],
+  ["next", "next"],
+]);
+
+/** Labels of the Current State lines. */
+export const STATE_LABELS = { phase: "Phase", branch: "Branch", blocked: "Blocked", progress: "Progress" } as const;
+
+/** Metadata comment keys, in the order the renderer writes them. */
+export const META_KEYS = [
+  "timestamp",
+  "snapshot-id",
+  "session",
+  "agent",
+  "trigger",
+  "name",
+  "parent",
+  "tombstone",
+  "checksum",
+] as const;
+export type MetaKey = (typeof META_KEYS)[number];
+
+/** Normalises heading text for lookup: trimmed, lower-cased, inner white space folded. */
+export function headingKey(raw: string): string {
+  return raw.trim().toLowerCase().replace(/\s+/g, " ");
+}
+
+/** The known section a heading names, after one optional `[SNAPSHOT]` prefix. */
+export function sectionOf(rawHeading: string): SectionKey | undefined {
+  return SECTION_BY_HEADING.get(headingKey(rawHeading));
+}

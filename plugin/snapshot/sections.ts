@@ -1,0 +1,198 @@
+import { decode, decodeCodeLine, indexOfUnescaped } from "./escape.ts";
+import { STATE_LABELS, type SectionKey, sectionOf } from "./format.ts";
+import { emptyContent, type SnapshotContent, type SnapshotState } from "./snapshot.ts";
+
+/**
+ * Section bodies to content values, shared by both readers so they agree on every canonical block.
+ * `canonical` is true for blocks the plugin wrote (they carry a checksum): values are unescaped and
+ * separators are the renderer's. Otherwise values are read literally and the separators people and
+ * models use are accepted.
+ */
+
+/** One `###` section of a block: its heading text (after `[SNAPSHOT]`) and body lines. */
+export interface RawSection {
+  heading: string;
+  lines: string[];
+  /** For a tolerant read: the content of the section's only fenced code block, if that is all it holds. */
+  fencedCode?: string;
+}
+
+const LIST_ITEM = /^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)/;
+
+/** Markdown white space is spaces and tabs only; `\u00a0` and other Unicode spaces are content. */
+export function trimSpaces(text: string): string {
+  return text.replace(/^[ \t]+|[ \t]+$/g, "");
+}
+
+function isBlank(line: string): boolean {
+  return /^[ \t]*$/.test(line);
+}
+
+function isNone(text: string): boolean {
+  return trimSpaces(text).toLowerCase() === "none";
+}
+
+function value(text: string, canonical: boolean): string {
+  if (canonical) return text.toLowerCase() === "none" ? "" : decode(text);
+  const t = text.trim();
+  return isNone(t) ? "" : t;
+}
+
+function trimBlank(lines: string[]): string[] {
+  let a = 0;
+  let b = lines.length;
+  while (a < b && isBlank(lines[a] ?? "")) a++;
+  while (b > a && isBlank(lines[b - 1] ?? "")) b--;
+  return lines.slice(a, b);
+}
+
+/** List items of a body; a body with no list markers is one item; `none` is no item. */
+export function listItems(lines: string[]): string[] {
+  const body = trimBlank(lines);
+  if (body.length === 0 || (body.length === 1 && isNone(body[0] ?? ""))) return [];
+  const items: string[] = [];
+  const preamble: string[] = [];
+  for (const line of body) {
+    const marker = LIST_ITEM.exec(line);
+    if (marker !== null) items.push(line.slice(marker[0].length));
+    else if (isBlank(line)) continue;
+    else if (items.length > 0) items[items.length - 1] += `\n${line.trim()}`;
+    else preamble.push(line.trim());
+  }
+  return items.length > 0 ? items : [preamble.join("\n")];
+}
+
+function splitTolerant(text: string, separators: readonly string[]): [string, string] | null {
+  let best: [number, string] | null = null;
+  for (const sep of separators) {
+    const i = text.indexOf(sep);
+    if (i > 0 && (best === null || i < best[0])) best = [i, sep];
+  }
+  return best === null ? null : [text.slice(0, best[0]).trim(), text.slice(best[0] + best[1].length).trim()];
+}
+
+const DASHES = [" -- ", " — ", " – "];
+
+/** `` `path` -- note `` (canonical) or the forms people write: backticks optional, `--`, `—`, `:`. */
+export function parseFileItem(text: string, canonical: boolean): { path: string; note: string } {
+  if (canonical && text.startsWith("`")) {
+    const end = indexOfUnescaped(text, "`", 1);
+    if (end > 0) {
+      const rest = text.slice(end + 1);
+      const note = rest.startsWith(" -- ") ? rest.slice(4) : rest.trim();
+      return { path: decode(text.slice(1, end)), note: value(note, true) };
+    }
+  }
+  const quoted = /^(`+)([^]+?)\1([^]*)$/.exec(text.trim());
+  if (quoted !== null) {
+    const note = (quoted[3] ?? "").replace(/^\s*(?:--|—|–|-|:)\s*/, "");
+    return { path: (quoted[2] ?? "").trim(), note: value(note, false) };
+  }
+  const split = splitTolerant(text, [...DASHES, ": "]);
+  return split === null ? { path: text.trim(), note: "" } : { path: split[0], note: value(split[1], false) };
+}
+
+/** `text -- rationale`; hand-written blocks may also use `—` or `:`. */
+export function parseDecisionItem(text: string, canonical: boolean): { text: string; rationale: string } {
+  if (canonical) {
+    const i = indexOfUnescaped(text, " -- ");
+    return i < 0
+      ? { text: decode(text), rationale: "" }
+      : { text: decode(text.slice(0, i)), rationale: decode(text.slice(i + 4)) };
+  }
+  const split = splitTolerant(text, DASHES) ?? splitTolerant(text, [": "]);
+  return split === null ? { text: text.trim(), rationale: "" } : { text: split[0], rationale: split[1] };
+}
+
+function unquote(text: string): string {
+  const m = /^(`+)([^]*?)\1$/.exec(text.trim());
+  return m === null ? text.trim() : (m[2] ?? "").trim();
+}
+
+/** `` label: `value` ``, `` `value` `` or `label: value`. */
+export function parseNameItem(text: string, canonical: boolean): { label: string; value: string } {
+  if (canonical) {
+    const i = text.startsWith("`") ? -1 : indexOfUnescaped(text, ": ");
+    const label = i < 0 ? "" : decode(text.slice(0, i));
+    const rest = i < 0 ? text : text.slice(i + 2);
+    const quoted = rest.length >= 2 && rest.startsWith("`") && rest.endsWith("`") ? rest.slice(1, -1) : rest;
+    return { label, value: decode(quoted) };
+  }
+  const m = /^([^:`]*?):\s+([^]*)$/.exec(text.trim());
+  return m === null ? { label: "", value: unquote(text) } : { label: (m[1] ?? "").trim(), value: unquote(m[2] ?? "") };
+}
+
+function parseState(lines: string[], canonical: boolean): SnapshotState {
+  const state: SnapshotState = { phase: "", branch: "", blocked: "", progress: "" };
+  const keys = Object.keys(STATE_LABELS) as (keyof SnapshotState)[];
+  for (const item of listItems(lines)) {
+    if (canonical) {
+      const key = keys.find((k) => item.startsWith(`${STATE_LABELS[k]}: `));
+      if (key !== undefined) state[key] = value(item.slice(STATE_LABELS[key].length + 2), true);
+      continue;
+    }
+    const m = /^\**\s*(phase|branch|blocked|progress)\s*\**\s*:\s*\**\s*([^]*)$/i.exec(item);
+    const key = keys.find((k) => k === m?.[1]?.toLowerCase());
+    if (key !== undefined) state[key] = value(m?.[2] ?? "", false);
+  }
+  return state;
+}
+
+function parseCode(section: RawSection, canonical: boolean): string {
+  const body = trimBlank(section.lines);
+  const first = body[0] ?? "";
+  if (canonical && body.length >= 2 && /^`{3,}$/.test(first) && body[body.length - 1] === first) {
+    return body.slice(1, -1).map(decodeCodeLine).join("\n");
+  }
+  if (section.fencedCode !== undefined) return section.fencedCode;
+  return value(body.join("\n"), false);
+}
+
+/**
+ * Builds the content of a snapshot from its sections. The first section with a known heading fills
+ * that field; unknown or repeated sections are kept in `extra`.
+ */
+export function buildContent(sections: readonly RawSection[], canonical: boolean): SnapshotContent {
+  const content = emptyContent();
+  const seen = new Set<SectionKey>();
+  for (const section of sections) {
+    const key = sectionOf(section.heading);
+    if (key === undefined || seen.has(key)) {
+      const body = trimBlank(section.lines).join("\n");
+      content.extra.push({
+        heading: canonical ? decode(section.heading) : section.heading.trim(),
+        body: value(body, canonical),
+      });
+      continue;
+    }
+    seen.add(key);
+    const items = () => listItems(section.lines);
+    switch (key) {
+      case "goal":
+        content.goal = value(trimBlank(section.lines).join("\n"), canonical);
+        break;
+      case "state":
+        content.state = parseState(section.lines, canonical);
+        break;
+      case "files":
+        content.files = items().map((t) => parseFileItem(t, canonical));
+        break;
+      case "decisions":
+        content.decisions = items().map((t) => parseDecisionItem(t, canonical));
+        break;
+      case "code":
+        content.code = parseCode(section, canonical);
+        break;
+      case "names":
+        content.names = items().map((t) => parseNameItem(t, canonical));
+        break;
+      case "blockers":
+        content.blockers = items().map((t) => (canonical ? decode(t) : t.trim()));
+        break;
+      case "next":
+        content.next = items().map((t) => (canonical ? decode(t) : t.trim()));
+        break;
+    }
+  }
+  return content;
+}
