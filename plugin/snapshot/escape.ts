@@ -83,7 +83,8 @@ export function encodeInline(value: string, ctx: InlineContext = {}): string {
     else if (ch === "\r") tokens.push("\\r");
     else if (atEdge && ch === " ") tokens.push("\\s");
     else if (atEdge && ch === "\t") tokens.push("\\t");
-    else if (ch === "!" && value.charAt(i - 1) === "<" && next === "-" && value.charAt(i + 2) === "-") tokens.push("\\!");
+    else if (ch === "!" && value.charAt(i - 1) === "<" && next === "-" && value.charAt(i + 2) === "-")
+      tokens.push("\\!");
     else if (ch === ">" && value.charAt(i - 1) === "-" && value.charAt(i - 2) === "-") tokens.push("\\>");
     else if (ch === "-" && ctx.noDoubleDash === true && value.charAt(i - 1) === "-") tokens.push("\\-");
     else if (ch === ":" && ctx.noColon === true) tokens.push("\\:");
@@ -121,7 +122,8 @@ export function encodeCodeLine(line: string): string {
     const ch = line.charAt(i);
     const next = line.charAt(i + 1);
     if (ch === "\r") tokens.push("\\r");
-    else if (ch === "!" && line.charAt(i - 1) === "<" && next === "-" && line.charAt(i + 2) === "-") tokens.push("\\!");
+    else if (ch === "!" && line.charAt(i - 1) === "<" && next === "-" && line.charAt(i + 2) === "-")
+      tokens.push("\\!");
     else if (ch === ">" && line.charAt(i - 1) === "-" && line.charAt(i - 2) === "-") tokens.push("\\>");
     else tokens.push(ch);
   }

@@ -40,7 +40,12 @@ export const SECTION_BY_HEADING: ReadonlyMap<string, SectionKey> = new Map<strin
 ]);
 
 /** Labels of the Current State lines. */
-export const STATE_LABELS = { phase: "Phase", branch: "Branch", blocked: "Blocked", progress: "Progress" } as const;
+export const STATE_LABELS = {
+  phase: "Phase",
+  branch: "Branch",
+  blocked: "Blocked",
+  progress: "Progress",
+} as const;
 
 /** Metadata comment keys, in the order the renderer writes them. */
 export const META_KEYS = [

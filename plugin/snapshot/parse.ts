@@ -95,4 +95,3 @@ export function parseDailyLog(text: string, file: string): ParsedLog {
 export function formatDiagnostic(d: Diagnostic): string {
   return `big-memory: ${d.file}:${d.line}: ${d.message}`;
 }
-

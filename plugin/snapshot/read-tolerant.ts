@@ -74,8 +74,11 @@ export function readTolerant(
       const from = code?.position?.start.line ?? 0;
       const to = code?.position?.end.line ?? 0;
       // Body line j is file line s.startLine + 1 + j: only code and blank lines means "just a fence".
-      if (code !== undefined && body.every((l, j) => l.trim() === "" || (s.startLine + 1 + j >= from && s.startLine + 1 + j <= to))) {
-        raw.fencedCode = code.value;
+      if (
+        code !== undefined &&
+        body.every((l, j) => l.trim() === "" || (s.startLine + 1 + j >= from && s.startLine + 1 + j <= to))
+      ) {
+        raw.fencedCode = code.value.replace(/\r\n?/g, "\n");
       }
       return raw;
     });
@@ -133,7 +136,11 @@ export function readTolerant(
         const lineNo = start + k;
         if (l.startsWith(START_MARKER_PREFIX)) {
           if (open !== null) {
-            diagnostics.push({ file, line: at(open.line), message: `snapshot block has no end marker (expected ${END_MARKER})` });
+            diagnostics.push({
+              file,
+              line: at(open.line),
+              message: `snapshot block has no end marker (expected ${END_MARKER})`,
+            });
           }
           const version = START.exec(l)?.[1];
           if (version !== String(SNAPSHOT_VERSION)) {
@@ -164,7 +171,11 @@ export function readTolerant(
     }
   }
   if (open !== null) {
-    diagnostics.push({ file, line: at(open.line), message: `snapshot block has no end marker (expected ${END_MARKER})` });
+    diagnostics.push({
+      file,
+      line: at(open.line),
+      message: `snapshot block has no end marker (expected ${END_MARKER})`,
+    });
   }
   return { blocks, diagnostics };
 }

@@ -38,7 +38,9 @@ function metaLines(s: Snapshot, checksum: string): string[] {
     ["tombstone", s.tombstone ? "yes" : null],
     ["checksum", checksum],
   ];
-  return meta.filter((m): m is [string, string] => m[1] !== null).map(([k, v]) => `<!-- ${k}: ${encodeInline(v)} -->`);
+  return meta
+    .filter((m): m is [string, string] => m[1] !== null)
+    .map(([k, v]) => `<!-- ${k}: ${encodeInline(v)} -->`);
 }
 
 /** `HH:MM` of an ISO timestamp as written (its own offset), or `--:--` when it has none. */
@@ -85,7 +87,9 @@ export function renderSnapshot(s: Snapshot): string {
       listOrNone(
         s.decisions.map((d, i) => {
           const text = encodeInline(d.text, { noDoubleDash: true }) || "\\@";
-          return d.rationale === "" ? `${i + 1}. ${text}` : `${i + 1}. ${text} -- ${encodeInline(d.rationale)}`;
+          return d.rationale === ""
+            ? `${i + 1}. ${text}`
+            : `${i + 1}. ${text} -- ${encodeInline(d.rationale)}`;
         }),
       ),
     ),
@@ -102,7 +106,9 @@ export function renderSnapshot(s: Snapshot): string {
     ...section(SECTIONS.blockers, listOrNone(s.blockers.map((b) => `- ${encodeInline(b) || "\\@"}`))),
     ...section(SECTIONS.next, listOrNone(s.next.map((n, i) => `${i + 1}. ${encodeInline(n) || "\\@"}`))),
     ...s.extra.flatMap((e) =>
-      section(encodeInline(e.heading, { isReserved: (h) => sectionOf(h) !== undefined }) || "\\@", [inline(e.body)]),
+      section(encodeInline(e.heading, { isReserved: (h) => sectionOf(h) !== undefined }) || "\\@", [
+        inline(e.body),
+      ]),
     ),
     END_MARKER,
   ];

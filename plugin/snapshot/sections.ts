@@ -1,5 +1,5 @@
 import { decode, decodeCodeLine, indexOfUnescaped } from "./escape.ts";
-import { STATE_LABELS, type SectionKey, sectionOf } from "./format.ts";
+import { type SectionKey, STATE_LABELS, sectionOf } from "./format.ts";
 import { emptyContent, type SnapshotContent, type SnapshotState } from "./snapshot.ts";
 
 /**
@@ -119,7 +119,9 @@ export function parseNameItem(text: string, canonical: boolean): { label: string
     return { label, value: decode(quoted) };
   }
   const m = /^([^:`]*?):\s+([^]*)$/.exec(text.trim());
-  return m === null ? { label: "", value: unquote(text) } : { label: (m[1] ?? "").trim(), value: unquote(m[2] ?? "") };
+  return m === null
+    ? { label: "", value: unquote(text) }
+    : { label: (m[1] ?? "").trim(), value: unquote(m[2] ?? "") };
 }
 
 function parseState(lines: string[], canonical: boolean): SnapshotState {

@@ -45,13 +45,24 @@ const NASTY = [
 /** Any string, biased towards what breaks markdown and the block format. */
 export const nastyString = (maxLength = 6): fc.Arbitrary<string> =>
   fc
-    .array(fc.oneof(fc.constantFrom(...NASTY), fc.string({ unit: "grapheme", maxLength: 8 }), fc.string({ maxLength: 5 })), {
-      maxLength,
-    })
+    .array(
+      fc.oneof(
+        fc.constantFrom(...NASTY),
+        fc.string({ unit: "grapheme", maxLength: 8 }),
+        fc.string({ maxLength: 5 }),
+      ),
+      {
+        maxLength,
+      },
+    )
     .map((parts) => parts.join(""));
 
 const date = fc
-  .record({ y: fc.integer({ min: 2020, max: 2030 }), m: fc.integer({ min: 1, max: 12 }), d: fc.integer({ min: 1, max: 28 }) })
+  .record({
+    y: fc.integer({ min: 2020, max: 2030 }),
+    m: fc.integer({ min: 1, max: 12 }),
+    d: fc.integer({ min: 1, max: 28 }),
+  })
   .map(({ y, m, d }) => `${y}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`);
 
 /** Arbitrary valid snapshots. */
@@ -67,7 +78,12 @@ export const snapshotArb: fc.Arbitrary<Snapshot> = fc
     parent: fc.option(fc.constantFrom("auth-refactor", "x-y-z"), { nil: null }),
     tombstone: fc.boolean(),
     goal: nastyString(),
-    state: fc.record({ phase: nastyString(3), branch: nastyString(3), blocked: nastyString(3), progress: nastyString(3) }),
+    state: fc.record({
+      phase: nastyString(3),
+      branch: nastyString(3),
+      blocked: nastyString(3),
+      progress: nastyString(3),
+    }),
     files: fc.array(fc.record({ path: nastyString(3), note: nastyString(3) }), { maxLength: 3 }),
     decisions: fc.array(fc.record({ text: nastyString(3), rationale: nastyString(3) }), { maxLength: 3 }),
     code: nastyString(10),
