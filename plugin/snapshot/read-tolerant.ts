@@ -29,7 +29,7 @@ interface OpenBlock {
 }
 
 const START = /^<!-- BIG-MEMORY-SNAPSHOT v(\d+) -->$/;
-const META = /^<!--[ \t]*([a-z-]+)[ \t]*:[ \t]*([^]*?)[ \t]*-->$/;
+const META = /^<!--[ \t]*([a-z-]+)[ \t]*:[ \t]*([\s\S]*?)[ \t]*-->$/;
 const ID = /^(\d{4}-\d{2}-\d{2})-\d{2,}$/;
 
 const parser = unified().use(remarkParse);

@@ -83,7 +83,7 @@ export function parseFileItem(text: string, canonical: boolean): { path: string;
       return { path: decode(text.slice(1, end)), note: value(note, true) };
     }
   }
-  const quoted = /^(`+)([^]+?)\1([^]*)$/.exec(text.trim());
+  const quoted = /^(`+)([\s\S]+?)\1([\s\S]*)$/.exec(text.trim());
   if (quoted !== null) {
     const note = (quoted[3] ?? "").replace(/^\s*(?:--|—|–|-|:)\s*/, "");
     return { path: (quoted[2] ?? "").trim(), note: value(note, false) };
@@ -105,7 +105,7 @@ export function parseDecisionItem(text: string, canonical: boolean): { text: str
 }
 
 function unquote(text: string): string {
-  const m = /^(`+)([^]*?)\1$/.exec(text.trim());
+  const m = /^(`+)([\s\S]*?)\1$/.exec(text.trim());
   return m === null ? text.trim() : (m[2] ?? "").trim();
 }
 
@@ -118,7 +118,7 @@ export function parseNameItem(text: string, canonical: boolean): { label: string
     const quoted = rest.length >= 2 && rest.startsWith("`") && rest.endsWith("`") ? rest.slice(1, -1) : rest;
     return { label, value: decode(quoted) };
   }
-  const m = /^([^:`]*?):\s+([^]*)$/.exec(text.trim());
+  const m = /^([^:`]*?):\s+([\s\S]*)$/.exec(text.trim());
   return m === null
     ? { label: "", value: unquote(text) }
     : { label: (m[1] ?? "").trim(), value: unquote(m[2] ?? "") };
@@ -133,7 +133,7 @@ function parseState(lines: string[], canonical: boolean): SnapshotState {
       if (key !== undefined) state[key] = value(item.slice(STATE_LABELS[key].length + 2), true);
       continue;
     }
-    const m = /^\**\s*(phase|branch|blocked|progress)\s*\**\s*:\s*\**\s*([^]*)$/i.exec(item);
+    const m = /^\**\s*(phase|branch|blocked|progress)\s*\**\s*:\s*\**\s*([\s\S]*)$/i.exec(item);
     const key = keys.find((k) => k === m?.[1]?.toLowerCase());
     if (key !== undefined) state[key] = value(m?.[2] ?? "", false);
   }
