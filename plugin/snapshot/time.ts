@@ -1,0 +1,74 @@
+/** Local calendar parts of an instant, in a time zone (default: the process's own). */
+export interface LocalTime {
+  /** `YYYY-MM-DD`: names the daily log. */
+  date: string;
+  /** `HH:MM`. */
+  clock: string;
+  /** ISO 8601 with the zone's offset: `2026-11-22T14:05:00+01:00`. */
+  iso: string;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string | undefined): Intl.DateTimeFormat {
+  const key = timeZone ?? "";
+  let f = formatters.get(key);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    });
+    formatters.set(key, f);
+  }
+  return f;
+}
+
+/**
+ * Splits an instant into the local date, clock and ISO timestamp of `timeZone` (an IANA name such
+ * as `Europe/Paris`; undefined means the process's zone). Throws a RangeError naming the zone when
+ * it is unknown.
+ */
+export function localTime(now: Date, timeZone?: string): LocalTime {
+  const parts: Record<string, string> = {};
+  for (const p of formatter(timeZone).formatToParts(now)) parts[p.type] = p.value;
+  const date = `${parts.year}-${parts.month}-${parts.day}`;
+  const clock = `${parts.hour}:${parts.minute}`;
+  const wall = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
+  const offsetMin = Math.round((wall - Math.floor(now.getTime() / 1000) * 1000) / 60_000);
+  const sign = offsetMin < 0 ? "-" : "+";
+  const abs = Math.abs(offsetMin);
+  const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`;
+  return { date, clock, iso: `${date}T${clock}:${parts.second}${offset}` };
+}
+
+/** Checks an IANA time zone name; returns an error message or null. */
+export function timeZoneProblem(timeZone: string): string | null {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone });
+    return null;
+  } catch {
+    return `unknown time zone "${timeZone}" (expected an IANA name such as Europe/Paris or UTC)`;
+  }
+}
+
+/**
+ * Milliseconds since the epoch of a snapshot timestamp. Timestamps written by hand may have no
+ * offset; they are read as UTC, which orders snapshots of one day correctly. NaN when unreadable.
+ */
+export function timestampMillis(timestamp: string): number {
+  const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/.test(timestamp);
+  return Date.parse(hasZone ? timestamp : `${timestamp}Z`);
+}

@@ -1,0 +1,140 @@
+import { readFile } from "node:fs/promises";
+import { parseDailyLog } from "../snapshot/parse.ts";
+import { type RedactionCounts, redactDeep } from "../snapshot/redact.ts";
+import { renderSnapshot } from "../snapshot/render.ts";
+import {
+  type Diagnostic,
+  type LocatedSnapshot,
+  SNAPSHOT_VERSION,
+  type Snapshot,
+  type SnapshotContent,
+  type Trigger,
+} from "../snapshot/snapshot.ts";
+import { localTime, timestampMillis } from "../snapshot/time.ts";
+import { type AppendedSnapshot, appendSnapshotBlock, listDailyLogs } from "./daily-log.ts";
+import { errorCode } from "./fs-durable.ts";
+
+/** Who and what a saved snapshot is attributed to. Absent values are written as absent. */
+export interface SaveMeta {
+  session?: string | null;
+  agent?: string | null;
+  trigger: Trigger;
+  name?: string | null;
+  parent?: string | null;
+  tombstone?: boolean;
+}
+
+export interface SaveOptions {
+  workspaceDir: string;
+  content: SnapshotContent;
+  meta: SaveMeta;
+  /** The clock; default `new Date()`. */
+  now?: Date;
+  /** IANA zone naming the daily log and the timestamp's offset; default the process's zone. */
+  timeZone?: string;
+}
+
+/** Where a saved snapshot landed, the snapshot as written, and what redaction replaced. */
+export interface SaveResult extends AppendedSnapshot {
+  snapshot: Snapshot;
+  redactions: RedactionCounts;
+  redacted: number;
+}
+
+/**
+ * Redacts `content` and appends it as a canonical block to today's daily log (in `timeZone`), under
+ * the workspace lock, with the next free id. Secrets never reach the disk: they are replaced by
+ * `[REDACTED:<kind>]` before rendering.
+ */
+export async function saveSnapshot(options: SaveOptions): Promise<SaveResult> {
+  const at = localTime(options.now ?? new Date(), options.timeZone);
+  const redacted = redactDeep({ content: options.content, meta: options.meta });
+  const { meta, content } = redacted.value;
+  const written: { snapshot?: Snapshot } = {};
+  const appended = await appendSnapshotBlock({
+    workspaceDir: options.workspaceDir,
+    date: at.date,
+    render: (id) => {
+      const snapshot: Snapshot = {
+        version: SNAPSHOT_VERSION,
+        id,
+        timestamp: at.iso,
+        session: meta.session ?? null,
+        agent: meta.agent ?? null,
+        trigger: meta.trigger,
+        name: meta.name ?? null,
+        parent: meta.parent ?? null,
+        tombstone: meta.tombstone ?? false,
+        ...content,
+      };
+      written.snapshot = snapshot;
+      return renderSnapshot(snapshot);
+    },
+  });
+  if (written.snapshot === undefined) throw new Error("big-memory: the renderer was not called");
+  return { ...appended, snapshot: written.snapshot, redactions: redacted.counts, redacted: redacted.total };
+}
+
+/** Every snapshot of a workspace and every problem found reading it. */
+export interface WorkspaceSnapshots {
+  /** Oldest first (by timestamp, then id). */
+  snapshots: LocatedSnapshot[];
+  diagnostics: Diagnostic[];
+  /** Bytes of daily logs read. */
+  bytes: number;
+  /** Daily logs read. */
+  files: number;
+}
+
+/** Orders snapshots by time, then id: the order in which they were taken. */
+export function olderFirst(a: LocatedSnapshot, b: LocatedSnapshot): number {
+  const ta = timestampMillis(a.snapshot.timestamp);
+  const tb = timestampMillis(b.snapshot.timestamp);
+  if (ta !== tb && !Number.isNaN(ta) && !Number.isNaN(tb)) return ta - tb;
+  return a.snapshot.id < b.snapshot.id ? -1 : a.snapshot.id > b.snapshot.id ? 1 : 0;
+}
+
+/**
+ * Reads and parses every daily log of a workspace. An id found in two files is kept where it is
+ * first (by date) and reported where it repeats. A log that vanishes while reading is skipped.
+ */
+export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceSnapshots> {
+  const logs = await listDailyLogs(workspaceDir);
+  const texts = await Promise.all(
+    logs.map(async (log) => {
+      try {
+        return { log, text: await readFile(log.path, "utf8") };
+      } catch (error) {
+        if (errorCode(error) === "ENOENT") return null;
+        throw error;
+      }
+    }),
+  );
+  const seen = new Map<string, LocatedSnapshot>();
+  const snapshots: LocatedSnapshot[] = [];
+  const diagnostics: Diagnostic[] = [];
+  let bytes = 0;
+  let files = 0;
+  for (const entry of texts) {
+    if (entry === null) continue;
+    files++;
+    bytes += Buffer.byteLength(entry.text);
+    const parsed = parseDailyLog(entry.text, entry.log.file);
+    diagnostics.push(...parsed.diagnostics);
+    for (const s of parsed.snapshots) {
+      const first = seen.get(s.snapshot.id);
+      if (first === undefined) {
+        seen.set(s.snapshot.id, s);
+        snapshots.push(s);
+      } else {
+        diagnostics.push({
+          file: s.file,
+          line: s.line,
+          message: `duplicate snapshot id ${s.snapshot.id} (first at ${first.file}:${first.line}); this block is skipped`,
+        });
+      }
+    }
+  }
+  snapshots.sort(olderFirst);
+  return { snapshots, diagnostics, bytes, files };
+}

@@ -1,0 +1,20 @@
+import { runCli } from "./cli.ts";
+
+/** The `big-memory` executable: real stdin/stdout, colour on a TTY, exit code per the contract. */
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY === true) return "";
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const code = await runCli(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readStdin,
+  color: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
+  cwd: process.cwd(),
+  env: process.env,
+  now: () => new Date(),
+});
+process.exitCode = code;

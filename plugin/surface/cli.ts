@@ -1,0 +1,273 @@
+import { existsSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { Command, CommanderError } from "commander";
+import { contentFromInput } from "../snapshot/input.ts";
+import { refJson, snapshotJson } from "../snapshot/json.ts";
+import { nameProblem } from "../snapshot/naming.ts";
+import { formatDiagnostic } from "../snapshot/parse.ts";
+import { type LocatedSnapshot, Trigger } from "../snapshot/snapshot.ts";
+import { timeZoneProblem } from "../snapshot/time.ts";
+import { readAllSnapshots, saveSnapshot } from "../store/snapshots.ts";
+import { oneLine, refTable, relativeAge, snapshotText, styleFor, table } from "./cli-text.ts";
+
+/**
+ * The `big-memory` command line (also mounted as `openclaw big-memory`). Contract (DESIGN.md):
+ * `big-memory <command> [--dir WORKSPACE] [--json]`; exit 0 on success, 1 when nothing was found,
+ * 2 on a usage error (3 when the disk fails us); with `--json`, stdout is one JSON document.
+ */
+
+/** Everything the CLI touches outside itself, so it runs in-process in tests. */
+export interface CliIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readStdin(): Promise<string>;
+  color: boolean;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  now(): Date;
+}
+
+/** Exit codes of the contract. */
+export const EXIT = { ok: 0, notFound: 1, usage: 2, failure: 3 } as const;
+
+class UsageError extends Error {}
+
+interface CommonOptions {
+  dir?: string;
+  json?: boolean;
+}
+
+/**
+ * The workspace a command works on: `--dir`, else the current folder when it has `memory/`, else
+ * OpenClaw's default workspace (`$OPENCLAW_STATE_DIR/workspace`, or `~/.openclaw/workspace`).
+ */
+export function resolveWorkspace(dir: string | undefined, io: Pick<CliIO, "cwd" | "env">): string {
+  if (dir !== undefined) {
+    const abs = resolve(io.cwd, dir);
+    if (!existsSync(abs) || !statSync(abs).isDirectory()) {
+      throw new UsageError(`workspace ${abs} does not exist (expected a folder holding memory/)`);
+    }
+    return abs;
+  }
+  if (existsSync(join(io.cwd, "memory"))) return io.cwd;
+  const stateDir = io.env.OPENCLAW_STATE_DIR ?? join(io.env.HOME ?? homedir(), ".openclaw");
+  return join(stateDir, "workspace");
+}
+
+function parsePositiveInt(raw: string, flag: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} expects a whole number of at least 1, received "${raw}"`);
+  return n;
+}
+
+/** Finds a snapshot by id, or the newest live snapshot carrying a checkpoint name. */
+export function findSnapshot(snapshots: LocatedSnapshot[], idOrName: string): LocatedSnapshot | undefined {
+  const byId = snapshots.find((s) => s.snapshot.id === idOrName);
+  if (byId !== undefined) return byId;
+  const named = snapshots.filter((s) => s.snapshot.name === idOrName);
+  const newest = named[named.length - 1];
+  return newest === undefined || newest.snapshot.tombstone ? undefined : newest;
+}
+
+/** Attaches the subcommands to `root` (the bin's program, or `openclaw big-memory`). */
+export function defineCommands(root: Command, io: CliIO, setExit: (code: number) => void): void {
+  const style = styleFor(io.color);
+  const out = (json: boolean | undefined, doc: unknown, text: () => string) =>
+    io.stdout(json === true ? `${JSON.stringify(doc, null, 2)}\n` : `${text()}\n`);
+  const common = (cmd: Command) =>
+    cmd.option("--dir <workspace>", "the workspace folder holding memory/").option("--json", "print one JSON document");
+
+  common(root.command("list"))
+    .description("list snapshots, newest first")
+    .option("--session <key>", "only this session's snapshots")
+    .option("--agent <id>", "only this agent's snapshots")
+    .option("--limit <n>", "at most N snapshots")
+    .option("--all", "include deleted checkpoints")
+    .action(async (o: CommonOptions & { session?: string; agent?: string; limit?: string; all?: boolean }) => {
+      const limit = o.limit === undefined ? Number.POSITIVE_INFINITY : parsePositiveInt(o.limit, "--limit");
+      const ws = await readAllSnapshots(resolveWorkspace(o.dir, io));
+      const refs = ws.snapshots
+        .filter((s) => o.all === true || !s.snapshot.tombstone)
+        .filter((s) => o.session === undefined || s.snapshot.session === o.session)
+        .filter((s) => o.agent === undefined || s.snapshot.agent === o.agent)
+        .reverse()
+        .slice(0, limit)
+        .map(refJson);
+      out(o.json, { snapshots: refs, diagnostics: ws.diagnostics }, () =>
+        [
+          refs.length === 0 ? "No snapshots found." : refTable(refs, io.now(), style),
+          ...ws.diagnostics.map((d) => style.yellow(formatDiagnostic(d))),
+        ].join("\n"),
+      );
+      setExit(refs.length === 0 ? EXIT.notFound : EXIT.ok);
+    });
+
+  common(root.command("show"))
+    .description("show one snapshot by id or checkpoint name")
+    .argument("<id-or-name>", "a snapshot id (2026-11-22-03) or a checkpoint name")
+    .action(async (idOrName: string, o: CommonOptions) => {
+      const ws = await readAllSnapshots(resolveWorkspace(o.dir, io));
+      const found = findSnapshot(ws.snapshots, idOrName);
+      const warnings = found?.verified === false ? ["the block was modified after it was written (checksum mismatch)"] : [];
+      out(o.json, { snapshot: found === undefined ? null : snapshotJson(found), warnings }, () =>
+        found === undefined
+          ? `No snapshot with id or name "${idOrName}".`
+          : snapshotText(snapshotJson(found), warnings, io.now(), style),
+      );
+      setExit(found === undefined ? EXIT.notFound : EXIT.ok);
+    });
+
+  common(root.command("verify"))
+    .description("check every snapshot: checksums, torn blocks, versions, duplicate ids")
+    .action(async (o: CommonOptions) => {
+      const ws = await readAllSnapshots(resolveWorkspace(o.dir, io));
+      const problems = [
+        ...ws.snapshots
+          .filter((s) => s.verified === false)
+          .map((s) => ({
+            id: s.snapshot.id as string | null,
+            file: s.file,
+            line: s.line,
+            problem: "checksum mismatch: the block was modified after it was written",
+          })),
+        ...ws.diagnostics.map((d) => ({ id: /snapshot (?:id )?(\d{4}-\d{2}-\d{2}-\d{2,})/.exec(d.message)?.[1] ?? null, file: d.file, line: d.line, problem: d.message })),
+      ].sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
+      const ok = problems.length === 0;
+      out(o.json, { ok, checked: ws.snapshots.length, problems }, () =>
+        ok
+          ? style.green(`ok: ${ws.snapshots.length} snapshots checked in ${ws.files} daily logs, no problems`)
+          : [
+              style.red(`${problems.length} problem${problems.length === 1 ? "" : "s"} in ${ws.snapshots.length} snapshots checked:`),
+              ...problems.map((p) => `  ${p.file}:${p.line}  ${p.id ?? "-"}  ${p.problem}`),
+            ].join("\n"),
+      );
+      setExit(ok ? EXIT.ok : EXIT.notFound);
+    });
+
+  common(root.command("status"))
+    .description("counts, sizes, last capture per session")
+    .action(async (o: CommonOptions) => {
+      const workspace = resolveWorkspace(o.dir, io);
+      const ws = await readAllSnapshots(workspace);
+      const days = new Map<string, number>();
+      const sessions = new Map<string, { snapshots: number; last: LocatedSnapshot }>();
+      for (const s of ws.snapshots) {
+        const day = s.file.slice(-13, -3);
+        days.set(day, (days.get(day) ?? 0) + 1);
+        const key = s.snapshot.session ?? "(none)";
+        sessions.set(key, { snapshots: (sessions.get(key)?.snapshots ?? 0) + 1, last: s });
+      }
+      const last = ws.snapshots[ws.snapshots.length - 1];
+      const capture = (s: LocatedSnapshot) => ({ id: s.snapshot.id, timestamp: s.snapshot.timestamp, trigger: s.snapshot.trigger });
+      const doc = {
+        workspace,
+        snapshots: ws.snapshots.length,
+        files: ws.files,
+        bytes: ws.bytes,
+        verified: ws.snapshots.filter((s) => s.verified === true).length,
+        unverified: ws.snapshots.filter((s) => s.verified === null).length,
+        modified: ws.snapshots.filter((s) => s.verified === false).length,
+        problems: ws.diagnostics.length,
+        days: [...days].map(([date, snapshots]) => ({ date, snapshots })),
+        sessions: [...sessions].map(([session, v]) => ({ session, snapshots: v.snapshots, lastCapture: capture(v.last) })),
+        lastCapture: last === undefined ? null : { ...capture(last), session: last.snapshot.session },
+      };
+      out(o.json, doc, () => {
+        const now = io.now();
+        return [
+          `${style.bold("workspace")}  ${workspace}`,
+          `${style.bold("snapshots")}  ${doc.snapshots} in ${doc.files} daily logs (${(doc.bytes / 1024).toFixed(1)} KiB): ${doc.verified} verified, ${doc.unverified} unverified, ${doc.modified} modified, ${doc.problems} problems`,
+          `${style.bold("last capture")}  ${last === undefined ? "none" : `${last.snapshot.id} ${relativeAge(last.snapshot.timestamp, now)} (${last.snapshot.trigger ?? "-"}): ${oneLine(last.snapshot.goal, 60)}`}`,
+          ...(doc.sessions.length === 0
+            ? []
+            : [
+                "",
+                table([
+                  ["SESSION", "SNAPSHOTS", "LAST CAPTURE", "AGE"].map(style.bold),
+                  ...doc.sessions.map((s) => [s.session, String(s.snapshots), s.lastCapture.id, relativeAge(s.lastCapture.timestamp, now)]),
+                ]),
+              ]),
+        ].join("\n");
+      });
+      setExit(EXIT.ok);
+    });
+
+  common(root.command("save"))
+    .description("save a snapshot read as JSON from stdin")
+    .option("--name <name>", "checkpoint name (kebab-case, 3-64 characters)")
+    .option("--session <key>", "session key to attribute the snapshot to")
+    .option("--agent <id>", "agent id to attribute the snapshot to")
+    .option("--trigger <trigger>", `what caused it: ${Trigger.options.join(", ")}`, "manual")
+    .option("--time-zone <zone>", "IANA time zone for the daily log's date (default: this machine's)")
+    .action(
+      async (
+        o: CommonOptions & { name?: string; session?: string; agent?: string; trigger: string; timeZone?: string },
+      ) => {
+        const workspaceDir = resolveWorkspace(o.dir, io);
+        const trigger = Trigger.safeParse(o.trigger);
+        if (!trigger.success) throw new UsageError(`--trigger expects one of ${Trigger.options.join(", ")}, received "${o.trigger}"`);
+        if (o.timeZone !== undefined) {
+          const problem = timeZoneProblem(o.timeZone);
+          if (problem !== null) throw new UsageError(`--time-zone: ${problem}`);
+        }
+        const raw = await io.readStdin();
+        let input: unknown;
+        try {
+          input = JSON.parse(raw);
+        } catch (error) {
+          throw new UsageError(
+            `stdin is not valid JSON (${error instanceof Error ? error.message : String(error)}); expected one snapshot object such as {"goal": "...", "next": ["..."]}`,
+          );
+        }
+        const content = contentFromInput(input);
+        if (!content.ok) throw new UsageError(`invalid snapshot on stdin:\n${content.error}`);
+        if (o.name !== undefined) {
+          const problem = nameProblem(o.name, content.content.goal);
+          if (problem !== null) throw new UsageError(problem);
+        }
+        const saved = await saveSnapshot({
+          workspaceDir,
+          content: content.content,
+          meta: { trigger: trigger.data, session: o.session ?? null, agent: o.agent ?? null, name: o.name ?? null },
+          now: io.now(),
+          ...(o.timeZone === undefined ? {} : { timeZone: o.timeZone }),
+        });
+        out(o.json, { id: saved.id, file: saved.file, line: saved.line }, () =>
+          [
+            `saved ${saved.id} to ${saved.file}:${saved.line}`,
+            ...(saved.redacted > 0 ? [style.yellow(`redacted ${saved.redacted} secret${saved.redacted === 1 ? "" : "s"} before writing`)] : []),
+          ].join("\n"),
+        );
+        setExit(EXIT.ok);
+      },
+    );
+}
+
+/** Runs the CLI with `argv` (without the node and script paths) and returns the exit code. */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = new Command("big-memory")
+    .description("Task snapshots that survive context compaction: list, search, show, verify and save them.")
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .showHelpAfterError("(run big-memory --help for usage)");
+  defineCommands(program, io, (c) => {
+    code = c;
+  });
+  for (const cmd of program.commands) cmd.exitOverride();
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      io.stderr(`big-memory: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    io.stderr(`${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.failure;
+  }
+}
