@@ -67,7 +67,13 @@ function hasContent(c: SnapshotContent): boolean {
   return (
     c.goal !== "" ||
     Object.values(c.state).some((v) => v !== "") ||
-    c.files.length + c.decisions.length + c.names.length + c.blockers.length + c.next.length + c.extra.length > 0 ||
+    c.files.length +
+      c.decisions.length +
+      c.names.length +
+      c.blockers.length +
+      c.next.length +
+      c.extra.length >
+      0 ||
     c.code !== ""
   );
 }
@@ -76,7 +82,9 @@ function hasContent(c: SnapshotContent): boolean {
  * Validates caller input into snapshot content: `{ ok: true, content }` or `{ ok: false, error }`
  * with a message naming each bad field and what was expected. Empty input is refused.
  */
-export function contentFromInput(input: unknown): { ok: true; content: SnapshotContent } | { ok: false; error: string } {
+export function contentFromInput(
+  input: unknown,
+): { ok: true; content: SnapshotContent } | { ok: false; error: string } {
   const parsed = SnapshotInput.safeParse(input);
   if (!parsed.success) return { ok: false, error: formatIssues(parsed.error) };
   const i = parsed.data;
@@ -97,7 +105,10 @@ export function contentFromInput(input: unknown): { ok: true; content: SnapshotC
     extra: i.extra ?? [],
   };
   if (!hasContent(content)) {
-    return { ok: false, error: "the snapshot is empty (expected at least a goal, a next step or another section)" };
+    return {
+      ok: false,
+      error: "the snapshot is empty (expected at least a goal, a next step or another section)",
+    };
   }
   return { ok: true, content };
 }

@@ -19,7 +19,10 @@ export interface SnapshotRef {
 }
 
 export type SnapshotJson = SnapshotRef &
-  Pick<Snapshot, "state" | "files" | "decisions" | "code" | "names" | "blockers" | "next" | "extra" | "parent">;
+  Pick<
+    Snapshot,
+    "state" | "files" | "decisions" | "code" | "names" | "blockers" | "next" | "extra" | "parent"
+  >;
 
 /** The reference fields of a located snapshot. */
 export function refJson(l: LocatedSnapshot): SnapshotRef {

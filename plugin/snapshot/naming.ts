@@ -43,8 +43,10 @@ export function suggestName(text: string): string {
 export function nameProblem(name: string, hint = ""): string | null {
   const suggestion = suggestName(hint === "" ? name : hint);
   const tail = ` (try a name that says what the task is, like ${suggestion})`;
-  if (/[/\\]|\.\.|^\./.test(name)) return `checkpoint name "${name}" looks like a path; names never become files${tail}`;
-  if (GENERIC_NAMES.has(name.toLowerCase())) return `checkpoint name "${name}" is too generic to find again${tail}`;
+  if (/[/\\]|\.\.|^\./.test(name))
+    return `checkpoint name "${name}" looks like a path; names never become files${tail}`;
+  if (GENERIC_NAMES.has(name.toLowerCase()))
+    return `checkpoint name "${name}" is too generic to find again${tail}`;
   const parsed = CheckpointName.safeParse(name);
   if (!parsed.success) {
     return `checkpoint name "${name}" is not valid: ${parsed.error.issues[0]?.message ?? "invalid"}${tail}`;

@@ -4,7 +4,8 @@ import { runCli } from "./cli.ts";
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY === true) return "";
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  for await (const chunk of process.stdin)
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString("utf8");
 }
 

@@ -19,7 +19,13 @@ export function styleFor(color: boolean): Style {
     const id = (text: string) => text;
     return { bold: id, dim: id, red: id, green: id, yellow: id };
   }
-  return { bold: wrap(1, 22), dim: wrap(2, 22), red: wrap(31, 39), green: wrap(32, 39), yellow: wrap(33, 39) };
+  return {
+    bold: wrap(1, 22),
+    dim: wrap(2, 22),
+    red: wrap(31, 39),
+    green: wrap(32, 39),
+    yellow: wrap(33, 39),
+  };
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters by definition
@@ -32,11 +38,14 @@ function visibleLength(text: string): number {
 /** Left-aligned columns separated by two spaces; the last column is not padded. */
 export function table(rows: string[][]): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell))));
+  for (const row of rows)
+    row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell))));
   return rows
     .map((row) =>
       row
-        .map((cell, i) => (i === row.length - 1 ? cell : cell + " ".repeat((widths[i] ?? 0) - visibleLength(cell))))
+        .map((cell, i) =>
+          i === row.length - 1 ? cell : cell + " ".repeat((widths[i] ?? 0) - visibleLength(cell)),
+        )
         .join("  ")
         .trimEnd(),
     )
@@ -72,7 +81,11 @@ export function oneLine(text: string, max = 72): string {
 
 /** `verified`, `unverified` (no checksum) or `MODIFIED` (checksum mismatch). */
 export function verifiedLabel(verified: boolean | null, style: Style): string {
-  return verified === true ? style.green("verified") : verified === false ? style.red("MODIFIED") : style.dim("unverified");
+  return verified === true
+    ? style.green("verified")
+    : verified === false
+      ? style.red("MODIFIED")
+      : style.dim("unverified");
 }
 
 /** The `list` table: id, age, trigger, name, session, verified, goal. */

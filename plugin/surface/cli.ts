@@ -57,7 +57,8 @@ export function resolveWorkspace(dir: string | undefined, io: Pick<CliIO, "cwd" 
 
 function parsePositiveInt(raw: string, flag: string): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} expects a whole number of at least 1, received "${raw}"`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${flag} expects a whole number of at least 1, received "${raw}"`);
   return n;
 }
 
@@ -76,7 +77,9 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
   const out = (json: boolean | undefined, doc: unknown, text: () => string) =>
     io.stdout(json === true ? `${JSON.stringify(doc, null, 2)}\n` : `${text()}\n`);
   const common = (cmd: Command) =>
-    cmd.option("--dir <workspace>", "the workspace folder holding memory/").option("--json", "print one JSON document");
+    cmd
+      .option("--dir <workspace>", "the workspace folder holding memory/")
+      .option("--json", "print one JSON document");
 
   common(root.command("list"))
     .description("list snapshots, newest first")
@@ -84,24 +87,26 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
     .option("--agent <id>", "only this agent's snapshots")
     .option("--limit <n>", "at most N snapshots")
     .option("--all", "include deleted checkpoints")
-    .action(async (o: CommonOptions & { session?: string; agent?: string; limit?: string; all?: boolean }) => {
-      const limit = o.limit === undefined ? Number.POSITIVE_INFINITY : parsePositiveInt(o.limit, "--limit");
-      const ws = await readAllSnapshots(resolveWorkspace(o.dir, io));
-      const refs = ws.snapshots
-        .filter((s) => o.all === true || !s.snapshot.tombstone)
-        .filter((s) => o.session === undefined || s.snapshot.session === o.session)
-        .filter((s) => o.agent === undefined || s.snapshot.agent === o.agent)
-        .reverse()
-        .slice(0, limit)
-        .map(refJson);
-      out(o.json, { snapshots: refs, diagnostics: ws.diagnostics }, () =>
-        [
-          refs.length === 0 ? "No snapshots found." : refTable(refs, io.now(), style),
-          ...ws.diagnostics.map((d) => style.yellow(formatDiagnostic(d))),
-        ].join("\n"),
-      );
-      setExit(refs.length === 0 ? EXIT.notFound : EXIT.ok);
-    });
+    .action(
+      async (o: CommonOptions & { session?: string; agent?: string; limit?: string; all?: boolean }) => {
+        const limit = o.limit === undefined ? Number.POSITIVE_INFINITY : parsePositiveInt(o.limit, "--limit");
+        const ws = await readAllSnapshots(resolveWorkspace(o.dir, io));
+        const refs = ws.snapshots
+          .filter((s) => o.all === true || !s.snapshot.tombstone)
+          .filter((s) => o.session === undefined || s.snapshot.session === o.session)
+          .filter((s) => o.agent === undefined || s.snapshot.agent === o.agent)
+          .reverse()
+          .slice(0, limit)
+          .map(refJson);
+        out(o.json, { snapshots: refs, diagnostics: ws.diagnostics }, () =>
+          [
+            refs.length === 0 ? "No snapshots found." : refTable(refs, io.now(), style),
+            ...ws.diagnostics.map((d) => style.yellow(formatDiagnostic(d))),
+          ].join("\n"),
+        );
+        setExit(refs.length === 0 ? EXIT.notFound : EXIT.ok);
+      },
+    );
 
   common(root.command("show"))
     .description("show one snapshot by id or checkpoint name")
@@ -109,7 +114,8 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
     .action(async (idOrName: string, o: CommonOptions) => {
       const ws = await readAllSnapshots(resolveWorkspace(o.dir, io));
       const found = findSnapshot(ws.snapshots, idOrName);
-      const warnings = found?.verified === false ? ["the block was modified after it was written (checksum mismatch)"] : [];
+      const warnings =
+        found?.verified === false ? ["the block was modified after it was written (checksum mismatch)"] : [];
       out(o.json, { snapshot: found === undefined ? null : snapshotJson(found), warnings }, () =>
         found === undefined
           ? `No snapshot with id or name "${idOrName}".`
@@ -131,14 +137,21 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
             line: s.line,
             problem: "checksum mismatch: the block was modified after it was written",
           })),
-        ...ws.diagnostics.map((d) => ({ id: /snapshot (?:id )?(\d{4}-\d{2}-\d{2}-\d{2,})/.exec(d.message)?.[1] ?? null, file: d.file, line: d.line, problem: d.message })),
+        ...ws.diagnostics.map((d) => ({
+          id: /snapshot (?:id )?(\d{4}-\d{2}-\d{2}-\d{2,})/.exec(d.message)?.[1] ?? null,
+          file: d.file,
+          line: d.line,
+          problem: d.message,
+        })),
       ].sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
       const ok = problems.length === 0;
       out(o.json, { ok, checked: ws.snapshots.length, problems }, () =>
         ok
           ? style.green(`ok: ${ws.snapshots.length} snapshots checked in ${ws.files} daily logs, no problems`)
           : [
-              style.red(`${problems.length} problem${problems.length === 1 ? "" : "s"} in ${ws.snapshots.length} snapshots checked:`),
+              style.red(
+                `${problems.length} problem${problems.length === 1 ? "" : "s"} in ${ws.snapshots.length} snapshots checked:`,
+              ),
               ...problems.map((p) => `  ${p.file}:${p.line}  ${p.id ?? "-"}  ${p.problem}`),
             ].join("\n"),
       );
@@ -159,7 +172,11 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
         sessions.set(key, { snapshots: (sessions.get(key)?.snapshots ?? 0) + 1, last: s });
       }
       const last = ws.snapshots[ws.snapshots.length - 1];
-      const capture = (s: LocatedSnapshot) => ({ id: s.snapshot.id, timestamp: s.snapshot.timestamp, trigger: s.snapshot.trigger });
+      const capture = (s: LocatedSnapshot) => ({
+        id: s.snapshot.id,
+        timestamp: s.snapshot.timestamp,
+        trigger: s.snapshot.trigger,
+      });
       const doc = {
         workspace,
         snapshots: ws.snapshots.length,
@@ -170,7 +187,11 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
         modified: ws.snapshots.filter((s) => s.verified === false).length,
         problems: ws.diagnostics.length,
         days: [...days].map(([date, snapshots]) => ({ date, snapshots })),
-        sessions: [...sessions].map(([session, v]) => ({ session, snapshots: v.snapshots, lastCapture: capture(v.last) })),
+        sessions: [...sessions].map(([session, v]) => ({
+          session,
+          snapshots: v.snapshots,
+          lastCapture: capture(v.last),
+        })),
         lastCapture: last === undefined ? null : { ...capture(last), session: last.snapshot.session },
       };
       out(o.json, doc, () => {
@@ -185,7 +206,12 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
                 "",
                 table([
                   ["SESSION", "SNAPSHOTS", "LAST CAPTURE", "AGE"].map(style.bold),
-                  ...doc.sessions.map((s) => [s.session, String(s.snapshots), s.lastCapture.id, relativeAge(s.lastCapture.timestamp, now)]),
+                  ...doc.sessions.map((s) => [
+                    s.session,
+                    String(s.snapshots),
+                    s.lastCapture.id,
+                    relativeAge(s.lastCapture.timestamp, now),
+                  ]),
                 ]),
               ]),
         ].join("\n");
@@ -202,11 +228,20 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
     .option("--time-zone <zone>", "IANA time zone for the daily log's date (default: this machine's)")
     .action(
       async (
-        o: CommonOptions & { name?: string; session?: string; agent?: string; trigger: string; timeZone?: string },
+        o: CommonOptions & {
+          name?: string;
+          session?: string;
+          agent?: string;
+          trigger: string;
+          timeZone?: string;
+        },
       ) => {
         const workspaceDir = resolveWorkspace(o.dir, io);
         const trigger = Trigger.safeParse(o.trigger);
-        if (!trigger.success) throw new UsageError(`--trigger expects one of ${Trigger.options.join(", ")}, received "${o.trigger}"`);
+        if (!trigger.success)
+          throw new UsageError(
+            `--trigger expects one of ${Trigger.options.join(", ")}, received "${o.trigger}"`,
+          );
         if (o.timeZone !== undefined) {
           const problem = timeZoneProblem(o.timeZone);
           if (problem !== null) throw new UsageError(`--time-zone: ${problem}`);
@@ -229,14 +264,25 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
         const saved = await saveSnapshot({
           workspaceDir,
           content: content.content,
-          meta: { trigger: trigger.data, session: o.session ?? null, agent: o.agent ?? null, name: o.name ?? null },
+          meta: {
+            trigger: trigger.data,
+            session: o.session ?? null,
+            agent: o.agent ?? null,
+            name: o.name ?? null,
+          },
           now: io.now(),
           ...(o.timeZone === undefined ? {} : { timeZone: o.timeZone }),
         });
         out(o.json, { id: saved.id, file: saved.file, line: saved.line }, () =>
           [
             `saved ${saved.id} to ${saved.file}:${saved.line}`,
-            ...(saved.redacted > 0 ? [style.yellow(`redacted ${saved.redacted} secret${saved.redacted === 1 ? "" : "s"} before writing`)] : []),
+            ...(saved.redacted > 0
+              ? [
+                  style.yellow(
+                    `redacted ${saved.redacted} secret${saved.redacted === 1 ? "" : "s"} before writing`,
+                  ),
+                ]
+              : []),
           ].join("\n"),
         );
         setExit(EXIT.ok);

@@ -1,0 +1,287 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { binCli, cli, tempWorkspace } from "./cli-harness.ts";
+
+const skillLog = readFileSync(new URL("../snapshot/fixtures/skill-format.md", import.meta.url), "utf8");
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+function workspace(files: Record<string, string> = {}) {
+  const ws = tempWorkspace(files);
+  cleanups.push(ws.dispose);
+  return ws.dir;
+}
+
+const input = {
+  goal: "Fix ERR_DUPLICATE_KEY in the OAuth callback so second logins work",
+  state: { phase: "debugging", branch: "fix/oauth-dup", blocked: "no" },
+  files: [{ path: "src/auth/oauth-callback.ts", note: "dedupe sessions" }],
+  decisions: [{ text: "Unique index on (user_id, device_id)", rationale: "the race is in the database" }],
+  names: [{ label: "Error", value: "ERR_DUPLICATE_KEY" }],
+  next: ["Write the migration", "Re-run the login e2e"],
+};
+
+describe("big-memory list", () => {
+  it("lists a hand-written log in the original skill's format, newest first", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": skillLog });
+    const r = await cli(["list", "--dir", dir, "--json"]);
+    expect(r.code).toBe(0);
+    expect(r.json()).toEqual({
+      snapshots: [
+        {
+          id: "2026-11-20-02",
+          timestamp: "2026-11-20T17:40:00",
+          file: "memory/2026-11-20.md",
+          line: 68,
+          session: null,
+          agent: null,
+          trigger: null,
+          name: null,
+          goal: "Fix the duplicate-session bug before the release\n(blocking the 2.4 release)",
+          verified: null,
+        },
+        {
+          id: "2026-11-20-01",
+          timestamp: "2026-11-20T14:05:00",
+          file: "memory/2026-11-20.md",
+          line: 9,
+          session: null,
+          agent: null,
+          trigger: null,
+          name: null,
+          goal: "Implement user authentication with JWT so the app can support multi-tenant access",
+          verified: null,
+        },
+      ],
+      diagnostics: [],
+    });
+  });
+
+  it("prints an aligned table for people", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": skillLog });
+    const r = await cli(["list", "--dir", dir]);
+    expect(r.stdout.split("\n").slice(0, 3)).toEqual([
+      "ID             AGE     TRIGGER  NAME  SESSION  CHECK       GOAL",
+      "2026-11-20-02  2d ago  -        -     -        unverified  Fix the duplicate-session bug before the release (blocking …",
+      "2026-11-20-01  2d ago  -        -     -        unverified  Implement user authentication with JWT so the app can suppo…",
+    ]);
+  });
+
+  it("exits 1 when there is nothing to list", async () => {
+    const r = await cli(["list", "--dir", workspace(), "--json"]);
+    expect([r.code, r.json()]).toEqual([1, { snapshots: [], diagnostics: [] }]);
+  });
+
+  it("reports torn blocks as diagnostics with file and line", async () => {
+    const torn =
+      "# notes\n\n<!-- BIG-MEMORY-SNAPSHOT v1 -->\n<!-- snapshot-id: 2026-11-21-01 -->\n### [SNAPSHOT] Active Goal\nhalf";
+    const dir = workspace({ "memory/2026-11-20.md": skillLog, "memory/2026-11-21.md": torn });
+    const r = await cli(["list", "--dir", dir, "--json"]);
+    expect((r.json() as { diagnostics: unknown }).diagnostics).toEqual([
+      {
+        file: "memory/2026-11-21.md",
+        line: 3,
+        message: "snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
+      },
+    ]);
+  });
+});
+
+describe("big-memory save", () => {
+  it("saves JSON from stdin, redacted, and show returns it", async () => {
+    const dir = workspace();
+    const secret = `sk-proj-${"A1b2".repeat(12)}`;
+    const saved = await cli(
+      [
+        "save",
+        "--dir",
+        dir,
+        "--json",
+        "--session",
+        "agent:main:main",
+        "--agent",
+        "main",
+        "--name",
+        "oauth-dup-fix",
+      ],
+      {
+        stdin: JSON.stringify({ ...input, blockers: [`OPENAI_API_KEY=${secret} is in the logs`] }),
+      },
+    );
+    expect(saved.code).toBe(0);
+    expect(saved.json()).toEqual({ id: "2026-11-22-01", file: "memory/2026-11-22.md", line: 5 });
+    expect(readFileSync(join(dir, "memory/2026-11-22.md"), "utf8")).not.toContain(secret);
+    const shown = await cli(["show", "oauth-dup-fix", "--dir", dir, "--json"]);
+    expect(shown.json()).toEqual({
+      snapshot: {
+        id: "2026-11-22-01",
+        timestamp: "2026-11-22T12:00:00+00:00",
+        file: "memory/2026-11-22.md",
+        line: 5,
+        session: "agent:main:main",
+        agent: "main",
+        trigger: "manual",
+        name: "oauth-dup-fix",
+        goal: input.goal,
+        verified: true,
+        state: { phase: "debugging", branch: "fix/oauth-dup", blocked: "no", progress: "" },
+        files: input.files,
+        decisions: input.decisions,
+        code: "",
+        names: input.names,
+        blockers: ["OPENAI_API_KEY=[REDACTED:openai-key] is in the logs"],
+        next: input.next,
+        extra: [],
+        parent: null,
+      },
+      warnings: [],
+    });
+  });
+
+  it("gives distinct ids to saves of the same day", async () => {
+    const dir = workspace();
+    const ids = [];
+    for (let i = 0; i < 3; i++)
+      ids.push((await cli(["save", "--dir", dir, "--json"], { stdin: JSON.stringify(input) })).json());
+    expect(ids.map((r) => (r as { id: string }).id)).toEqual([
+      "2026-11-22-01",
+      "2026-11-22-02",
+      "2026-11-22-03",
+    ]);
+  });
+
+  it("refuses invalid JSON, a bad field and an empty snapshot with exit 2, writing nothing", async () => {
+    const dir = workspace();
+    const bad = await cli(["save", "--dir", dir], { stdin: "{goal:" });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^big-memory: stdin is not valid JSON \(.+\); expected one snapshot object/);
+    const field = await cli(["save", "--dir", dir], {
+      stdin: JSON.stringify({ goal: "x", files: [{ path: 3 }] }),
+    });
+    expect([field.code, field.stderr]).toEqual([
+      2,
+      "big-memory: invalid snapshot on stdin:\nfiles[0].path: expected string, received number\n",
+    ]);
+    const empty = await cli(["save", "--dir", dir], { stdin: "{}" });
+    expect([empty.code, empty.stderr]).toEqual([
+      2,
+      "big-memory: invalid snapshot on stdin:\nthe snapshot is empty (expected at least a goal, a next step or another section)\n",
+    ]);
+    expect((await cli(["list", "--dir", dir, "--json"])).json()).toEqual({ snapshots: [], diagnostics: [] });
+  });
+
+  it("refuses a generic or path-like checkpoint name with a suggestion", async () => {
+    const dir = workspace();
+    const r = await cli(["save", "--dir", dir, "--name", "checkpoint"], { stdin: JSON.stringify(input) });
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      'big-memory: checkpoint name "checkpoint" is too generic to find again (try a name that says what the task is, like fix-err-duplicate-key-in-the)\n',
+    ]);
+    const path = await cli(["save", "--dir", dir, "--name", "../etc/passwd"], {
+      stdin: JSON.stringify(input),
+    });
+    expect(path.stderr).toMatch(/looks like a path; names never become files/);
+  });
+
+  it("exits 2 naming a missing workspace", async () => {
+    const r = await cli(["list", "--dir", "/nonexistent/ws"]);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      "big-memory: workspace /nonexistent/ws does not exist (expected a folder holding memory/)\n",
+    ]);
+  });
+});
+
+describe("big-memory verify", () => {
+  it("reports a hand-modified block, a torn block and a duplicate id, and exits 1", async () => {
+    const dir = workspace();
+    await cli(["save", "--dir", dir], { stdin: JSON.stringify(input) });
+    const path = join(dir, "memory/2026-11-22.md");
+    const text = readFileSync(path, "utf8");
+    const tampered = text.replace("Write the migration", "Skip the migration");
+    const torn = "\n<!-- BIG-MEMORY-SNAPSHOT v1 -->\n<!-- snapshot-id: 2026-11-22-09 -->\n";
+    const dir2 = workspace({ "memory/2026-11-22.md": tampered + torn, "memory/2026-11-23.md": text });
+    const r = await cli(["verify", "--dir", dir2, "--json"]);
+    expect(r.code).toBe(1);
+    expect(r.json()).toEqual({
+      ok: false,
+      checked: 1,
+      problems: [
+        {
+          id: "2026-11-22-01",
+          file: "memory/2026-11-22.md",
+          line: 5,
+          problem: "checksum mismatch: the block was modified after it was written",
+        },
+        {
+          id: null,
+          file: "memory/2026-11-22.md",
+          line: tampered.split("\n").length + 1,
+          problem: "snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
+        },
+        {
+          id: "2026-11-22-01",
+          file: "memory/2026-11-23.md",
+          line: 5,
+          problem:
+            "duplicate snapshot id 2026-11-22-01 (first at memory/2026-11-22.md:5); this block is skipped",
+        },
+      ],
+    });
+  });
+
+  it("exits 0 on a clean workspace", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": skillLog });
+    const r = await cli(["verify", "--dir", dir, "--json"]);
+    expect([r.code, r.json()]).toEqual([0, { ok: true, checked: 2, problems: [] }]);
+  });
+});
+
+describe("big-memory status", () => {
+  it("counts snapshots per day and per session", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": skillLog });
+    await cli(["save", "--dir", dir, "--session", "agent:main:main"], { stdin: JSON.stringify(input) });
+    const r = await cli(["status", "--dir", dir, "--json"]);
+    expect(r.json()).toMatchObject({
+      workspace: dir,
+      snapshots: 3,
+      files: 2,
+      verified: 1,
+      unverified: 2,
+      modified: 0,
+      problems: 0,
+      days: [
+        { date: "2026-11-20", snapshots: 2 },
+        { date: "2026-11-22", snapshots: 1 },
+      ],
+      sessions: [
+        {
+          session: "(none)",
+          snapshots: 2,
+          lastCapture: { id: "2026-11-20-02", timestamp: "2026-11-20T17:40:00", trigger: null },
+        },
+        { session: "agent:main:main", snapshots: 1, lastCapture: { id: "2026-11-22-01", trigger: "manual" } },
+      ],
+      lastCapture: { id: "2026-11-22-01", session: "agent:main:main", trigger: "manual" },
+    });
+  });
+});
+
+describe("bin/big-memory.js", () => {
+  it("runs as a real process: save from stdin, exit codes 0, 1 and 2", () => {
+    const dir = workspace();
+    const saved = binCli(["save", "--dir", dir, "--json"], JSON.stringify(input));
+    expect([saved.code, JSON.parse(saved.stdout).file]).toEqual([
+      0,
+      expect.stringMatching(/^memory\/\d{4}-\d{2}-\d{2}\.md$/),
+    ]);
+    expect(binCli(["show", "no-such-checkpoint", "--dir", dir]).code).toBe(1);
+    const unknown = binCli(["frobnicate"]);
+    expect([unknown.code, unknown.stderr]).toEqual([
+      2,
+      expect.stringContaining("unknown command 'frobnicate'"),
+    ]);
+  });
+});
