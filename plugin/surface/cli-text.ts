@@ -38,8 +38,9 @@ function visibleLength(text: string): number {
 /** Left-aligned columns separated by two spaces; the last column is not padded. */
 export function table(rows: string[][]): string {
   const widths: number[] = [];
-  for (const row of rows)
-    row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell))));
+  for (const row of rows) {
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell));
+  }
   return rows
     .map((row) =>
       row
