@@ -68,5 +68,5 @@ export function headingKey(raw: string): string {
 
 /** The known section a heading names, after one optional `[SNAPSHOT]` prefix. */
 export function sectionOf(rawHeading: string): SectionKey | undefined {
-  return SECTION_BY_HEADING.get(headingKey(rawHeading));
+  return SECTION_BY_HEADING.get(rawHeading.toLowerCase()) ?? SECTION_BY_HEADING.get(headingKey(rawHeading));
 }
