@@ -1,0 +1,312 @@
+/**
+ * The daily logs `memory/YYYY-MM-DD.md` of a workspace: paths, snapshot id allocation, the locked durable
+ * append, and reads. A daily log is append-only here: nothing in this module rewrites, truncates or reorders
+ * one, and nothing outside `memory/` is touched.
+ */
+import type { FileHandle } from "node:fs/promises";
+import { constants, open, readdir, readFile, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { ensureDirectory, errorCode, errorMessage, fsyncDirectory, writeAll } from "./fs-durable.ts";
+import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
+
+/** The folder of the daily logs, relative to the workspace. */
+export const MEMORY_DIR = "memory";
+/** The lock directory that serialises appends to every daily log of a workspace, inside {@link MEMORY_DIR}. */
+export const LOCK_NAME = ".big-memory.lock";
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAILY_LOG_NAME = /^(\d{4}-\d{2}-\d{2})\.md$/;
+const START_MARKER = /^[ \t]*<!--[ \t]*BIG-MEMORY-SNAPSHOT[ \t]+v\d+[ \t]*-->[ \t]*$/;
+const END_MARKER = /^[ \t]*<!--[ \t]*\/BIG-MEMORY-SNAPSHOT[ \t]*-->[ \t]*$/;
+const LINE_ENDING = /\r\n|\r|\n/;
+
+/** `true` when `date` is a real calendar date written `YYYY-MM-DD` (`2026-02-30` is not). */
+export function isDailyLogDate(date: string): boolean {
+  const match = DATE.exec(date);
+  if (match === null) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const probe = new Date(0);
+  probe.setUTCFullYear(year, month - 1, day);
+  return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
+}
+
+/** The local calendar date of `at` as `YYYY-MM-DD`: the daily log a snapshot taken at `at` goes to. */
+export function dailyLogDate(at: Date): string {
+  const pad = (n: number, width: number) => String(n).padStart(width, "0");
+  return `${pad(at.getFullYear(), 4)}-${pad(at.getMonth() + 1, 2)}-${pad(at.getDate(), 2)}`;
+}
+
+/** `memory/<date>.md`, always with `/`: how files are named in messages and in the CLI's JSON. */
+export function dailyLogRelative(date: string): string {
+  return `${MEMORY_DIR}/${checkDate(date)}.md`;
+}
+
+/** The absolute (or `workspaceDir`-relative) path of the daily log of `date`. Throws on a malformed date. */
+export function dailyLogPath(workspaceDir: string, date: string): string {
+  return join(workspaceDir, MEMORY_DIR, `${checkDate(date)}.md`);
+}
+
+/** The path of the lock directory that guards appends to the workspace's daily logs. */
+export function dailyLogLockPath(workspaceDir: string): string {
+  return join(workspaceDir, MEMORY_DIR, LOCK_NAME);
+}
+
+/**
+ * The id the next snapshot of `date` gets in a daily log whose text is `text`: `<date>-NN`, where NN is one more
+ * than the highest number among the `<!-- snapshot-id: <date>-NN -->` comments of that date found anywhere in the
+ * text (torn blocks included, so an id is never reused), at least two digits, and growing past 99 (`100`).
+ * Ids of other dates are ignored. Pure; a plain regular-expression scan, no markdown parsing.
+ */
+export function nextSnapshotId(text: string, date: string): string {
+  checkDate(date);
+  let max = 0n;
+  if (text.includes(date)) {
+    // The date is digits and hyphens only (checked above), so it needs no escaping.
+    const pattern = new RegExp(`<!--\\s*snapshot-id:\\s*${date}-(\\d+)(?!\\d)`, "gi");
+    for (const match of text.matchAll(pattern)) {
+      const n = BigInt(match[1] ?? "0");
+      if (n > max) max = n;
+    }
+  }
+  return `${date}-${String(max + 1n).padStart(2, "0")}`;
+}
+
+export interface AppendSnapshotOptions {
+  /** The workspace folder holding `memory/`. `memory/` and missing ancestors are created. */
+  workspaceDir: string;
+  /** The daily log's date, `YYYY-MM-DD`. */
+  date: string;
+  /**
+   * Renders the block for the allocated id. Called under the lock, once. The text must hold exactly one
+   * `<!-- BIG-MEMORY-SNAPSHOT v1 -->` line, then `<!-- snapshot-id: <id> -->`, then one
+   * `<!-- /BIG-MEMORY-SNAPSHOT -->` line. If it throws, nothing is written.
+   */
+  render: (id: string) => string;
+  /** How long to wait for the workspace lock, in milliseconds. Default 10 000. */
+  lockTimeoutMs?: number;
+  /** Age after which a held lock is broken, in milliseconds. Default 30 000. */
+  lockStaleMs?: number;
+}
+
+/** Where an appended block landed. */
+export interface AppendedSnapshot {
+  /** The allocated snapshot id, `2026-11-22-03`. */
+  id: string;
+  /** The daily log relative to the workspace, `memory/2026-11-22.md`. */
+  file: string;
+  /** The daily log's path as built from `workspaceDir`. */
+  path: string;
+  /** 1-based line of the block's start marker in the file after the append. */
+  line: number;
+  /** Byte offset where this append began: the file's size before it. */
+  offset: number;
+  /** Bytes written: up to two separating line feeds, then the block. */
+  bytes: number;
+}
+
+/**
+ * Appends one snapshot block to the daily log of `date`, durably and atomically with respect to other
+ * big-memory writers in any process: under the workspace lock it reads the log, allocates the next id
+ * ({@link nextSnapshotId}), renders the block, and writes it with a single write call on an `O_APPEND`
+ * handle, preceded by the line feeds needed for the block to start on a fresh line after a blank line
+ * (also when the log ends mid-line or with a torn block). The file is fsynced, and its folder too when the
+ * file is new. Rejects with `big-memory: cannot append to memory/<date>.md: <reason>` (the original error as
+ * `cause`, a `LockTimeoutError` when the lock stayed busy), having written nothing.
+ */
+export async function appendSnapshotBlock(options: AppendSnapshotOptions): Promise<AppendedSnapshot> {
+  const { workspaceDir, date, render } = options;
+  const file = dailyLogRelative(date);
+  const path = dailyLogPath(workspaceDir, date);
+  try {
+    await ensureDirectory(dirname(path));
+    return await withLock(dailyLogLockPath(workspaceDir), () => appendLocked(path, file, date, render), {
+      timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+      staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
+    });
+  } catch (error) {
+    throw new Error(`big-memory: cannot append to ${file}: ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+/** The append proper; the caller holds the lock. */
+async function appendLocked(
+  path: string,
+  file: string,
+  date: string,
+  render: (id: string) => string,
+): Promise<AppendedSnapshot> {
+  // Another program (not big-memory, so not under our lock) may create the file between our read and our
+  // exclusive create; then read again rather than guess where the block landed.
+  for (let attempt = 1; ; attempt++) {
+    let handle: FileHandle | null = await openForAppend(path, false);
+    try {
+      const before = handle === null ? Buffer.alloc(0) : await handle.readFile();
+      const existing = before.toString("utf8");
+      const id = nextSnapshotId(existing, date);
+      const block = withFinalLineEnding(render(id));
+      const markerLine = checkBlock(block, id);
+      const separator = separatorBefore(existing);
+      const created = handle === null;
+      if (handle === null) handle = await openForAppend(path, true);
+      if (handle === null) {
+        if (attempt < 3) continue;
+        throw new Error(`${file} keeps appearing while being created`);
+      }
+      const offset = before.length;
+      const bytes = await writeAll(handle, Buffer.from(separator + block, "utf8"));
+      await handle.sync();
+      if (created) await fsyncDirectory(dirname(path));
+      const line = countLineEndings(existing + separator) + markerLine + 1;
+      return { id, file, path, line, offset, bytes };
+    } finally {
+      await handle?.close();
+    }
+  }
+}
+
+/**
+ * Opens the log for reading and appending. Without `create`: `null` when it does not exist. With `create`:
+ * creates it exclusively, `null` when it appeared meanwhile.
+ */
+async function openForAppend(path: string, create: boolean): Promise<FileHandle | null> {
+  const flags = constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT | constants.O_EXCL : 0);
+  try {
+    return await open(path, flags, 0o666);
+  } catch (error) {
+    if (errorCode(error) === (create ? "EEXIST" : "ENOENT")) return null;
+    throw error;
+  }
+}
+
+/**
+ * Validates a rendered block against the allocated id and returns the 0-based line of its start marker.
+ * A block without its own id, or with two start markers, would break id allocation or parsing later.
+ */
+function checkBlock(block: string, id: string): number {
+  const lines = block.split(LINE_ENDING);
+  const starts = lines.flatMap((line, index) => (START_MARKER.test(line) ? [index] : []));
+  const [start] = starts;
+  if (starts.length !== 1 || start === undefined) {
+    throw new Error(
+      `rendered block has ${starts.length} start marker lines (expected exactly one <!-- BIG-MEMORY-SNAPSHOT v1 -->)`,
+    );
+  }
+  const end = lines.findIndex((line, index) => index > start && END_MARKER.test(line));
+  if (end === -1) {
+    throw new Error(
+      "rendered block has no end marker after its start marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
+    );
+  }
+  const idLine = new RegExp(`^\\s*<!--\\s*snapshot-id:\\s*${id}\\s*-->\\s*$`);
+  if (!lines.slice(start + 1, end).some((line) => idLine.test(line))) {
+    throw new Error(
+      `rendered block does not carry its id (expected <!-- snapshot-id: ${id} --> inside the block)`,
+    );
+  }
+  return start;
+}
+
+function withFinalLineEnding(block: string): string {
+  return block.endsWith("\n") ? block : `${block}\n`;
+}
+
+/**
+ * The line feeds that make a block appended after `text` start on a fresh line after a blank line:
+ * none for an empty file or one ending with a blank line, one after a final line ending, two mid-line
+ * (a torn write, a line being typed, a lone `\r`).
+ */
+function separatorBefore(text: string): string {
+  if (text === "") return "";
+  if (!text.endsWith("\n")) return "\n\n";
+  let end = text.length - 1;
+  if (text[end - 1] === "\r") end--;
+  let start = end;
+  while (start > 0 && (text[start - 1] === " " || text[start - 1] === "\t")) start--;
+  const lastLineBlank = start === 0 || text[start - 1] === "\n" || text[start - 1] === "\r";
+  return lastLineBlank ? "" : "\n";
+}
+
+/** Counts `\n`, `\r\n` and lone `\r`, as markdown (micromark) does when it numbers lines. */
+function countLineEndings(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) count++;
+    else if (c === 13) {
+      count++;
+      if (text.charCodeAt(i + 1) === 10) i++;
+    }
+  }
+  return count;
+}
+
+/**
+ * The text of the daily log of `date`, or `null` when it does not exist. Rejects with
+ * `big-memory: cannot read memory/<date>.md: <reason>` on any other failure.
+ */
+export async function readDailyLog(workspaceDir: string, date: string): Promise<string | null> {
+  const file = dailyLogRelative(date);
+  try {
+    return await readFile(dailyLogPath(workspaceDir, date), "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return null;
+    throw new Error(`big-memory: cannot read ${file}: ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+/** A daily log found by {@link listDailyLogs}. */
+export interface DailyLogFile {
+  /** `YYYY-MM-DD`. */
+  date: string;
+  /** `memory/<date>.md`. */
+  file: string;
+  /** The path as built from `workspaceDir`. */
+  path: string;
+  /** Size in bytes. */
+  size: number;
+  /** Last modification, in milliseconds since the epoch. */
+  mtimeMs: number;
+}
+
+/**
+ * The daily logs of a workspace, oldest date first: regular files (or links to them) named exactly
+ * `YYYY-MM-DD.md` with a real date, directly in `memory/`. Everything else there is ignored. A missing
+ * `memory/` gives `[]`, and a file deleted while listing is left out.
+ */
+export async function listDailyLogs(workspaceDir: string): Promise<DailyLogFile[]> {
+  const dir = join(workspaceDir, MEMORY_DIR);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return [];
+    throw new Error(`big-memory: cannot list ${MEMORY_DIR}/: ${errorMessage(error)}`, { cause: error });
+  }
+  const dates = names.flatMap((name) => {
+    const date = DAILY_LOG_NAME.exec(name)?.[1];
+    return date !== undefined && isDailyLogDate(date) ? [date] : [];
+  });
+  const found = await Promise.all(dates.map((date) => statDailyLog(workspaceDir, date)));
+  return found.filter((log) => log !== null).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+}
+
+async function statDailyLog(workspaceDir: string, date: string): Promise<DailyLogFile | null> {
+  const path = dailyLogPath(workspaceDir, date);
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return null;
+    return { date, file: dailyLogRelative(date), path, size: info.size, mtimeMs: info.mtimeMs };
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return null;
+    throw new Error(`big-memory: cannot read ${dailyLogRelative(date)}: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+function checkDate(date: string): string {
+  if (!isDailyLogDate(date)) {
+    throw new Error(`big-memory: invalid daily log date ${JSON.stringify(date)} (expected YYYY-MM-DD)`);
+  }
+  return date;
+}

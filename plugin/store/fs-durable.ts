@@ -1,0 +1,63 @@
+import type { FileHandle } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+
+/** The `code` of a Node system error (`"ENOENT"`, `"EEXIST"`...), or `undefined` for anything else. */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
+  const { code } = error;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** The message of any thrown value, without a leading `big-memory: ` so it can be nested in another message. */
+export function errorMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^big-memory: /, "");
+}
+
+/**
+ * Flushes a directory's entries (a file created or renamed in it) to stable storage: open, fsync, close.
+ * File systems that cannot fsync a directory (`EINVAL`, some network and FUSE mounts) are accepted as they are,
+ * since the file's own data was already synced.
+ */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (errorCode(error) !== "EINVAL") throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Creates `dir` and any missing ancestors, fsyncing the parent of each directory it created so the new
+ * entries survive a crash. Returns the absolute paths it created, outermost first (`[]` when `dir` existed).
+ */
+export async function ensureDirectory(dir: string): Promise<string[]> {
+  const target = resolve(dir);
+  const first = await mkdir(target, { recursive: true });
+  if (first === undefined) return [];
+  const created: string[] = [];
+  for (let current = target; ; current = dirname(current)) {
+    created.unshift(current);
+    if (current === first || dirname(current) === current) break;
+  }
+  for (const made of created) await fsyncDirectory(dirname(made));
+  return created;
+}
+
+/**
+ * Writes all of `data` through `handle` at the handle's position (the end of the file for a handle opened
+ * with `O_APPEND`): one `write` call, repeated only for the rest of a partial write. Returns the byte count.
+ */
+export async function writeAll(handle: FileHandle, data: Uint8Array): Promise<number> {
+  let written = 0;
+  while (written < data.length) {
+    const { bytesWritten } = await handle.write(data, written, data.length - written, null);
+    if (bytesWritten <= 0) throw new Error(`big-memory: write made no progress after ${written} bytes`);
+    written += bytesWritten;
+  }
+  return written;
+}

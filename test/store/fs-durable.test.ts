@@ -1,0 +1,72 @@
+import { mkdir, mkdtemp, open, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  ensureDirectory,
+  errorCode,
+  errorMessage,
+  fsyncDirectory,
+  writeAll,
+} from "../../plugin/store/fs-durable.ts";
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "big-memory-fs-"));
+});
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("ensureDirectory", () => {
+  it("creates missing ancestors and returns them outermost first", async () => {
+    const target = join(dir, "a", "b", "memory");
+    expect(await ensureDirectory(target)).toEqual([join(dir, "a"), join(dir, "a", "b"), target]);
+    expect(await ensureDirectory(target)).toEqual([]);
+  });
+
+  it("returns [] for an existing directory", async () => {
+    await mkdir(join(dir, "memory"));
+    expect(await ensureDirectory(join(dir, "memory"))).toEqual([]);
+  });
+});
+
+describe("fsyncDirectory", () => {
+  it("syncs an existing directory and rejects a missing one with ENOENT", async () => {
+    await expect(fsyncDirectory(dir)).resolves.toBeUndefined();
+    await expect(fsyncDirectory(join(dir, "missing")).catch(errorCode)).resolves.toBe("ENOENT");
+  });
+});
+
+describe("writeAll", () => {
+  it("appends every byte through an O_APPEND handle and returns the count", async () => {
+    const path = join(dir, "log.md");
+    const data = Buffer.from("x".repeat(1 << 20));
+    const handle = await open(path, "a");
+    try {
+      expect(await writeAll(handle, Buffer.from("head\n"))).toBe(5);
+      expect(await writeAll(handle, data)).toBe(data.length);
+    } finally {
+      await handle.close();
+    }
+    expect(await readFile(path, "utf8")).toBe(`head\n${data.toString()}`);
+  });
+});
+
+describe("errorCode", () => {
+  it("returns the code of a system error and undefined otherwise", () => {
+    expect(errorCode(Object.assign(new Error("x"), { code: "EEXIST" }))).toBe("EEXIST");
+    expect([errorCode(new Error("x")), errorCode("ENOENT"), errorCode(null), errorCode({ code: 5 })]).toEqual(
+      [undefined, undefined, undefined, undefined],
+    );
+  });
+});
+
+describe("errorMessage", () => {
+  it("drops a leading big-memory: so that messages nest", () => {
+    expect(errorMessage(new Error("big-memory: lock is busy"))).toBe("lock is busy");
+    expect(errorMessage("plain")).toBe("plain");
+  });
+});
