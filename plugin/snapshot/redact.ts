@@ -136,10 +136,12 @@ function classifyName(name: string): Strength | undefined {
   const last = words.at(-1);
   if (last === undefined || META_WORDS.has(last)) return undefined;
   let strength: Strength | undefined;
-  words.forEach((word, i) => {
-    if (STRONG_WORDS.has(word) || /(?:password|passwd|secret)$/.test(word)) strength = "strong";
-    else if (strength === undefined && isWeakWord(word, words[i - 1])) strength = "weak";
-  });
+  let previous: string | undefined;
+  for (const word of words) {
+    if (STRONG_WORDS.has(word) || /(?:password|passwd|secret)$/.test(word)) return "strong";
+    if (isWeakWord(word, previous)) strength = "weak";
+    previous = word;
+  }
   return strength;
 }
 
@@ -150,11 +152,13 @@ function isWeakWord(word: string, previous: string | undefined): boolean {
 
 const PLACEHOLDER =
   /^(?:\$\{[^}]*\}|\$\(.*\)|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%|<[^>]*>|\{\{.*\}\}|[*•]+|x+|X+|\.\.\.|…)$/;
-const NUMBER = /^[-+]?\d[\d_,.:]*(?:e[-+]?\d+)?[a-zA-Z%]{0,3}$/;
+/** Numbers, versions, times and ratios: `4096`, `1.5`, `30s`, `10:30`, `118/120`, `98%`. */
+const NUMBER = /^[-+]?\d[\d_,.:/]*(?:e[-+]?\d+)?[a-zA-Z%]{0,3}$/;
 /** Letters with `_ $ . -` only: a code identifier, an English word or a kebab name. */
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z_$.-]*$/;
 const ENV_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
-const MEMBER_PATH = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$/;
+/** `process.env.API_KEY`: segments are letters with at most trailing digits, unlike random tokens. */
+const MEMBER_PATH = /^[A-Za-z_$][A-Za-z_$]*\d*(?:\.[A-Za-z_$][A-Za-z_$]*\d*)+$/;
 const FILE_PATH =
   /^(?:(?:~|\.{1,2})?\/[\w.@~-]*(?:\/[\w.@~-]*)*|[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z0-9]{1,8}|[A-Za-z]:\\.*)$/;
 const URL_VALUE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
@@ -224,11 +228,11 @@ function secret(accept: (value: string, m: RegExpExecArray) => boolean): Rule["p
 const notPlaceholder = (value: string) => !PLACEHOLDER.test(value);
 const mixed = (value: string) => classCount(value) >= 2;
 /** A token must not continue into these characters, nor start right after them. */
-const TB = String.raw`(?<![A-Za-z0-9_-])`;
-const TE = String.raw`(?![A-Za-z0-9_-])`;
+const TB = `(?<![A-Za-z0-9_-])`;
+const TE = `(?![A-Za-z0-9_-])`;
 const NL = String.raw`(?:\r?\n|\\r?\\n)`;
-const AUTHORIZATION = String.raw`(?<![A-Za-z0-9-])(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?[ \t]*`;
-const NAME = String.raw`(?<![A-Za-z0-9_.-])(?:--?)?(?<nq>["'\`]?)(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})\k<nq>\*{0,2}[ \t]*(?::=|=>?|:)[ \t]*\*{0,2}`;
+const AUTHORIZATION = String.raw`(?<![A-Za-z0-9-])(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*(?:["'][ \t]*)?`;
+const NAME = String.raw`(?<![A-Za-z0-9_.:/=@\\-])(?:--?)?(?<nq>["'\`]?)(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})\k<nq>(?:\*{1,2})?[ \t]*(?::=|=>?|:)[ \t]*(?:\*{1,2}[ \t]*)?`;
 const UNQUOTED = String.raw`[^\s"'\`,;()\[\]{}<>]`;
 
 function assignment(value: string, m: RegExpExecArray): boolean {
@@ -248,13 +252,13 @@ const RULES: readonly Rule[] = [
   rule("anthropic-key", String.raw`${TB}sk-ant-[a-z]{2,10}\d{0,3}-[A-Za-z0-9_-]{20,}${TE}`, "", whole()),
   rule(
     "openai-key",
-    String.raw`${TB}sk-(?:(?:proj|svcacct|admin|None)-(?<tail>[A-Za-z0-9_-]{20,})|[A-Za-z0-9]{32,})${TE}`,
+    `${TB}sk-(?:(?:proj|svcacct|admin|None)-(?<tail>[A-Za-z0-9_-]{20,})|[A-Za-z0-9]{32,})${TE}`,
     "",
     whole(mixed),
   ),
   rule(
     "github-token",
-    String.raw`(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})(?![A-Za-z0-9_])`,
+    `(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})(?![A-Za-z0-9_])`,
     "",
     whole(),
   ),
@@ -278,11 +282,11 @@ const RULES: readonly Rule[] = [
   ),
   rule(
     "stripe-key",
-    String.raw`(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})(?![A-Za-z0-9_])`,
+    `(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})(?![A-Za-z0-9_])`,
     "",
     whole(),
   ),
-  rule("npm-token", String.raw`(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])`, "", whole()),
+  rule("npm-token", `(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])`, "", whole()),
   // .npmrc: `//registry.npmjs.org/:_authToken=<token>`; legacy tokens are UUIDs.
   rule(
     "npm-token",
@@ -290,13 +294,8 @@ const RULES: readonly Rule[] = [
     "",
     secret(notPlaceholder),
   ),
-  rule("google-api-key", String.raw`${TB}AIza[A-Za-z0-9_-]{35}${TE}`, "", whole()),
-  rule(
-    "aws-access-key",
-    String.raw`(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])`,
-    "",
-    whole(),
-  ),
+  rule("google-api-key", `${TB}AIza[A-Za-z0-9_-]{35}${TE}`, "", whole()),
+  rule("aws-access-key", `(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])`, "", whole()),
   // A 40-character secret access key is only recognisable by its name.
   rule(
     "aws-secret",
@@ -324,7 +323,8 @@ const RULES: readonly Rule[] = [
     "bearer",
     String.raw`${AUTHORIZATION}(?:bearer|token)[ \t]+(?<secret>[A-Za-z0-9._~+/-]+=*)(?![A-Za-z0-9._~+/=-])`,
     "i",
-    secret((value) => looksSecret(value, "strong", 8)),
+    // After the header any 8+ characters are a credential, unless a placeholder or a word (`undefined`).
+    secret((value) => value.length >= 8 && !PLACEHOLDER.test(value) && !/^[A-Za-z]+$/.test(value)),
   ),
   rule(
     "bearer",
@@ -346,21 +346,16 @@ const RULES: readonly Rule[] = [
   ),
   rule(
     "secret-assignment",
-    String.raw`${NAME}[ \t]*(?:"(?<secret>(?:[^"\\\r\n]|\\.){1,512})"|'(?<secret2>(?:[^'\\\r\n]|\\.){1,512})'|\`(?<secret3>[^\`\r\n]{1,512})\`)`,
+    String.raw`${NAME}(?:"(?<secret>(?:[^"\\\r\n]|\\.){1,512})"|'(?<secret2>(?:[^'\\\r\n]|\\.){1,512})'|\`(?<secret3>[^\`\r\n]{1,512})\`)`,
     "",
     secret(assignment),
   ),
-  rule(
-    "secret-assignment",
-    String.raw`${NAME}[ \t]*(?<secret>${UNQUOTED}{1,512})(?!${UNQUOTED})`,
-    "",
-    (m) => {
-      const range = m.indices?.groups?.secret;
-      const value = (m.groups?.secret ?? "").replace(/\.+$/, "");
-      if (range === undefined || value === "" || !assignment(value, m)) return undefined;
-      return { start: range[0], end: range[0] + value.length };
-    },
-  ),
+  rule("secret-assignment", `${NAME}(?<secret>${UNQUOTED}{1,512})(?!${UNQUOTED})`, "", (m) => {
+    const range = m.indices?.groups?.secret;
+    const value = (m.groups?.secret ?? "").replace(/\.+$/, "");
+    if (range === undefined || value === "" || !assignment(value, m)) return undefined;
+    return { start: range[0], end: range[0] + value.length };
+  }),
 ];
 
 const MARKER = String.raw`\[REDACTED:[a-z0-9-]+\]`;
@@ -452,12 +447,14 @@ const LABEL_KEYS = ["label", "name", "key"] as const;
  * booleans, null and non-plain objects are kept as they are, object keys are kept. A string property whose
  * key is a secret name (`password`, `apiKey`; or the `label`/`name`/`key` of a `{ label, value }` pair) is
  * judged as an assignment of that name, and a secret-looking value is replaced whole
- * (`secret-assignment`). Counts are summed over all strings. Returns a new value; the input is not changed.
+ * (`secret-assignment`); the `label`/`name`/`key` strings themselves are only redacted as text. Counts are
+ * summed over all strings. Returns a new value; the input is not changed.
  */
 export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts; total: number } {
   const counts: RedactionCounts = {};
   let total = 0;
   const add = (kind: RedactionKind, n: number) => {
+    if (n === 0) return;
     counts[kind] = (counts[kind] ?? 0) + n;
     total += n;
   };
@@ -476,16 +473,18 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts; to
     if (Array.isArray(node)) return node.map((item) => walk(item, undefined));
     if (!isPlainObject(node)) return node;
     const label = LABEL_KEYS.map((k) => node[k]).find((v) => typeof v === "string");
-    const out: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(node)) {
-      out[key] = walk(child, key === "value" && typeof label === "string" ? label : key);
-    }
-    return out;
+    // fromEntries defines own properties, so a `__proto__` key from JSON stays data.
+    return Object.fromEntries(
+      Object.entries(node).map(([key, child]) => {
+        // A label names the value beside it; it is not itself the value of a secret called `key`.
+        const labelKey = LABEL_KEYS.some((k) => k === key);
+        const name = key === "value" && typeof label === "string" ? label : labelKey ? undefined : key;
+        return [key, walk(child, name)];
+      }),
+    );
   };
   // `walk` rebuilds strings, arrays and plain objects with the same shape, so the result is still a T.
-  const result = walk(value, undefined) as T;
-  for (const kind of REDACTION_KINDS) if (counts[kind] === 0) delete counts[kind];
-  return { value: result, counts, total };
+  return { value: walk(value, undefined) as T, counts, total };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
