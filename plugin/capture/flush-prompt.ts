@@ -1,0 +1,99 @@
+import { SECTIONS } from "../snapshot/format.ts";
+import type { SnapshotContent } from "../snapshot/snapshot.ts";
+
+/** What the flush prompt needs: where to write, the id to use, and the plugin's own draft. */
+export interface FlushPromptInput {
+  /** Workspace-relative daily log, `memory/2026-11-22.md`. */
+  file: string;
+  /** The id the model must write, allocated from the log: `2026-11-22-03`. */
+  id: string;
+  /** Local timestamp with offset. */
+  timestamp: string;
+  /** `HH:MM` for the heading. */
+  clock: string;
+  /** The plugin's draft from the session trail, offered as a starting point; null when it saw nothing. */
+  draft: SnapshotContent | null;
+}
+
+function draftLines(d: SnapshotContent): string[] {
+  const list = (items: string[]) => (items.length === 0 ? ["none"] : items.map((i) => `- ${i}`));
+  return [
+    `Goal: ${d.goal || "?"}`,
+    `State: phase ${d.state.phase || "?"}; branch ${d.state.branch || "?"}; blocked ${d.state.blocked || "?"}; progress ${d.state.progress || "?"}`,
+    "Files:",
+    ...list(d.files.map((f) => `${f.path}${f.note === "" ? "" : ` -- ${f.note}`}`)),
+    "Names:",
+    ...list(d.names.map((n) => (n.label === "" ? n.value : `${n.label}: ${n.value}`))),
+    "Blockers:",
+    ...list(d.blockers),
+    "Next:",
+    ...list(d.next),
+  ];
+}
+
+/**
+ * The instructions prepended to OpenClaw's pre-compaction memory flush: append exactly one
+ * `BIG-MEMORY-SNAPSHOT` block, with the given id, to today's daily log with the `write` tool. The
+ * plugin's own draft is included as observed facts to correct and complete, so a compliant model
+ * writes a better snapshot than the safety net would, and a non-compliant one costs nothing: the
+ * plugin drafts the snapshot itself at before_compaction.
+ */
+export function flushPrompt(input: FlushPromptInput): string {
+  const s = (key: keyof typeof SECTIONS) => `### [SNAPSHOT] ${SECTIONS[key]}`;
+  return [
+    "## big-memory: task snapshot before compaction",
+    "",
+    `Your context is about to be compacted. Before anything else, APPEND one task snapshot to \`${input.file}\` with the write tool (append only; never overwrite or rewrite earlier content). It is how you will resume exactly where you are after compaction. Copy the structure exactly, replace every {placeholder}, write "none" for an empty section, keep it under 80 lines, and be specific: exact paths, identifiers, error codes, commands, and what comes next.`,
+    "",
+    "```markdown",
+    "---",
+    "",
+    `## Task Snapshot -- ${input.clock}`,
+    "",
+    "<!-- BIG-MEMORY-SNAPSHOT v1 -->",
+    `<!-- timestamp: ${input.timestamp} -->`,
+    `<!-- snapshot-id: ${input.id} -->`,
+    "",
+    s("goal"),
+    "{one sentence: what the user is trying to accomplish and why}",
+    "",
+    s("state"),
+    "- Phase: {planning|implementing|debugging|testing|reviewing|deploying}",
+    "- Branch: {git branch or n/a}",
+    "- Blocked: {yes -- what is needed | no}",
+    "- Progress: {how far along, concretely}",
+    "",
+    s("files"),
+    "- `{path}` -- {what is happening in it}",
+    "",
+    s("decisions"),
+    "1. {decision} -- {why}",
+    "",
+    s("code"),
+    "{only code or error text that cannot be re-read from files, in a fenced block; or none}",
+    "",
+    s("names"),
+    "- {kind}: `{exact value}`",
+    "",
+    s("blockers"),
+    "- {blocker or open question, with context}",
+    "",
+    s("next"),
+    "1. {the very next concrete action}",
+    "",
+    "<!-- /BIG-MEMORY-SNAPSHOT -->",
+    "```",
+    "",
+    `Use exactly the snapshot-id ${input.id}. Secrets (keys, tokens, passwords) must not be written.`,
+    ...(input.draft === null
+      ? []
+      : [
+          "",
+          "What big-memory observed in this session so far (facts to correct and complete, not instructions):",
+          "",
+          ...draftLines(input.draft),
+        ]),
+    "",
+    "After writing the snapshot, reply with NO_REPLY.",
+  ].join("\n");
+}

@@ -1,0 +1,102 @@
+import { stat } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
+import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { timestampMillis } from "../snapshot/time.ts";
+import { errorCode } from "../store/fs-durable.ts";
+import type { PendingRestore, RestoreReason, SessionState } from "../store/session-state.ts";
+import type { Workspace } from "../workspace.ts";
+import { type RestoreInput, renderRestore } from "./inject.ts";
+
+/**
+ * Restore, the I/O side: which snapshot a session gets, the stale-file warnings that go with it,
+ * the bounded text for the model, and the restore log.
+ */
+
+/**
+ * Warnings for files in play: gone since the snapshot, or changed after it was taken. Relative paths
+ * are read against the workspace. At most 40 files are checked.
+ */
+export async function staleWarnings(workspaceDir: string, located: LocatedSnapshot): Promise<string[]> {
+  const taken = timestampMillis(located.snapshot.timestamp);
+  const checks = located.snapshot.files.slice(0, 40).map(async (f): Promise<string | null> => {
+    const path = f.path.trim();
+    if (path === "" || /[*?]/.test(path)) return null;
+    try {
+      const info = await stat(isAbsolute(path) ? path : join(workspaceDir, path));
+      return !Number.isNaN(taken) && info.mtimeMs > taken + 1000
+        ? `${path} changed since the snapshot was taken`
+        : null;
+    } catch (error) {
+      const code = errorCode(error);
+      return code === "ENOENT" || code === "ENOTDIR" ? `${path} no longer exists` : null;
+    }
+  });
+  const warnings = (await Promise.all(checks)).filter((w): w is string => w !== null);
+  if (located.verified === false)
+    warnings.unshift("this snapshot was modified after it was written (checksum mismatch)");
+  return warnings;
+}
+
+/** The text to put in front of the model for `located`, with warnings, and what it cost. */
+export async function restoreFor(
+  ws: Workspace,
+  located: LocatedSnapshot,
+  reason: RestoreReason,
+  opts: { tokenBudget: number; related?: RestoreInput["related"] },
+): Promise<{ text: string; tokens: number; warnings: string[] }> {
+  const warnings = await staleWarnings(ws.dir, located);
+  const rendered = renderRestore({
+    snapshot: located.snapshot,
+    file: located.file,
+    line: located.line,
+    verified: located.verified,
+    reason,
+    warnings,
+    tokenBudget: opts.tokenBudget,
+    ...(opts.related === undefined ? {} : { related: opts.related }),
+  });
+  return { text: rendered.text, tokens: rendered.tokens, warnings };
+}
+
+/**
+ * Takes the session's pending restore, exactly once: it is cleared in the same locked update that
+ * returns it, so a second turn (or process) cannot inject it again.
+ */
+export async function takePendingRestore(
+  ws: Workspace,
+  sessionKey: string,
+  agentId: string | null,
+  now: Date,
+): Promise<PendingRestore | null> {
+  let taken: PendingRestore | null = null;
+  await ws.session(sessionKey, agentId).update((s) => {
+    taken = s.pendingRestore;
+    if (taken === null) return s;
+    return {
+      ...s,
+      pendingRestore: null,
+      lastRestore: { id: taken.id, reason: taken.reason, at: now.toISOString() },
+      updatedAt: now.toISOString(),
+    };
+  });
+  return taken;
+}
+
+/** Queues `capture` for the next user turn of the session. */
+export function withPendingRestore(
+  s: SessionState,
+  capture: { id: string; file: string },
+  reason: RestoreReason,
+  now: Date,
+): SessionState {
+  return { ...s, pendingRestore: { id: capture.id, file: capture.file, reason, at: now.toISOString() } };
+}
+
+/** The newest snapshot written for the session, read from its own daily log. */
+export async function latestOfSession(ws: Workspace, s: SessionState): Promise<LocatedSnapshot | null> {
+  for (const ref of [...s.snapshots].reverse()) {
+    const found = await ws.snapshotIn(ref.file, ref.id);
+    if (found !== null && !found.snapshot.tombstone) return found;
+  }
+  return null;
+}

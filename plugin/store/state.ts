@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { z } from "zod";
+import { errorCode, errorMessage, fsyncDirectory, writeAll } from "./fs-durable.ts";
+import { withLock } from "./lock.ts";
+
+/**
+ * Small versioned JSON files under `.big-memory/` (session trails, pending restores, flush marks).
+ * Every write is atomic (temp file, fsync, rename) and every read-modify-write runs under a
+ * cross-process lock, so hooks of concurrent processes never lose each other's updates. A file that
+ * is missing, corrupt or of an unknown version reads as the initial value, with one warning.
+ */
+
+export interface StateLogger {
+  warn(message: string): void;
+}
+
+/** Writes `data` to `path` atomically: temp file in the same folder, fsync, rename, fsync the folder. */
+export async function writeFileAtomic(path: string, data: string): Promise<void> {
+  const dir = dirname(path);
+  await mkdir(dir, { recursive: true });
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const handle = await open(tmp, "w");
+  try {
+    await writeAll(handle, Buffer.from(data, "utf8"));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(tmp, path);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw error;
+  }
+  await fsyncDirectory(dir);
+}
+
+/** One JSON state file validated by a zod schema whose `version` field is a literal. */
+export class JsonState<T> {
+  readonly path: string;
+  private readonly schema: z.ZodType<T>;
+  private readonly initial: () => T;
+  private readonly logger: StateLogger;
+
+  constructor(path: string, schema: z.ZodType<T>, initial: () => T, logger: StateLogger) {
+    this.path = path;
+    this.schema = schema;
+    this.initial = initial;
+    this.logger = logger;
+  }
+
+  /** The current value; the initial value when the file is missing or unreadable. */
+  async read(): Promise<T> {
+    let text: string;
+    try {
+      text = await readFile(this.path, "utf8");
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return this.initial();
+      throw new Error(`big-memory: cannot read ${this.path}: ${errorMessage(error)}`, { cause: error });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      this.logger.warn(`big-memory: ${this.path} is not valid JSON (corrupt or torn); starting fresh`);
+      return this.initial();
+    }
+    const parsed = this.schema.safeParse(json);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    this.logger.warn(
+      `big-memory: ${this.path} has an unknown version or shape (${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}); starting fresh`,
+    );
+    return this.initial();
+  }
+
+  /** Reads, applies `fn`, and writes the result atomically, under the file's lock. */
+  async update(fn: (value: T) => T | Promise<T>): Promise<T> {
+    await mkdir(dirname(this.path), { recursive: true });
+    return withLock(
+      `${this.path}.lock`,
+      async () => {
+        const next = await fn(await this.read());
+        await writeFileAtomic(this.path, `${JSON.stringify(next)}\n`);
+        return next;
+      },
+      { timeoutMs: 10_000, staleMs: 30_000 },
+    );
+  }
+}

@@ -1,0 +1,153 @@
+import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
+import { draftHasSubstance, draftSnapshot } from "../capture/draft.ts";
+import { recall, visibility } from "../recover/recall.ts";
+import { withPendingRestore } from "../recover/restore-service.ts";
+import { nameProblem } from "../snapshot/naming.ts";
+import { withCapture } from "../store/session-state.ts";
+import { oneLine, relativeAge } from "./cli-text.ts";
+import { agentOfSessionKey, type SurfaceDeps, warnOnce, workspaceOf } from "./context.ts";
+
+/** The usage text of `/big-memory`. */
+export const COMMAND_USAGE = [
+  "Usage: /big-memory [status | save [name] | recall [query|name|id] | list | search QUERY | resume NAME]",
+  "  status          this session's snapshots, pending restore and last restore (default)",
+  "  save [name]     save a snapshot now, drafted from this session's activity",
+  "  recall [q]      show the latest snapshot, or one by name or id, or the best match for words",
+  "  list            the most recent snapshots in this session's scope",
+  "  search QUERY    find snapshots by identifiers, file names, error codes or phrases",
+  "  resume NAME     restore a named checkpoint into the next turn",
+].join("\n");
+
+interface CommandCtx {
+  args?: string | undefined;
+  sessionKey?: string | undefined;
+  agentId?: string | undefined;
+}
+
+/** Runs `/big-memory ARGS` for a chat session and returns the reply text. */
+export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
+  const [verb = "status", ...rest] = (ctx.args ?? "")
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== "");
+  const arg = rest.join(" ");
+  const sessionKey = ctx.sessionKey ?? null;
+  const agentId = ctx.agentId ?? agentOfSessionKey(ctx.sessionKey) ?? null;
+  const ws = deps.workspaces.get(workspaceOf(deps, ctx));
+  const now = deps.now();
+  const base = {
+    sessionKey,
+    agentId,
+    scope: deps.config.scope,
+    tokenBudget: deps.config.restore.tokenBudget,
+    retentionDays: deps.config.retentionDays,
+    now,
+  };
+
+  switch (verb.toLowerCase()) {
+    case "status": {
+      if (sessionKey === null) return "big-memory: no session in this context.";
+      const s = await ws.session(sessionKey, agentId).read();
+      const last = s.snapshots[s.snapshots.length - 1];
+      return [
+        `big-memory for ${sessionKey}`,
+        `snapshots this session: ${s.snapshots.length}${last === undefined ? "" : `, last ${last.id} (${last.trigger}, ${relativeAge(last.at, now)})`}`,
+        `compactions seen: ${s.cycle.n}; this cycle ${s.cycle.captured === null ? "has no snapshot yet" : `is covered by ${s.cycle.captured}`}`,
+        `pending restore: ${s.pendingRestore === null ? "none" : `${s.pendingRestore.id} (${s.pendingRestore.reason})`}`,
+        `last restore: ${s.lastRestore === null ? "none" : `${s.lastRestore.id} (${s.lastRestore.reason}, ${relativeAge(s.lastRestore.at, now)})`}`,
+        `observed: ${s.trail.turns} turns, ${s.trail.toolCalls} tool calls, ${s.trail.files.length} files`,
+      ].join("\n");
+    }
+    case "save": {
+      if (sessionKey === null) return "big-memory: no session to save in this context.";
+      if (arg !== "") {
+        const problem = nameProblem(arg);
+        if (problem !== null) return `big-memory: ${problem}`;
+      }
+      const session = ws.session(sessionKey, agentId);
+      const state = await session.read();
+      if (!draftHasSubstance(state.trail)) {
+        return "big-memory: nothing observed in this session yet to save; ask the agent to save a snapshot with big_memory_save.";
+      }
+      const content = draftSnapshot(state.trail);
+      const saved = await ws.save(content, {
+        trigger: "manual",
+        session: sessionKey,
+        agent: agentId,
+        name: arg === "" ? null : arg,
+      });
+      await session.update((s) =>
+        withCapture(s, { id: saved.id, file: saved.file, trigger: "manual", at: now.toISOString() }),
+      );
+      return `Saved snapshot ${saved.id}${arg === "" ? "" : ` "${arg}"`} to ${saved.file}:${saved.line}: ${oneLine(content.goal, 100)}`;
+    }
+    case "recall": {
+      const byId = /^\d{4}-\d{2}-\d{2}-\d{2,}$/.test(arg);
+      const named = !byId && /^[a-z0-9]+(?:-[a-z0-9]+)+$/.test(arg) ? await ws.byName(arg) : null;
+      const result = await recall(ws, {
+        ...base,
+        ...(byId ? { id: arg } : named !== null ? { name: arg } : arg === "" ? {} : { query: arg }),
+      });
+      return result.found ? summarize(result.text) : `big-memory: ${result.text}`;
+    }
+    case "list": {
+      const visible = await visibility(ws, base);
+      const refs = (await ws.all())
+        .filter((l) => !l.snapshot.tombstone && visible(l))
+        .reverse()
+        .slice(0, 10);
+      if (refs.length === 0) return "big-memory: no snapshots yet in this scope.";
+      return refs
+        .map(
+          (l) =>
+            `${l.snapshot.id}  ${relativeAge(l.snapshot.timestamp, now)}  ${l.snapshot.name ?? "-"}  ${oneLine(l.snapshot.goal || "(no goal)", 70)}`,
+        )
+        .join("\n");
+    }
+    case "search": {
+      if (arg === "") return `big-memory: search needs words to look for.\n${COMMAND_USAGE}`;
+      const result = await recall(ws, { ...base, query: arg, limit: 5 });
+      return result.found
+        ? result.text.replace(/\nCall big_memory_recall.*$/, "")
+        : `big-memory: ${result.text}`;
+    }
+    case "resume": {
+      if (sessionKey === null) return "big-memory: no session to resume into.";
+      if (arg === "") return `big-memory: resume needs a checkpoint name.\n${COMMAND_USAGE}`;
+      const found = await ws.byName(arg);
+      if (found === null) return `big-memory: no checkpoint named "${arg}". Try /big-memory list.`;
+      await ws
+        .session(sessionKey, agentId)
+        .update((s) => withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now));
+      const s = found.snapshot;
+      return `Resuming: ${oneLine(s.goal || "(no goal)", 100)}. Last progress: ${s.state.progress || "unknown"}. Next action: ${s.next[0] ?? "none recorded"}`;
+    }
+    default:
+      return `big-memory: unknown subcommand "${verb}".\n${COMMAND_USAGE}`;
+  }
+}
+
+/** A chat-sized view of a restore text: the sections, without the fence and the model instructions. */
+function summarize(text: string): string {
+  const inner = /<big-memory-snapshot[^>]*>\n?([\s\S]*?)\n?<\/big-memory-snapshot>/.exec(text)?.[1];
+  return (inner ?? text).trim();
+}
+
+/** Registers `/big-memory`. */
+export function registerCommands(api: OpenClawPluginApi, deps: SurfaceDeps): void {
+  api.registerCommand({
+    name: "big-memory",
+    description: "Task snapshots: status, save [name], recall, list, search, resume NAME.",
+    acceptsArgs: true,
+    handler: async (ctx) => {
+      try {
+        return { text: await runCommand(deps, ctx) };
+      } catch (error) {
+        warnOnce(deps, "/big-memory", error);
+        return {
+          text: `big-memory: the command failed: ${error instanceof Error ? error.message : String(error)}`,
+        };
+      }
+    },
+  });
+}

@@ -1,0 +1,206 @@
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
+import { localTime } from "../../plugin/snapshot/time.ts";
+import { createDriver, type Driver, SESSION } from "./plugin-driver.ts";
+
+const drivers: Driver[] = [];
+afterEach(() => {
+  for (const d of drivers.splice(0)) d.dispose();
+});
+function driver(config: Record<string, unknown> = {}): Driver {
+  const d = createDriver(config);
+  drivers.push(d);
+  return d;
+}
+
+const today = () => localTime(new Date()).date;
+const logFile = (d: Driver) => join(d.workspace, "memory", `${today()}.md`);
+const snapshots = (d: Driver) =>
+  parseDailyLog(readFileSync(logFile(d), "utf8"), `memory/${today()}.md`).snapshots;
+
+/** A short realistic session: an ask, a read, an edit, a failing test run, the assistant's plan. */
+async function work(d: Driver): Promise<void> {
+  await d.userTurn("Fix ERR_DUPLICATE_KEY on second login in src/auth/oauth-callback.ts");
+  await d.tool("read", { path: "src/auth/oauth-callback.ts" });
+  await d.tool("edit", { path: "src/auth/oauth-callback.ts", oldText: "insert", newText: "upsert" });
+  await d.tool(
+    "exec",
+    { command: "npm test -- oauth" },
+    { error: "Command failed with exit code 1: ERR_DUPLICATE_KEY at user_sessions" },
+  );
+  await d.fire(
+    "llm_output",
+    {
+      runId: "r1",
+      sessionId: "s-1",
+      provider: "fake",
+      model: "fake",
+      assistantTexts: [
+        "The insert races. Next:\n1. Add a unique index on user_sessions(user_id, device_id)\n2. Rerun npm test -- oauth",
+      ],
+    },
+    { trigger: "user" },
+  );
+}
+
+describe("capture and restore across compaction", () => {
+  it("drafts a safety-net snapshot when the model wrote none, and restores it exactly once after compaction", async () => {
+    const d = driver();
+    await work(d);
+    d.restart();
+    await d.fire("before_compaction", { messageCount: 12, tokenCount: 9000 });
+    await d.fire("after_compaction", {
+      messageCount: 3,
+      tokenCount: 800,
+      compactedCount: 9,
+      sessionFile: "sqlite:main:s-1:x",
+    });
+    const written = snapshots(d);
+    expect(written.map((s) => [s.snapshot.trigger, s.snapshot.session, s.verified])).toEqual([
+      ["compaction", SESSION, true],
+    ]);
+    expect(written[0]?.snapshot.goal).toContain("ERR_DUPLICATE_KEY");
+    expect(written[0]?.snapshot.files.map((f) => f.path)).toContain("src/auth/oauth-callback.ts");
+    d.restart();
+    const restored = await d.userTurn("ok, go on");
+    expect(restored).toContain(written[0]?.snapshot.id);
+    expect(restored).toContain("ERR_DUPLICATE_KEY");
+    expect(await d.userTurn("and then?")).toBeUndefined();
+    expect(d.reg.warnings).toEqual([]);
+  });
+
+  it("claims the block the model wrote during the flush for the real session, without a second snapshot", async () => {
+    const d = driver();
+    await work(d);
+    d.restart();
+    const [flush] = await d.fire(
+      "before_prompt_build",
+      { prompt: "Pre-compaction memory flush. Store durable memories now.", messages: [] },
+      { trigger: "memory", sessionKey: "agent:main:internal-session-effects:abc123" },
+    );
+    const prompt = (flush as { prependContext: string }).prependContext;
+    const id = /snapshot-id: (\d{4}-\d{2}-\d{2}-\d{2,})/.exec(prompt)?.[1];
+    expect(id).toBe(`${today()}-01`);
+    expect(prompt).toContain(`memory/${today()}.md`);
+    expect(prompt).toContain("src/auth/oauth-callback.ts");
+    mkdirSync(join(d.workspace, "memory"), { recursive: true });
+    appendFileSync(
+      logFile(d),
+      `\n## Task Snapshot -- 10:00\n\n<!-- BIG-MEMORY-SNAPSHOT v1 -->\n<!-- timestamp: ${today()}T10:00:00 -->\n<!-- snapshot-id: ${id} -->\n\n### [SNAPSHOT] Active Goal\nStop ERR_DUPLICATE_KEY on second login\n\n### [SNAPSHOT] Next Steps\n1. Add the unique index\n\n<!-- /BIG-MEMORY-SNAPSHOT -->\n`,
+    );
+    d.restart();
+    await d.fire("before_compaction", { messageCount: 12 });
+    await d.fire("after_compaction", { messageCount: 3, compactedCount: 9 });
+    expect(snapshots(d).map((s) => s.snapshot.id)).toEqual([id]);
+    d.restart();
+    const restored = await d.userTurn("continue");
+    expect(restored).toContain(id);
+    expect(restored).toContain("Add the unique index");
+  });
+
+  it("ends a before without an after with exactly one snapshot and one restore", async () => {
+    const d = driver();
+    await work(d);
+    await d.fire("before_compaction", { messageCount: 12 });
+    d.restart();
+    expect(await d.userTurn("next")).toContain(snapshots(d)[0]?.snapshot.id);
+    expect(snapshots(d)).toHaveLength(1);
+    expect(await d.userTurn("next again")).toBeUndefined();
+  });
+
+  it("captures on an after without a before", async () => {
+    const d = driver();
+    await work(d);
+    await d.fire("after_compaction", { messageCount: 3, compactedCount: 0 });
+    expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["compaction"]);
+    expect(await d.userTurn("next")).toContain(snapshots(d)[0]?.snapshot.id);
+  });
+
+  it("writes one snapshot per cycle over two compactions", async () => {
+    const d = driver();
+    await work(d);
+    await d.fire("before_compaction", { messageCount: 12 });
+    await d.fire("after_compaction", { messageCount: 3, compactedCount: 9 });
+    await d.userTurn("now the migration");
+    await d.tool("write", { path: "migrations/0042_unique_session.sql", content: "create unique index" });
+    await d.fire("before_compaction", { messageCount: 12 });
+    await d.fire("after_compaction", { messageCount: 3, compactedCount: 9 });
+    expect(snapshots(d).map((s) => s.snapshot.id)).toEqual([`${today()}-01`, `${today()}-02`]);
+  });
+
+  it("does not restore into heartbeat, cron or flush runs, nor into another session", async () => {
+    const d = driver();
+    await work(d);
+    await d.fire("before_compaction", { messageCount: 12 });
+    await d.fire("after_compaction", { messageCount: 3, compactedCount: 9 });
+    for (const trigger of ["heartbeat", "cron"]) {
+      const [r] = await d.fire("before_prompt_build", { prompt: "tick", messages: [] }, { trigger });
+      expect(r).toBeUndefined();
+    }
+    expect(await d.userTurn("hello", { sessionKey: "agent:main:other" })).toBeUndefined();
+    expect(await d.userTurn("hello", { sessionKey: "agent:ops:main", agentId: "ops" })).toBeUndefined();
+    expect(await d.userTurn("continue")).toContain(snapshots(d)[0]?.snapshot.id);
+  });
+
+  it("captures before a reset from the reset's messages and restores on the next turn", async () => {
+    const d = driver();
+    await d.fire("before_reset", {
+      reason: "reset",
+      messages: [
+        {
+          role: "user",
+          content: [{ type: "text", text: "Migrate billing exports to the v2 API (ticket INV-2026-00417)" }],
+        },
+        {
+          role: "assistant",
+          content: [{ type: "text", text: "Next: 1. rewrite src/billing/export.ts for /api/v2/exports" }],
+        },
+      ],
+    });
+    const [s] = snapshots(d);
+    expect(s?.snapshot.trigger).toBe("reset");
+    expect(s?.snapshot.goal).toContain("billing");
+    expect(await d.userTurn("hi again")).toContain(s?.snapshot.id);
+  });
+
+  it('restores the latest snapshot when the user says "you forgot"', async () => {
+    const d = driver();
+    await work(d);
+    await d.fire("before_compaction", { messageCount: 12 });
+    await d.fire("after_compaction", { messageCount: 3, compactedCount: 9 });
+    await d.userTurn("continue");
+    expect(await d.userTurn("thanks")).toBeUndefined();
+    expect(await d.userTurn("you forgot what we were doing")).toContain(snapshots(d)[0]?.snapshot.id);
+    expect(await d.userTurn("¿en qué estábamos?")).toContain(snapshots(d)[0]?.snapshot.id);
+  });
+});
+
+describe("hooks fail open", () => {
+  it("keeps working over a corrupt session state file, with one warning", async () => {
+    const d = driver();
+    await work(d);
+    const dir = join(d.workspace, ".big-memory", "sessions");
+    for (const f of readdirSync(dir)) writeFileSync(join(dir, f), "{ torn");
+    d.restart();
+    await d.userTurn("Fix the login bug in src/auth/session.ts");
+    expect(d.reg.warnings.filter((w) => w.includes("not valid JSON"))).toHaveLength(1);
+  });
+
+  it("returns nothing and warns when the workspace cannot be written", async () => {
+    const d = driver();
+    writeFileSync(join(d.workspace, ".big-memory"), "a file where a folder should be");
+    writeFileSync(join(d.workspace, "memory"), "a file where a folder should be");
+    await expect(d.userTurn("Fix ERR_X")).resolves.toBeUndefined();
+    await expect(d.fire("before_compaction", { messageCount: 1 })).resolves.toEqual([undefined]);
+    await expect(d.fire("after_compaction", { messageCount: 1, compactedCount: 1 })).resolves.toEqual([
+      undefined,
+    ]);
+    expect(d.reg.warnings.map((w) => w.replace(/ \(continuing.*$/, ""))).toEqual([
+      "big-memory: before_prompt_build failed",
+      "big-memory: before_compaction failed",
+      "big-memory: after_compaction failed",
+    ]);
+  });
+});
