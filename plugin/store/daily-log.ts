@@ -156,7 +156,9 @@ async function appendLocked(
       const bytes = await writeAll(handle, Buffer.from(separator + block, "utf8"));
       await handle.sync();
       if (created) await fsyncDirectory(dirname(path));
-      const line = countLineEndings(existing + separator) + markerLine + 1;
+      // Counted apart to avoid copying the log; a CR at its end and an LF opening the separator are one break.
+      const joined = existing.endsWith("\r") && separator.startsWith("\n") ? 1 : 0;
+      const line = countLineEndings(existing) + countLineEndings(separator) - joined + markerLine + 1;
       return { id, file, path, line, offset, bytes };
     } finally {
       await handle?.close();
@@ -229,6 +231,10 @@ function separatorBefore(text: string): string {
 /** Counts `\n`, `\r\n` and lone `\r`, as markdown (micromark) does when it numbers lines. */
 function countLineEndings(text: string): number {
   let count = 0;
+  if (!text.includes("\r")) {
+    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) count++;
+    return count;
+  }
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 10) count++;
