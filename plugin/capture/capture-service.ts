@@ -1,7 +1,7 @@
 import type { LocatedSnapshot, Trigger } from "../snapshot/snapshot.ts";
 import { localTime } from "../snapshot/time.ts";
 import { nextSnapshotId } from "../store/daily-log.ts";
-import { type SessionState, withCapture } from "../store/session-state.ts";
+import { type PendingRestore, type SessionState, withCapture } from "../store/session-state.ts";
 import type { Workspace } from "../workspace.ts";
 import { draftHasSubstance, draftSnapshot } from "./draft.ts";
 import { flushPrompt } from "./flush-prompt.ts";
@@ -32,6 +32,33 @@ export async function observe(ws: Workspace, ref: SessionRef, event: TrailEvent)
     trail: reduceTrail(s.trail, event),
     updatedAt: event.at,
   }));
+}
+
+/**
+ * A user turn begins: records the ask in the trail and takes the pending restore, exactly once,
+ * in one locked update (a second turn or process cannot take it again).
+ */
+export async function beginTurn(
+  ws: Workspace,
+  ref: SessionRef,
+  ask: string,
+  now: Date,
+): Promise<{ state: SessionState; pending: PendingRestore | null }> {
+  let pending: PendingRestore | null = null;
+  const at = now.toISOString();
+  const state = await ws.session(ref.sessionKey, ref.agentId).update((s) => {
+    const seen = ask === "" ? s : { ...s, trail: reduceTrail(s.trail, { type: "ask", text: ask, at }) };
+    pending = seen.pendingRestore;
+    const taken = pending === null ? null : { id: pending.id, reason: pending.reason, at };
+    return {
+      ...seen,
+      agentId: s.agentId ?? ref.agentId,
+      pendingRestore: null,
+      lastRestore: taken ?? s.lastRestore,
+      updatedAt: at,
+    };
+  });
+  return { state, pending };
 }
 
 /**

@@ -3,7 +3,7 @@ import { isAbsolute, join } from "node:path";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { timestampMillis } from "../snapshot/time.ts";
 import { errorCode } from "../store/fs-durable.ts";
-import type { PendingRestore, RestoreReason, SessionState } from "../store/session-state.ts";
+import type { RestoreReason, SessionState } from "../store/session-state.ts";
 import type { Workspace } from "../workspace.ts";
 import { type RestoreInput, renderRestore } from "./inject.ts";
 
@@ -56,30 +56,6 @@ export async function restoreFor(
     ...(opts.related === undefined ? {} : { related: opts.related }),
   });
   return { text: rendered.text, tokens: rendered.tokens, warnings };
-}
-
-/**
- * Takes the session's pending restore, exactly once: it is cleared in the same locked update that
- * returns it, so a second turn (or process) cannot inject it again.
- */
-export async function takePendingRestore(
-  ws: Workspace,
-  sessionKey: string,
-  agentId: string | null,
-  now: Date,
-): Promise<PendingRestore | null> {
-  let taken: PendingRestore | null = null;
-  await ws.session(sessionKey, agentId).update((s) => {
-    taken = s.pendingRestore;
-    if (taken === null) return s;
-    return {
-      ...s,
-      pendingRestore: null,
-      lastRestore: { id: taken.id, reason: taken.reason, at: now.toISOString() },
-      updatedAt: now.toISOString(),
-    };
-  });
-  return taken;
 }
 
 /** Queues `capture` for the next user turn of the session. */

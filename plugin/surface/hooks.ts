@@ -1,15 +1,16 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
-import { ensureCycleSnapshot, observe, prepareFlush, type SessionRef } from "../capture/capture-service.ts";
+import {
+  beginTurn,
+  ensureCycleSnapshot,
+  observe,
+  prepareFlush,
+  type SessionRef,
+} from "../capture/capture-service.ts";
 import { emptyTrail } from "../capture/trail.ts";
 import { restoreNotice } from "../recover/inject.ts";
-import {
-  latestOfSession,
-  restoreFor,
-  takePendingRestore,
-  withPendingRestore,
-} from "../recover/restore-service.ts";
+import { latestOfSession, restoreFor, withPendingRestore } from "../recover/restore-service.ts";
 import { detectAmnesia } from "../recover/triggers.ts";
 import { SessionState } from "../store/session-state.ts";
 import type { Workspace } from "../workspace.ts";
@@ -92,11 +93,8 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
       const ref = refOf(ctx);
       if (ref === null) return;
       const ask = userText(event);
-      const state =
-        ask === ""
-          ? await ws.session(ref.sessionKey, ref.agentId).read()
-          : await observe(ws, ref, { type: "ask", text: ask, at: now.toISOString() });
-      const pending = await takePendingRestore(ws, ref.sessionKey, ref.agentId, now);
+      // One locked update per turn: record the ask and take the pending restore together.
+      const { state, pending } = await beginTurn(ws, ref, ask, now);
       if (pending !== null) {
         const located = await ws.snapshotIn(pending.file, pending.id);
         if (located !== null) {

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createDriver } from "../surface/plugin-driver.ts";
+import { fmt, percentile, printTable, timeRuns } from "./table.ts";
+
+/**
+ * Hook latency: what each big-memory hook adds to an OpenClaw turn, measured by calling the
+ * registered handlers over a real workspace, against a bare 2 KB append + fsync (the floor of any
+ * durable capture) in the same run. Compaction hooks are awaited by OpenClaw, so their p99 is what
+ * a user can feel.
+ */
+export async function runHooksBench(opts: { runs?: number } = {}): Promise<void> {
+  const runs = opts.runs ?? 60;
+  const d = createDriver();
+  const scratch = mkdtempSync(join(tmpdir(), "big-memory-hooks-bench-"));
+  try {
+    const floor = await timeRuns(runs, async () => {
+      const h = await open(join(scratch, "floor.md"), "a");
+      await h.write("x".repeat(2048));
+      await h.sync();
+      await h.close();
+    });
+    await d.userTurn("Fix ERR_DUPLICATE_KEY on second login in src/auth/oauth-callback.ts (ticket ADR-016)");
+    const toolCall = await timeRuns(runs, (i) =>
+      d.tool(
+        i % 3 === 0 ? "exec" : "edit",
+        i % 3 === 0 ? { command: `npm test -- case-${i}` } : { path: `src/auth/file-${i % 7}.ts` },
+      ),
+    );
+    const userTurn = await timeRuns(runs, (i) => d.userTurn(`step ${i}: keep going with the oauth fix`));
+    const flush = await timeRuns(runs, () =>
+      d.fire(
+        "before_prompt_build",
+        { prompt: "Pre-compaction memory flush.", messages: [] },
+        {
+          trigger: "memory",
+          sessionKey: "agent:main:internal-session-effects:bench",
+        },
+      ),
+    );
+    const before: number[] = [];
+    const after: number[] = [];
+    const restore: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      await d.tool("edit", { path: `src/auth/cycle-${i}.ts` });
+      before.push(
+        ...(await timeRuns(1, () => d.fire("before_compaction", { messageCount: 40, tokenCount: 90_000 }))),
+      );
+      after.push(
+        ...(await timeRuns(1, () => d.fire("after_compaction", { messageCount: 4, compactedCount: 36 }))),
+      );
+      restore.push(...(await timeRuns(1, () => d.userTurn("continue"))));
+    }
+    const row = (label: string, t: number[]) => {
+      const sorted = [...t].sort((a, b) => a - b);
+      return [
+        label,
+        fmt(percentile(sorted, 50)),
+        fmt(percentile(sorted, 99)),
+        `${fmt(percentile(sorted, 50) / percentile(floor, 50), 1)}x`,
+      ];
+    };
+    printTable(`Hook latency, ms (${runs} calls each, real workspace, fsync on)`, [
+      ["hook (path)", "p50", "p99", "p50 vs append+fsync"],
+      row("after_tool_call (trail update)", toolCall),
+      row("before_prompt_build (user turn, nothing to restore)", userTurn),
+      row("before_prompt_build (flush run: prompt + mark)", flush),
+      row("before_compaction (safety-net draft + append)", before),
+      row("after_compaction (close cycle)", after),
+      row("before_prompt_build (restore after compaction)", restore),
+      row("bare 2 KB append + fsync (baseline)", floor),
+    ]);
+  } finally {
+    d.dispose();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runHooksBench();
