@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import type { PluginConfig } from "./config.ts";
 import type { SnapshotFilter } from "./search/shard.ts";
 import { SnapshotIndex } from "./search/snapshot-index.ts";
+import { liveSnapshots, newestOfName } from "./snapshot/lifecycle.ts";
 import { parseDailyLog } from "./snapshot/parse.ts";
 import type { LocatedSnapshot, SnapshotContent } from "./snapshot/snapshot.ts";
 import { errorCode } from "./store/fs-durable.ts";
@@ -136,19 +137,17 @@ export class Workspace {
     return (await this.all()).find((s) => s.snapshot.id === id) ?? null;
   }
 
-  /** The newest snapshot carrying a checkpoint name, or null when there is none or it was deleted. */
+  /** The newest live snapshot carrying a checkpoint name, or null (none, or deleted). */
   async byName(name: string): Promise<LocatedSnapshot | null> {
-    const named = (await this.all()).filter((s) => s.snapshot.name === name);
-    const newest = named[named.length - 1];
-    return newest === undefined || newest.snapshot.tombstone ? null : newest;
+    return newestOfName(await this.all(), name) ?? null;
   }
 
   /** The newest live snapshot that `visible` accepts. */
   async latestVisible(visible: (s: LocatedSnapshot) => boolean): Promise<LocatedSnapshot | null> {
-    const all = await this.all();
-    for (let i = all.length - 1; i >= 0; i--) {
-      const s = all[i];
-      if (s !== undefined && !s.snapshot.tombstone && visible(s)) return s;
+    const live = liveSnapshots(await this.all());
+    for (let i = live.length - 1; i >= 0; i--) {
+      const s = live[i];
+      if (s !== undefined && visible(s)) return s;
     }
     return null;
   }

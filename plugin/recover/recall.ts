@@ -1,3 +1,4 @@
+import { isSharedSession } from "../snapshot/lifecycle.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../surface/cli-text.ts";
 import type { Workspace } from "../workspace.ts";
@@ -43,21 +44,25 @@ export function scopeFilter(req: Pick<RecallRequest, "scope" | "sessionKey" | "a
   return {};
 }
 
-/** True when `l` may be shown to the requester. */
+/**
+ * True when `l` may be shown to the requester: its own snapshots always; in `agent` scope the
+ * agent's, in `workspace` scope any; but a group or shared-channel session never sees a snapshot of
+ * a direct session (or one whose session is unknown).
+ */
 export function inScope(
   l: LocatedSnapshot,
   req: Pick<RecallRequest, "scope" | "sessionKey" | "agentId">,
   own: ReadonlySet<string>,
 ): boolean {
-  if (own.has(l.snapshot.id)) return true;
+  if (own.has(l.snapshot.id) || (req.sessionKey !== null && l.snapshot.session === req.sessionKey)) return true;
+  if (req.scope === "session") return false;
+  if (isSharedSession(req.sessionKey) && !isSharedSession(l.snapshot.session)) return false;
   if (req.scope === "workspace") return true;
-  if (req.scope === "agent")
-    return (
-      req.agentId === null ||
-      l.snapshot.agent === req.agentId ||
-      (l.snapshot.session ?? "").startsWith(`agent:${req.agentId}:`)
-    );
-  return req.sessionKey !== null && l.snapshot.session === req.sessionKey;
+  return (
+    req.agentId === null ||
+    l.snapshot.agent === req.agentId ||
+    (l.snapshot.session ?? "").startsWith(`agent:${req.agentId}:`)
+  );
 }
 
 function tooOld(l: LocatedSnapshot, req: Pick<RecallRequest, "retentionDays" | "now">): boolean {

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import { contentFromInput } from "../snapshot/input.ts";
 import { refJson, snapshotJson } from "../snapshot/json.ts";
+import { liveSnapshots, newestOfName } from "../snapshot/lifecycle.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { formatDiagnostic } from "../snapshot/parse.ts";
 import { type LocatedSnapshot, Trigger } from "../snapshot/snapshot.ts";
@@ -64,11 +65,7 @@ function parsePositiveInt(raw: string, flag: string): number {
 
 /** Finds a snapshot by id, or the newest live snapshot carrying a checkpoint name. */
 export function findSnapshot(snapshots: LocatedSnapshot[], idOrName: string): LocatedSnapshot | undefined {
-  const byId = snapshots.find((s) => s.snapshot.id === idOrName);
-  if (byId !== undefined) return byId;
-  const named = snapshots.filter((s) => s.snapshot.name === idOrName);
-  const newest = named[named.length - 1];
-  return newest === undefined || newest.snapshot.tombstone ? undefined : newest;
+  return snapshots.find((s) => s.snapshot.id === idOrName) ?? newestOfName(snapshots, idOrName);
 }
 
 /** Attaches the subcommands to `root` (the bin's program, or `openclaw big-memory`). */
@@ -91,8 +88,7 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
       async (o: CommonOptions & { session?: string; agent?: string; limit?: string; all?: boolean }) => {
         const limit = o.limit === undefined ? Number.POSITIVE_INFINITY : parsePositiveInt(o.limit, "--limit");
         const ws = await readAllSnapshots(resolveWorkspace(o.dir, io));
-        const refs = ws.snapshots
-          .filter((s) => o.all === true || !s.snapshot.tombstone)
+        const refs = (o.all === true ? ws.snapshots : liveSnapshots(ws.snapshots))
           .filter((s) => o.session === undefined || s.snapshot.session === o.session)
           .filter((s) => o.agent === undefined || s.snapshot.agent === o.agent)
           .reverse()
