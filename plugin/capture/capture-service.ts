@@ -147,6 +147,8 @@ export async function ensureCycleSnapshot(
       trigger,
       session: ref.sessionKey,
       agent: ref.agentId,
+      name: s.line?.name ?? null,
+      parent: s.line?.parent ?? null,
     });
     capture = { id: saved.id, file: saved.file, source: "safety-net" };
     return withCapture(s, { id: saved.id, file: saved.file, trigger, at });

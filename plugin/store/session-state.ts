@@ -38,6 +38,11 @@ export const SessionState = z.object({
     thresholds: z.array(z.number()),
   }),
   pendingRestore: PendingRestore.nullable(),
+  /**
+   * The line of work the session continues (`resume NAME`, or `resume NAME --as NEW`): its snapshots
+   * carry this checkpoint name, and `parent` when the line branched from another checkpoint.
+   */
+  line: z.object({ name: z.string(), parent: z.string().nullable() }).nullable().default(null),
   /** Snapshots written for this session (ids and files), newest last, at most 50. */
   snapshots: z
     .array(z.object({ id: z.string(), file: z.string(), trigger: z.string(), at: z.string() }))
@@ -56,6 +61,7 @@ export function initialSessionState(sessionKey: string, agentId: string | null):
     trail: emptyTrail(),
     cycle: { n: 0, compacting: false, captured: null, thresholds: [] },
     pendingRestore: null,
+    line: null,
     snapshots: [],
     lastRestore: null,
     updatedAt: new Date(0).toISOString(),

@@ -4,6 +4,7 @@ import { type RedactionCounts, redactDeep } from "../snapshot/redact.ts";
 import { renderSnapshot } from "../snapshot/render.ts";
 import {
   type Diagnostic,
+  emptyContent,
   type LocatedSnapshot,
   SNAPSHOT_VERSION,
   type Snapshot,
@@ -137,4 +138,20 @@ export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceS
   }
   snapshots.sort(olderFirst);
   return { snapshots, diagnostics, bytes, files };
+}
+
+/**
+ * Deletes a checkpoint name the append-only way: a tombstone block (trigger `manual`, the name,
+ * `tombstone: yes`). The log keeps every version; list, recall and restore stop offering the name,
+ * `list --all` still shows it, and saving the name again starts it afresh.
+ */
+export function tombstone(
+  options: Omit<SaveOptions, "content" | "meta"> & { name: string; session?: string | null; agent?: string | null },
+): Promise<SaveResult> {
+  const { name, session, agent, ...rest } = options;
+  return saveSnapshot({
+    ...rest,
+    content: { ...emptyContent(), goal: `Checkpoint ${name} deleted` },
+    meta: { trigger: "manual", name, session: session ?? null, agent: agent ?? null, tombstone: true },
+  });
 }

@@ -9,7 +9,8 @@ import { nameProblem } from "../snapshot/naming.ts";
 import { formatDiagnostic } from "../snapshot/parse.ts";
 import { type LocatedSnapshot, Trigger } from "../snapshot/snapshot.ts";
 import { timeZoneProblem } from "../snapshot/time.ts";
-import { readAllSnapshots, saveSnapshot } from "../store/snapshots.ts";
+import { staleWarnings } from "../recover/restore-service.ts";
+import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
 import { oneLine, refTable, relativeAge, snapshotText, styleFor, table } from "./cli-text.ts";
 
 /**
@@ -105,13 +106,13 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
     );
 
   common(root.command("show"))
-    .description("show one snapshot by id or checkpoint name")
+    .description("show one snapshot by id or checkpoint name, with stale-file warnings")
     .argument("<id-or-name>", "a snapshot id (2026-11-22-03) or a checkpoint name")
     .action(async (idOrName: string, o: CommonOptions) => {
-      const ws = await readAllSnapshots(resolveWorkspace(o.dir, io));
+      const workspaceDir = resolveWorkspace(o.dir, io);
+      const ws = await readAllSnapshots(workspaceDir);
       const found = findSnapshot(ws.snapshots, idOrName);
-      const warnings =
-        found?.verified === false ? ["the block was modified after it was written (checksum mismatch)"] : [];
+      const warnings = found === undefined ? [] : await staleWarnings(workspaceDir, found);
       out(o.json, { snapshot: found === undefined ? null : snapshotJson(found), warnings }, () =>
         found === undefined
           ? `No snapshot with id or name "${idOrName}".`
@@ -212,6 +213,25 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
               ]),
         ].join("\n");
       });
+      setExit(EXIT.ok);
+    });
+
+  common(root.command("delete"))
+    .description("delete a checkpoint name (appends a tombstone; the history stays in the log)")
+    .argument("<name>", "the checkpoint name")
+    .option("--session <key>", "session key to attribute the deletion to")
+    .action(async (name: string, o: CommonOptions & { session?: string }) => {
+      const workspaceDir = resolveWorkspace(o.dir, io);
+      const ws = await readAllSnapshots(workspaceDir);
+      if (newestOfName(ws.snapshots, name) === undefined) {
+        out(o.json, { deleted: null }, () => `No live checkpoint named "${name}".`);
+        setExit(EXIT.notFound);
+        return;
+      }
+      const saved = await tombstone({ workspaceDir, name, session: o.session ?? null, now: io.now() });
+      out(o.json, { deleted: name, id: saved.id, file: saved.file, line: saved.line }, () =>
+        `deleted checkpoint ${name} (tombstone ${saved.id} in ${saved.file}:${saved.line}; list --all shows its history)`,
+      );
       setExit(EXIT.ok);
     });
 

@@ -1,21 +1,23 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { draftHasSubstance, draftSnapshot } from "../capture/draft.ts";
 import { recall, visibility } from "../recover/recall.ts";
-import { withPendingRestore } from "../recover/restore-service.ts";
+import { staleWarnings, withPendingRestore } from "../recover/restore-service.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { withCapture } from "../store/session-state.ts";
+import { tombstone } from "../store/snapshots.ts";
 import { oneLine, relativeAge } from "./cli-text.ts";
 import { agentOfSessionKey, type SurfaceDeps, warnOnce, workspaceOf } from "./context.ts";
 
 /** The usage text of `/big-memory`. */
 export const COMMAND_USAGE = [
-  "Usage: /big-memory [status | save [name] | recall [query|name|id] | list | search QUERY | resume NAME]",
+  "Usage: /big-memory [status | save [name] | recall [query|name|id] | list | search QUERY | resume NAME [--as NEW] | delete NAME]",
   "  status          this session's snapshots, pending restore and last restore (default)",
   "  save [name]     save a snapshot now, drafted from this session's activity",
   "  recall [q]      show the latest snapshot, or one by name or id, or the best match for words",
   "  list            the most recent snapshots in this session's scope",
   "  search QUERY    find snapshots by identifiers, file names, error codes or phrases",
-  "  resume NAME     restore a named checkpoint into the next turn",
+  "  resume NAME     restore a named checkpoint into the next turn; --as NEW branches a new line of work",
+  "  delete NAME     stop offering a checkpoint (its history stays in the log)",
 ].join("\n");
 
 interface CommandCtx {
@@ -74,7 +76,8 @@ export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<st
         trigger: "manual",
         session: sessionKey,
         agent: agentId,
-        name: arg === "" ? null : arg,
+        name: arg === "" ? (state.line?.name ?? null) : arg,
+        parent: arg === "" ? (state.line?.parent ?? null) : null,
       });
       await session.update((s) =>
         withCapture(s, { id: saved.id, file: saved.file, trigger: "manual", at: now.toISOString() }),
@@ -113,14 +116,40 @@ export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<st
     }
     case "resume": {
       if (sessionKey === null) return "big-memory: no session to resume into.";
-      if (arg === "") return `big-memory: resume needs a checkpoint name.\n${COMMAND_USAGE}`;
-      const found = await ws.byName(arg);
-      if (found === null) return `big-memory: no checkpoint named "${arg}". Try /big-memory list.`;
+      const m = /^(\S+)(?:\s+--as\s+(\S+))?$/.exec(arg);
+      const [name, as] = [m?.[1], m?.[2]];
+      if (name === undefined) return `big-memory: resume needs a checkpoint name, and optionally --as NEW-NAME.\n${COMMAND_USAGE}`;
+      if (as !== undefined) {
+        const problem = nameProblem(as);
+        if (problem !== null) return `big-memory: ${problem}`;
+      }
+      const found = await ws.byName(name);
+      if (found === null) return `big-memory: no checkpoint named "${name}". Try /big-memory list.`;
+      const line = as === undefined ? { name, parent: null } : { name: as, parent: name };
       await ws
         .session(sessionKey, agentId)
-        .update((s) => withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now));
+        .update((s) => ({ ...withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now), line }));
+      await ws.logRestore({ at: now.toISOString(), id: found.snapshot.id, session: sessionKey, reason: "resume" });
       const s = found.snapshot;
-      return `Resuming: ${oneLine(s.goal || "(no goal)", 100)}. Last progress: ${s.state.progress || "unknown"}. Next action: ${s.next[0] ?? "none recorded"}`;
+      const warnings = await staleWarnings(ws.dir, found);
+      return [
+        `Resuming: ${oneLine(s.goal || "(no goal)", 100)}. Last progress: ${s.state.progress || "unknown"}. Next action: ${s.next[0] ?? "none recorded"}`,
+        ...(as === undefined ? [] : [`New snapshots of this session are saved as "${as}", branched from "${name}".`]),
+        ...warnings.map((w) => `warning: ${w}`),
+      ].join("\n");
+    }
+    case "delete": {
+      if (arg === "") return `big-memory: delete needs a checkpoint name.\n${COMMAND_USAGE}`;
+      if ((await ws.byName(arg)) === null) return `big-memory: no checkpoint named "${arg}".`;
+      const saved = await tombstone({
+        workspaceDir: ws.dir,
+        name: arg,
+        session: sessionKey,
+        agent: agentId,
+        now,
+        ...(deps.config.timeZone === undefined ? {} : { timeZone: deps.config.timeZone }),
+      });
+      return `Deleted checkpoint "${arg}" (tombstone ${saved.id}); its history stays in ${saved.file}, and the name can be used again.`;
     }
     default:
       return `big-memory: unknown subcommand "${verb}".\n${COMMAND_USAGE}`;

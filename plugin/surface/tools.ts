@@ -71,11 +71,13 @@ export function registerTools(api: OpenClawPluginApi, deps: SurfaceDeps): void {
         const sessionKey = ctx.sessionKey ?? null;
         const agentId = ctx.agentId ?? agentOfSessionKey(ctx.sessionKey) ?? null;
         const ws = deps.workspaces.get(workspaceOf(deps, ctx));
+        const line = sessionKey === null ? null : (await ws.session(sessionKey, agentId).read()).line;
         const saved = await ws.save(content.content, {
           trigger: "tool",
           session: sessionKey,
           agent: agentId,
-          name: name ?? null,
+          name: name ?? line?.name ?? null,
+          parent: name === undefined ? (line?.parent ?? null) : null,
         });
         if (sessionKey !== null) {
           await ws

@@ -136,7 +136,7 @@ describe("big-memory save", () => {
         extra: [],
         parent: null,
       },
-      warnings: [],
+      warnings: ["src/auth/oauth-callback.ts no longer exists"],
     });
   });
 
