@@ -59,6 +59,20 @@ async function flushTarget(ws: Workspace, agentId: string | null): Promise<Sessi
   return parsed.success ? parsed.data : null;
 }
 
+/**
+ * The fraction of the context window in use after a model call: prompt (with cache reads and
+ * writes) plus the output that joins the context, over the budget OpenClaw reports. Null when either
+ * is unknown.
+ */
+export function contextUse(
+  usage: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number } | undefined,
+  budget: number | undefined,
+): number | null {
+  if (usage === undefined || budget === undefined || budget <= 0) return null;
+  const used = (usage.input ?? 0) + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0) + (usage.output ?? 0);
+  return used > 0 ? used / budget : null;
+}
+
 /** What the user typed this turn, without OpenClaw's internal context. */
 function userText(event: { prompt?: string; currentUserMessage?: string }): string {
   const text = event.currentUserMessage ?? event.prompt ?? "";
@@ -157,12 +171,24 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
     if (!config.enabled || (ctx.trigger !== undefined && ctx.trigger !== "user")) return;
     try {
       const ref = refOf(ctx);
-      if (ref === null || event.assistantTexts.length === 0) return;
-      await observe(wsOf(ctx), ref, {
-        type: "assistant",
-        texts: event.assistantTexts,
-        at: deps.now().toISOString(),
-      });
+      if (ref === null) return;
+      const ws = wsOf(ctx);
+      const now = deps.now();
+      const state =
+        event.assistantTexts.length === 0
+          ? await ws.session(ref.sessionKey, ref.agentId).read()
+          : await observe(ws, ref, { type: "assistant", texts: event.assistantTexts, at: now.toISOString() });
+      const use = contextUse(event.usage, event.contextTokenBudget ?? ctx.contextTokenBudget);
+      const crossed = config.capture.thresholds.filter((t) => use !== null && use >= t && !state.cycle.thresholds.includes(t));
+      if (crossed.length === 0 || use === null) return;
+      const { capture } = await ensureCycleSnapshot(ws, ref, "threshold", { now, safetyNet: true });
+      await ws.session(ref.sessionKey, ref.agentId).update((s) => ({
+        ...s,
+        cycle: { ...s.cycle, thresholds: [...new Set([...s.cycle.thresholds, ...crossed])] },
+      }));
+      deps.logger.info?.(
+        `big-memory: context at ${Math.round(use * 100)}% of the window (threshold ${crossed.join(", ")}): ${capture.source === "none" ? "nothing observed to autosave" : `autosaved snapshot ${capture.id}`}`,
+      );
     } catch (error) {
       warnOnce(deps, "llm_output", error);
     }

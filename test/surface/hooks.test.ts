@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
@@ -174,6 +174,44 @@ describe("capture and restore across compaction", () => {
     expect(await d.userTurn("thanks")).toBeUndefined();
     expect(await d.userTurn("you forgot what we were doing")).toContain(snapshots(d)[0]?.snapshot.id);
     expect(await d.userTurn("¿en qué estábamos?")).toContain(snapshots(d)[0]?.snapshot.id);
+  });
+});
+
+describe("autosave at context thresholds", () => {
+  const output = (input: number) => ({
+    runId: "r",
+    sessionId: "s-1",
+    provider: "fake",
+    model: "fake",
+    assistantTexts: ["Working on it."],
+    usage: { input, output: 500 },
+    contextTokenBudget: 128_000,
+  });
+
+  it("writes one threshold snapshot per crossing per cycle", async () => {
+    const d = driver({ capture: { thresholds: [0.5, 0.7] } });
+    await work(d);
+    await d.fire("llm_output", output(40_000), { trigger: "user" });
+    expect(existsSync(join(d.workspace, "memory"))).toBe(false);
+    await d.fire("llm_output", output(70_000), { trigger: "user" });
+    await d.fire("llm_output", output(75_000), { trigger: "user" });
+    await d.fire("llm_output", output(95_000), { trigger: "user" });
+    await d.fire("llm_output", output(99_000), { trigger: "user" });
+    expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["threshold", "threshold"]);
+    expect(d.reg.infos.filter((m) => m.includes("autosaved snapshot"))).toHaveLength(2);
+    await d.fire("before_compaction", { messageCount: 40 });
+    await d.fire("after_compaction", { messageCount: 4, compactedCount: 36 });
+    expect(snapshots(d)).toHaveLength(2);
+    await d.fire("llm_output", output(70_000), { trigger: "user" });
+    expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["threshold", "threshold", "threshold"]);
+  });
+
+  it("ignores flush runs and calls without a context budget", async () => {
+    const d = driver();
+    await work(d);
+    await d.fire("llm_output", output(120_000), { trigger: "memory", sessionKey: "agent:main:internal-session-effects:x" });
+    await d.fire("llm_output", { ...output(120_000), contextTokenBudget: undefined }, { trigger: "user" });
+    expect(existsSync(join(d.workspace, "memory"))).toBe(false);
   });
 });
 
