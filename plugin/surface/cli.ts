@@ -10,8 +10,11 @@ import { formatDiagnostic } from "../snapshot/parse.ts";
 import { type LocatedSnapshot, Trigger } from "../snapshot/snapshot.ts";
 import { timeZoneProblem } from "../snapshot/time.ts";
 import { staleWarnings } from "../recover/restore-service.ts";
+import { archiveBefore } from "../store/archive.ts";
+import { isDailyLogDate } from "../store/daily-log.ts";
 import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
-import { oneLine, refTable, relativeAge, snapshotText, styleFor, table } from "./cli-text.ts";
+import { statusDoc, statusText } from "./cli-status.ts";
+import { refTable, snapshotText, styleFor } from "./cli-text.ts";
 
 /**
  * The `big-memory` command line (also mounted as `openclaw big-memory`). Contract (DESIGN.md):
@@ -156,63 +159,10 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
     });
 
   common(root.command("status"))
-    .description("counts, sizes, last capture per session")
+    .description("counts, sizes, autosaves, last capture and last restore per session")
     .action(async (o: CommonOptions) => {
-      const workspace = resolveWorkspace(o.dir, io);
-      const ws = await readAllSnapshots(workspace);
-      const days = new Map<string, number>();
-      const sessions = new Map<string, { snapshots: number; last: LocatedSnapshot }>();
-      for (const s of ws.snapshots) {
-        const day = s.file.slice(-13, -3);
-        days.set(day, (days.get(day) ?? 0) + 1);
-        const key = s.snapshot.session ?? "(none)";
-        sessions.set(key, { snapshots: (sessions.get(key)?.snapshots ?? 0) + 1, last: s });
-      }
-      const last = ws.snapshots[ws.snapshots.length - 1];
-      const capture = (s: LocatedSnapshot) => ({
-        id: s.snapshot.id,
-        timestamp: s.snapshot.timestamp,
-        trigger: s.snapshot.trigger,
-      });
-      const doc = {
-        workspace,
-        snapshots: ws.snapshots.length,
-        files: ws.files,
-        bytes: ws.bytes,
-        verified: ws.snapshots.filter((s) => s.verified === true).length,
-        unverified: ws.snapshots.filter((s) => s.verified === null).length,
-        modified: ws.snapshots.filter((s) => s.verified === false).length,
-        problems: ws.diagnostics.length,
-        days: [...days].map(([date, snapshots]) => ({ date, snapshots })),
-        sessions: [...sessions].map(([session, v]) => ({
-          session,
-          snapshots: v.snapshots,
-          lastCapture: capture(v.last),
-        })),
-        lastCapture: last === undefined ? null : { ...capture(last), session: last.snapshot.session },
-      };
-      out(o.json, doc, () => {
-        const now = io.now();
-        return [
-          `${style.bold("workspace")}  ${workspace}`,
-          `${style.bold("snapshots")}  ${doc.snapshots} in ${doc.files} daily logs (${(doc.bytes / 1024).toFixed(1)} KiB): ${doc.verified} verified, ${doc.unverified} unverified, ${doc.modified} modified, ${doc.problems} problems`,
-          `${style.bold("last capture")}  ${last === undefined ? "none" : `${last.snapshot.id} ${relativeAge(last.snapshot.timestamp, now)} (${last.snapshot.trigger ?? "-"}): ${oneLine(last.snapshot.goal, 60)}`}`,
-          ...(doc.sessions.length === 0
-            ? []
-            : [
-                "",
-                table([
-                  ["SESSION", "SNAPSHOTS", "LAST CAPTURE", "AGE"].map(style.bold),
-                  ...doc.sessions.map((s) => [
-                    s.session,
-                    String(s.snapshots),
-                    s.lastCapture.id,
-                    relativeAge(s.lastCapture.timestamp, now),
-                  ]),
-                ]),
-              ]),
-        ].join("\n");
-      });
+      const doc = await statusDoc(resolveWorkspace(o.dir, io));
+      out(o.json, doc, () => statusText(doc, io.now(), style));
       setExit(EXIT.ok);
     });
 
@@ -233,6 +183,26 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
         `deleted checkpoint ${name} (tombstone ${saved.id} in ${saved.file}:${saved.line}; list --all shows its history)`,
       );
       setExit(EXIT.ok);
+    });
+
+  common(root.command("archive"))
+    .description("move the snapshot blocks of daily logs older than DATE into memory/archive/ (verified first)")
+    .requiredOption("--before <date>", "YYYY-MM-DD: logs dated before this day are archived")
+    .action(async (o: CommonOptions & { before: string }) => {
+      if (!isDailyLogDate(o.before)) throw new UsageError(`--before expects a date YYYY-MM-DD, received "${o.before}"`);
+      const result = await archiveBefore(resolveWorkspace(o.dir, io), o.before);
+      out(o.json, result, () =>
+        [
+          result.archived.length === 0 ? `Nothing to archive before ${o.before}.` : "",
+          ...result.archived.map(
+            (a) => `${a.file}: ${a.snapshots} snapshot${a.snapshots === 1 ? "" : "s"} moved to ${a.archive}${a.removed ? " (the log held nothing else and was removed)" : ""}`,
+          ),
+          ...result.problems.map((p) => style.yellow(`${p.file}: ${p.problem}`)),
+        ]
+          .filter((l) => l !== "")
+          .join("\n"),
+      );
+      setExit(result.archived.length === 0 ? EXIT.notFound : EXIT.ok);
     });
 
   common(root.command("save"))

@@ -1,0 +1,120 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { errorCode } from "../store/fs-durable.ts";
+import { readAllSnapshots } from "../store/snapshots.ts";
+import { relativeAge, type Style, table } from "./cli-text.ts";
+
+/** One line of `.big-memory/restore-log.jsonl`. */
+const RestoreLogLine = z.object({
+  at: z.string(),
+  id: z.string(),
+  session: z.string().nullable(),
+  reason: z.string(),
+  tokens: z.number().optional(),
+});
+type RestoreLogLine = z.infer<typeof RestoreLogLine>;
+
+/** Reads the restore log; bad lines are counted, not fatal. */
+export async function readRestoreLog(workspace: string): Promise<{ entries: RestoreLogLine[]; bad: number }> {
+  let text = "";
+  try {
+    text = await readFile(join(workspace, ".big-memory", "restore-log.jsonl"), "utf8");
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw error;
+  }
+  const entries: RestoreLogLine[] = [];
+  let bad = 0;
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      const parsed = RestoreLogLine.safeParse(JSON.parse(line));
+      if (parsed.success) entries.push(parsed.data);
+      else bad++;
+    } catch {
+      bad++;
+    }
+  }
+  return { entries, bad };
+}
+
+const capture = (s: LocatedSnapshot) => ({ id: s.snapshot.id, timestamp: s.snapshot.timestamp, trigger: s.snapshot.trigger });
+
+/**
+ * The `status` document: counts per day and per session, storage, last capture and last restore per
+ * session, autosaves (threshold snapshots) and problems found.
+ */
+export async function statusDoc(workspace: string) {
+  const ws = await readAllSnapshots(workspace);
+  const log = await readRestoreLog(workspace);
+  const days = new Map<string, number>();
+  const sessions = new Map<string, { snapshots: number; autosaves: number; last: LocatedSnapshot }>();
+  for (const s of ws.snapshots) {
+    const day = s.file.slice(-13, -3);
+    days.set(day, (days.get(day) ?? 0) + 1);
+    const key = s.snapshot.session ?? "(none)";
+    const prev = sessions.get(key);
+    sessions.set(key, {
+      snapshots: (prev?.snapshots ?? 0) + 1,
+      autosaves: (prev?.autosaves ?? 0) + (s.snapshot.trigger === "threshold" ? 1 : 0),
+      last: s,
+    });
+  }
+  const lastRestore = new Map<string, RestoreLogLine>();
+  for (const e of log.entries) lastRestore.set(e.session ?? "(none)", e);
+  const keys = [...new Set([...sessions.keys(), ...lastRestore.keys()])].sort();
+  const last = ws.snapshots[ws.snapshots.length - 1];
+  return {
+    workspace,
+    snapshots: ws.snapshots.length,
+    files: ws.files,
+    bytes: ws.bytes,
+    verified: ws.snapshots.filter((s) => s.verified === true).length,
+    unverified: ws.snapshots.filter((s) => s.verified === null).length,
+    modified: ws.snapshots.filter((s) => s.verified === false).length,
+    autosaves: ws.snapshots.filter((s) => s.snapshot.trigger === "threshold").length,
+    restores: log.entries.length,
+    problems: ws.diagnostics.length + log.bad,
+    days: [...days].map(([date, snapshots]) => ({ date, snapshots })),
+    sessions: keys.map((session) => {
+      const v = sessions.get(session);
+      const r = lastRestore.get(session);
+      return {
+        session,
+        snapshots: v?.snapshots ?? 0,
+        autosaves: v?.autosaves ?? 0,
+        lastCapture: v === undefined ? null : capture(v.last),
+        lastRestore: r === undefined ? null : { id: r.id, at: r.at, reason: r.reason },
+      };
+    }),
+    lastCapture: last === undefined ? null : { ...capture(last), session: last.snapshot.session },
+  };
+}
+export type StatusDoc = Awaited<ReturnType<typeof statusDoc>>;
+
+/** The `status` document for people. */
+export function statusText(doc: StatusDoc, now: Date, style: Style): string {
+  const last = doc.lastCapture;
+  return [
+    `${style.bold("workspace")}  ${doc.workspace}`,
+    `${style.bold("snapshots")}  ${doc.snapshots} in ${doc.files} daily logs (${(doc.bytes / 1024).toFixed(1)} KiB): ${doc.verified} verified, ${doc.unverified} unverified, ${doc.modified} modified; ${doc.autosaves} autosaves; ${doc.restores} restores; ${doc.problems} problems`,
+    `${style.bold("last capture")}  ${last === null ? "none" : `${last.id} ${relativeAge(last.timestamp, now)} (${last.trigger ?? "-"})`}`,
+    ...(doc.sessions.length === 0
+      ? []
+      : [
+          "",
+          table([
+            ["SESSION", "SNAPSHOTS", "AUTOSAVES", "LAST CAPTURE", "LAST RESTORE"].map(style.bold),
+            ...doc.sessions.map((s) => [
+              s.session,
+              String(s.snapshots),
+              String(s.autosaves),
+              s.lastCapture === null ? "-" : `${s.lastCapture.id} (${relativeAge(s.lastCapture.timestamp, now)})`,
+              s.lastRestore === null ? "-" : `${s.lastRestore.id} ${s.lastRestore.reason} (${relativeAge(s.lastRestore.at, now)})`,
+            ]),
+          ]),
+        ]),
+  ].join("\n");
+}
+
