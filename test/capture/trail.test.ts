@@ -1,0 +1,609 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  cleanUserText,
+  clip,
+  commandLabel,
+  detectBranch,
+  detectDecisions,
+  detectPlan,
+  emptyTrail,
+  errorExcerpt,
+  extractNames,
+  isSubstantialAsk,
+  planParts,
+  readToolOutcome,
+  reduceTrail,
+  TRAIL_LIMITS,
+  Trail,
+} from "../../plugin/capture/trail.ts";
+import { ask, at, eventsArb, exec, execResult, said, textResult, tool, trailOf } from "./fixtures/events.ts";
+import trailV1 from "./fixtures/trail-v1.json" with { type: "json" };
+
+const L = TRAIL_LIMITS;
+
+describe("emptyTrail", () => {
+  it("returns a version 1 trail that observed nothing and passes the schema", () => {
+    const t = emptyTrail();
+    expect(Trail.parse(t)).toEqual(t);
+    expect(t).toMatchObject({ version: 1, firstAsk: null, asks: [], files: [], turns: 0, updatedAt: null });
+  });
+});
+
+describe("Trail", () => {
+  it("loads a version 1 trail persisted by an earlier build and keeps reducing it", () => {
+    const t = Trail.parse(trailV1);
+    expect(t.branch).toBe("fix/duplicate-signup");
+    expect(t.commands.map((c) => [c.command, c.status, c.exitCode])).toEqual([
+      ["git checkout -b fix/duplicate-signup", "ok", 0],
+      ["npm test", "failed", 1],
+    ]);
+    expect(t.plan).toBe("Next: 1. add the index 2. rerun tests");
+    expect(reduceTrail(t, exec("npm test", "ok", 0, 200)).commands.at(-1)?.status).toBe("ok");
+  });
+
+  it("refuses an unknown version and a trail beyond its limits", () => {
+    expect(Trail.safeParse({ ...trailV1, version: 2 }).success).toBe(false);
+    const asks = Array.from({ length: L.asks + 1 }, () => ({ text: "x", at: "t" }));
+    expect(Trail.safeParse({ ...trailV1, asks }).error?.issues.map((i) => i.path.join("."))).toEqual([
+      "asks",
+    ]);
+  });
+});
+
+describe("reduceTrail", () => {
+  describe("asks", () => {
+    it("keeps the first substantial ask apart and every ask in order when several arrive", () => {
+      const t = trailOf(ask("hi", 0), ask("Migrate the billing export to the v2 API", 1), ask("continue", 2));
+      expect(t.firstAsk).toBe("Migrate the billing export to the v2 API");
+      expect(t.asks).toEqual([
+        { text: "hi", at: at(0) },
+        { text: "Migrate the billing export to the v2 API", at: at(1) },
+        { text: "continue", at: at(2) },
+      ]);
+      expect(t.turns).toBe(3);
+      expect(t.updatedAt).toBe(at(2));
+    });
+
+    it("counts one turn when the same ask is reported twice in a row", () => {
+      const t = trailOf(
+        ask("Add rate limiting to the login endpoint", 0),
+        ask("Add rate limiting to the login endpoint", 1),
+      );
+      expect(t.asks).toHaveLength(1);
+      expect(t.turns).toBe(1);
+      expect(t.updatedAt).toBe(at(1));
+    });
+
+    it("ignores OpenClaw runtime context, compaction summaries and memory-flush prompts", () => {
+      const t = trailOf(
+        ask(
+          "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nActive exec sessions: none\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>",
+        ),
+        ask("The conversation history before this point was compacted into the following summary: ..."),
+        ask("Pre-compaction memory flush. Store durable memories now."),
+        ask("   "),
+      );
+      expect(t).toEqual(emptyTrail());
+    });
+
+    it("keeps the user's words without channel envelopes and untrusted metadata", () => {
+      const text =
+        'Sender (untrusted metadata):\n```json\n{"name":"Ana"}\n```\n[WhatsApp +1555 Mon 2026-01-05 16:26:34 PST] Fix the login bug on Safari';
+      expect(trailOf(ask(text)).asks).toEqual([{ text: "Fix the login bug on Safari", at: at(0) }]);
+    });
+
+    it("keeps the newest asks but never drops firstAsk when more than the limit arrive", () => {
+      const texts = Array.from({ length: L.asks + 3 }, (_, i) => `Please do task number ${i} today`);
+      const t = trailOf(...texts.map((text, i) => ask(text, i)));
+      expect(t.asks.map((a) => a.text)).toEqual(texts.slice(-L.asks));
+      expect(t.firstAsk).toBe("Please do task number 0 today");
+      expect(t.turns).toBe(L.asks + 3);
+    });
+
+    it("cuts an ask longer than askChars with an ellipsis", () => {
+      const t = trailOf(ask(`Refactor the parser ${"x".repeat(2000)}`));
+      expect(t.asks[0]?.text).toHaveLength(L.askChars);
+      expect(t.asks[0]?.text.endsWith("…")).toBe(true);
+      expect(t.firstAsk).toBe(t.asks[0]?.text);
+    });
+  });
+
+  describe("files", () => {
+    it("counts reads and edits per file, least recently used first", () => {
+      const t = trailOf(
+        tool("read", { path: "src/a.ts" }, 1, { result: textResult("a") }),
+        tool("read", { file_path: "src/b.ts" }, 2, { result: textResult("b") }),
+        tool("edit", { path: "./src/a.ts", edits: [] }, 3, { result: textResult("ok", { changed: true }) }),
+      );
+      expect(t.files).toEqual([
+        { path: "src/b.ts", reads: 1, writes: 0, created: false, lastAction: "read", lastSeen: at(2) },
+        { path: "src/a.ts", reads: 1, writes: 1, created: false, lastAction: "edit", lastSeen: at(3) },
+      ]);
+      expect(t.last).toEqual({ kind: "write", text: "edited src/a.ts" });
+      expect(t.toolCalls).toBe(3);
+    });
+
+    it("marks a file created when the write tool reports created", () => {
+      const created = textResult("Wrote 3 lines", { changed: true, created: true, diff: "", patch: "" });
+      const t = trailOf(tool("write", { path: "src/new.ts", content: "x" }, 1, { result: created }));
+      expect(t.files).toEqual([
+        { path: "src/new.ts", reads: 0, writes: 1, created: true, lastAction: "create", lastSeen: at(1) },
+      ]);
+      expect(t.last).toEqual({ kind: "write", text: "created src/new.ts" });
+    });
+
+    it("reads every file of an apply_patch input", () => {
+      const input = [
+        "*** Begin Patch",
+        "*** Add File: docs/new.md",
+        "+hello",
+        "*** Update File: src/app.ts",
+        "@@",
+        "-a",
+        "+b",
+        "*** Update File: src/old-name.ts",
+        "*** Move to: src/new-name.ts",
+        "*** Delete File: obsolete.txt",
+        "*** End Patch",
+      ].join("\n");
+      const t = trailOf(tool("apply_patch", { input }, 1, { result: textResult("Done") }));
+      expect(t.files.map((f) => [f.path, f.lastAction])).toEqual([
+        ["docs/new.md", "create"],
+        ["src/app.ts", "edit"],
+        ["src/old-name.ts", "delete"],
+        ["src/new-name.ts", "move"],
+        ["obsolete.txt", "delete"],
+      ]);
+      expect(t.last).toEqual({ kind: "write", text: "deleted obsolete.txt (+4 more)" });
+    });
+
+    it("ignores daily logs under memory/ and counts the plugin's own tools as calls only", () => {
+      const t = trailOf(
+        tool("write", { path: "memory/2026-11-22.md", content: "x" }, 1, { result: textResult("ok") }),
+        tool("read", { path: "/home/u/.openclaw/workspace/memory/2026-11-21.md" }, 2, {
+          result: textResult(""),
+        }),
+        tool("big_memory_save", { path: "src/a.ts" }, 3, { result: textResult("saved") }),
+        tool("big_memory_recall", {}, 4, { error: "nothing found" }),
+      );
+      expect(t.files).toEqual([]);
+      expect(t.toolCalls).toBe(4);
+      expect(t.failures).toBe(0);
+      expect(t.last).toEqual({ kind: "tool", text: "used read" });
+    });
+
+    it("keeps absolute paths under workspaceDir relative to it", () => {
+      const event = tool("read", { path: "/ws/project/src/a.ts" }, 1, { result: textResult("a") });
+      const t = reduceTrail(emptyTrail(), event, { workspaceDir: "/ws/project/" });
+      expect(t.files.map((f) => f.path)).toEqual(["src/a.ts"]);
+    });
+
+    it("evicts the least recently used file when more than the limit are touched", () => {
+      const reads = Array.from({ length: L.files + 5 }, (_, i) =>
+        tool("read", { path: `src/f${i}.ts` }, i, { result: textResult("") }),
+      );
+      const t = trailOf(
+        tool("read", { path: "src/keep.ts" }, 0, { result: textResult("") }),
+        ...reads.slice(0, 10),
+        tool("read", { path: "src/keep.ts" }, 11, { result: textResult("") }),
+        ...reads.slice(10),
+      );
+      expect(t.files).toHaveLength(L.files);
+      expect(t.files.map((f) => f.path)).toContain("src/keep.ts");
+      expect(t.files.map((f) => f.path)).not.toContain("src/f0.ts");
+      expect(t.files.at(-1)?.path).toBe(`src/f${L.files + 4}.ts`);
+    });
+
+    it("records no file and describes the failure when a file tool fails", () => {
+      const t = trailOf(
+        tool("edit", { path: "src/a.ts", edits: [] }, 1, {
+          error: "Could not find the exact text in src/a.ts",
+        }),
+      );
+      expect(t.files).toEqual([]);
+      expect(t.failures).toBe(1);
+      expect(t.commands).toEqual([]);
+      expect(t.last).toEqual({
+        kind: "tool",
+        text: "edit src/a.ts failed: Could not find the exact text in src/a.ts",
+      });
+    });
+  });
+
+  describe("commands", () => {
+    it("records a non-zero exit as a failure with the error lines of its output", () => {
+      const output =
+        " RUN  v5\n FAIL  test/users.test.ts > rejects duplicates\nError: duplicate key (ERR_DUPLICATE_KEY)\n ❯ src/db.ts:42:11";
+      const t = trailOf(exec("npm test", output, 1, 5));
+      expect(t.commands).toEqual([
+        {
+          command: "npm test",
+          status: "failed",
+          exitCode: 1,
+          error: "FAIL  test/users.test.ts > rejects duplicates\nError: duplicate key (ERR_DUPLICATE_KEY)",
+          at: at(5),
+        },
+      ]);
+      expect(t.failures).toBe(1);
+      expect(t.last).toEqual({ kind: "command", text: "ran `npm test` (exit 1)" });
+      expect(t.names).toEqual([{ value: "ERR_DUPLICATE_KEY", kind: "error" }]);
+    });
+
+    it("records a command that succeeded with no error excerpt", () => {
+      const t = trailOf(exec("npm run build", "built in 2s", 0, 1));
+      expect(t.commands).toEqual([
+        { command: "npm run build", status: "ok", exitCode: 0, error: "", at: at(1) },
+      ]);
+      expect(t.last).toEqual({ kind: "command", text: "ran `npm run build`" });
+    });
+
+    it("records a tool error as a failure without an exit code", () => {
+      const t = trailOf(
+        tool("bash", { command: "make deploy" }, 1, { error: "exec denied: approval required" }),
+      );
+      expect(t.commands).toEqual([
+        {
+          command: "make deploy",
+          status: "failed",
+          exitCode: null,
+          error: "exec denied: approval required",
+          at: at(1),
+        },
+      ]);
+      expect(t.last).toEqual({ kind: "command", text: "ran `make deploy` (failed)" });
+    });
+
+    it("reads the exit code from OpenClaw's text suffix when the result has no details", () => {
+      const result = textResult("boom\n\n(Command exited with code 2)");
+      const t = trailOf(tool("exec", { command: "./check.sh" }, 1, { result }));
+      expect(t.commands[0]).toMatchObject({ status: "failed", exitCode: 2, error: "boom" });
+    });
+
+    it("records a backgrounded command as running and a command without result as unknown", () => {
+      const running = textResult("Command still running (session s1).", {
+        status: "running",
+        sessionId: "s1",
+      });
+      const t = trailOf(
+        tool("exec", { command: "npm run dev" }, 1, { result: running }),
+        tool("exec", { command: ["ls", "-la"] }, 2),
+      );
+      expect(t.commands.map((c) => [c.command, c.status])).toEqual([
+        ["npm run dev", "running"],
+        ["ls -la", "unknown"],
+      ]);
+      expect(t.failures).toBe(0);
+    });
+
+    it("keeps the newest commands when more than the limit run", () => {
+      const t = trailOf(...Array.from({ length: L.commands + 4 }, (_, i) => exec(`echo ${i}`, `${i}`, 0, i)));
+      expect(t.commands.map((c) => c.command)).toEqual(
+        Array.from({ length: L.commands }, (_, i) => `echo ${i + 4}`),
+      );
+    });
+  });
+
+  describe("branch", () => {
+    it("sets the branch from a git command, its output, prose and a branch event", () => {
+      expect(trailOf(exec("git checkout -b fix/dup-users", "", 0)).branch).toBe("fix/dup-users");
+      expect(trailOf(exec("git status", "On branch feature/login\nnothing to commit", 0)).branch).toBe(
+        "feature/login",
+      );
+      expect(trailOf(said("I'm on branch feat/oauth-refresh now.")).branch).toBe("feat/oauth-refresh");
+      expect(trailOf(ask("We work on the `hotfix` branch, fix the crash")).branch).toBe("hotfix");
+      expect(
+        trailOf(exec("git switch main", "", 0), { type: "branch", branch: "  release/2.0 ", at: at(1) })
+          .branch,
+      ).toBe("release/2.0");
+    });
+
+    it("keeps the branch when a checkout fails", () => {
+      const t = trailOf(
+        exec("git switch main", "", 0),
+        exec("git checkout -b main", "fatal: already exists", 128),
+      );
+      expect(t.branch).toBe("main");
+    });
+  });
+
+  describe("assistant texts", () => {
+    it("keeps the latest plan, decisions and names, and the last text", () => {
+      const t = trailOf(
+        said("Plan: 1. read the schema 2. add the index", 1),
+        said(
+          "We'll use a partial index instead of a constraint because of soft deletes. Reading `schema.sql` now.",
+          2,
+        ),
+      );
+      expect(t.plan).toBe("Plan: 1. read the schema 2. add the index");
+      expect(t.decisions).toEqual([
+        "We'll use a partial index instead of a constraint because of soft deletes.",
+      ]);
+      expect(t.names).toEqual([{ value: "schema.sql", kind: "path" }]);
+      expect(t.assistantLast).toBe(
+        "We'll use a partial index instead of a constraint because of soft deletes. Reading `schema.sql` now.",
+      );
+    });
+
+    it("moves a name seen again to the end and keeps at most the limit", () => {
+      const codes = Array.from({ length: L.names + 5 }, (_, i) => `ERR_CODE_${i}`);
+      const chunks = [codes.slice(0, 15), codes.slice(15, 30), codes.slice(30)];
+      const t = trailOf(...chunks.map((c, i) => said(c.join(" "), i)), said("again ERR_CODE_10", 9));
+      expect(t.names).toHaveLength(L.names);
+      expect(t.names.at(-1)).toEqual({ value: "ERR_CODE_10", kind: "error" });
+      expect(t.names[0]).toEqual({ value: "ERR_CODE_5", kind: "error" });
+    });
+
+    it("takes at most namesPerText names from one text", () => {
+      const text = Array.from({ length: 40 }, (_, i) => `ERR_X_${i}`).join(" ");
+      expect(trailOf(said(text)).names).toHaveLength(L.namesPerText);
+    });
+  });
+
+  describe("properties", () => {
+    it("stays within TRAIL_LIMITS, never throws and round-trips through JSON for any event sequence", () => {
+      fc.assert(
+        fc.property(eventsArb, (events) => {
+          const t = events.reduce(
+            (trail, event) => reduceTrail(trail, event, { workspaceDir: "/ws" }),
+            emptyTrail(),
+          );
+          expect(Trail.parse(t)).toEqual(t);
+          expect(Trail.parse(JSON.parse(JSON.stringify(t)))).toEqual(t);
+          expect(t.asks.length).toBeLessThanOrEqual(L.asks);
+          expect(t.files.length).toBeLessThanOrEqual(L.files);
+          expect(t.commands.length).toBeLessThanOrEqual(L.commands);
+          expect(t.names.length).toBeLessThanOrEqual(L.names);
+          expect(t.decisions.length).toBeLessThanOrEqual(L.decisions);
+          expect(t.plan.length).toBeLessThanOrEqual(L.planChars);
+          expect(t.toolCalls).toBe(events.filter((e) => e.type === "tool").length);
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it("does not change the trail it is given", () => {
+      fc.assert(
+        fc.property(eventsArb, eventsArb, (before, after) => {
+          const t = before.reduce((trail, event) => reduceTrail(trail, event), emptyTrail());
+          const copy = structuredClone(t);
+          for (const event of after) reduceTrail(t, event);
+          expect(t).toEqual(copy);
+        }),
+        { numRuns: 100 },
+      );
+    });
+  });
+});
+
+describe("readToolOutcome", () => {
+  it.each([
+    ["an exec success", execResult("ok", 0), undefined, { status: "ok", exitCode: 0 }],
+    ["an exec non-zero exit", execResult("boom", 3), undefined, { status: "failed", exitCode: 3 }],
+    [
+      "an exec timeout",
+      textResult("Command timed out.", { status: "failed", exitCode: null, timedOut: true }),
+      undefined,
+      { status: "failed", exitCode: null },
+    ],
+    [
+      "a backgrounded exec",
+      textResult("", { status: "running", sessionId: "s" }),
+      undefined,
+      { status: "running" },
+    ],
+    [
+      "a plain exit code",
+      { exitCode: 2, stdout: "", stderr: "nope" },
+      undefined,
+      { status: "failed", output: "nope" },
+    ],
+    [
+      "a bash result",
+      { output: "x", exitCode: 0, cancelled: false },
+      undefined,
+      { status: "ok", output: "x" },
+    ],
+    ["a string", "hello", undefined, { status: "ok", output: "hello" }],
+    ["an error", undefined, "  boom  ", { status: "failed", output: "boom" }],
+    ["nothing", undefined, undefined, { status: "unknown", output: "" }],
+    ["an ok:false detail", textResult("x", { ok: false }), undefined, { status: "failed" }],
+    [
+      "a created file",
+      textResult("x", { changed: true, created: true }),
+      undefined,
+      { status: "ok", created: true },
+    ],
+  ])("reads %s", (_, result, error, expected) => {
+    expect(readToolOutcome(result, error)).toMatchObject(expected);
+  });
+
+  it("does not take an exit code from text in the middle of an output", () => {
+    expect(readToolOutcome(textResult("the script ends with (exit code 1)\nthen more"))).toMatchObject({
+      status: "ok",
+      exitCode: null,
+    });
+  });
+
+  it("turns an exit code of -0 into 0", () => {
+    expect(Object.is(readToolOutcome({ exitCode: -0 }).exitCode, 0)).toBe(true);
+  });
+});
+
+describe("cleanUserText", () => {
+  it.each([
+    ["plain text", "  Fix it  ", "Fix it"],
+    ["an envelope", "[Telegram Ana Mon 2026-01-05 16:26] Deploy now", "Deploy now"],
+    ["a System line", "System: [2026-01-12 12:19:17 PST] Model switched.\nAdd tests", "Add tests"],
+    [
+      "an inline runtime block",
+      "Ship it\n<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nx\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>",
+      "Ship it",
+    ],
+    ["a runtime context message", "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nx", null],
+    ["a compaction summary", "The conversation history before this point was compacted into ...", null],
+    ["only metadata", 'Sender (untrusted metadata):\n```json\n{"a":1}\n```', null],
+  ])("cleans %s", (_, input, expected) => {
+    expect(cleanUserText(input)).toBe(expected);
+  });
+});
+
+describe("isSubstantialAsk", () => {
+  it.each([
+    ["Fix the login bug on Safari", true],
+    ["please continue with that", false],
+    ["ok thanks a lot!", false],
+    ["/big-memory save auth-refactor", false],
+    ["fix it", false],
+  ])("says %j is %s", (text, expected) => {
+    expect(isSubstantialAsk(text)).toBe(expected);
+  });
+});
+
+describe("extractNames", () => {
+  it("finds error codes, endpoints and tickets in order of appearance", () => {
+    expect(
+      extractNames("Fails with ERR_DUPLICATE_KEY on POST /api/v1/users (ADR-016, INV-2026-00417).", {
+        backticks: false,
+      }),
+    ).toEqual([
+      { value: "ERR_DUPLICATE_KEY", kind: "error" },
+      { value: "POST /api/v1/users", kind: "endpoint" },
+      { value: "ADR-016", kind: "ticket" },
+      { value: "INV-2026-00417", kind: "ticket" },
+    ]);
+  });
+
+  it("labels assigned, expanded and conventionally named variables as env vars", () => {
+    expect(
+      extractNames("export DATABASE_URL=pg && echo $REDIS_HOST; API_TOKEN is set; MAX_RETRIES stays", {
+        backticks: false,
+      }),
+    ).toEqual([
+      { value: "DATABASE_URL", kind: "env" },
+      { value: "REDIS_HOST", kind: "env" },
+      { value: "API_TOKEN", kind: "env" },
+      { value: "MAX_RETRIES", kind: "identifier" },
+    ]);
+  });
+
+  it("finds errno codes, error classes and issue numbers but not encodings or hashes", () => {
+    expect(
+      extractNames("ENOENT then TypeError in UTF-8 and SHA-256 code, see #412 not a#13", {
+        backticks: false,
+      }),
+    ).toEqual([
+      { value: "ENOENT", kind: "error" },
+      { value: "TypeError", kind: "error" },
+      { value: "#412", kind: "ticket" },
+    ]);
+  });
+
+  it("reads backticked spans only when asked, as paths or identifiers", () => {
+    const text = "Set `users.email` in `src/db/users.ts`, keep `true`, run `npm test`, see `ERR_X_Y`.";
+    expect(extractNames(text, { backticks: true })).toEqual([
+      { value: "users.email", kind: "identifier" },
+      { value: "src/db/users.ts", kind: "path" },
+      { value: "ERR_X_Y", kind: "error" },
+    ]);
+    expect(extractNames(text, { backticks: false })).toEqual([{ value: "ERR_X_Y", kind: "error" }]);
+  });
+});
+
+describe("detectBranch", () => {
+  it.each([
+    ["git checkout -b feat/x", "feat/x"],
+    ["git switch -c fix/y origin/main", "fix/y"],
+    ["git switch main", "main"],
+    ["git checkout release-1.2", "release-1.2"],
+    ["cd repo && git checkout -b a && git checkout -b b", "b"],
+    ["git checkout src/app.ts", null],
+    ["git checkout -- src/app.ts", null],
+    ["git checkout main -- src/app.ts", null],
+    ["git checkout 3f2a9c1", null],
+  ])("reads %j as %j", (command, expected) => {
+    expect(detectBranch(command, "", "")).toBe(expected);
+  });
+
+  it("prefers the output over the command over prose", () => {
+    expect(detectBranch("git checkout -b a", "Switched to a new branch 'b'", "on branch c-1")).toBe("b");
+    expect(detectBranch("git checkout -b a", "", "on branch c-1")).toBe("a");
+    expect(detectBranch("", "Already on 'main'", "")).toBe("main");
+  });
+
+  it.each([
+    ["We are on branch main.", "main"],
+    ["on the 'feat/pay' branch", "feat/pay"],
+    ["Turn on branch protection", null],
+  ])("reads prose %j as %j", (prose, expected) => {
+    expect(detectBranch("", "", prose)).toBe(expected);
+  });
+});
+
+describe("detectPlan", () => {
+  it.each([
+    ["Done.\n\nNext steps:\n- add index\n- rerun", "Next steps:\n- add index\n- rerun"],
+    ["**Plan:** migrate first", "**Plan:** migrate first"],
+    ["Status\n## Next steps\n1. a\n2. b", "## Next steps\n1. a\n2. b"],
+    ["Here is what I'll do:\n1. a\n2. b", "Here is what I'll do:\n1. a\n2. b"],
+    ["Changes made:\n1. renamed a\n2. removed b", null],
+    ["Next, I will run the tests.", null],
+    ["```\nNext: not prose\n```", null],
+  ])("reads %j as %j", (text, expected) => {
+    expect(detectPlan(text)).toBe(expected);
+  });
+});
+
+describe("planParts", () => {
+  it("splits a plan at its marker", () => {
+    expect(planParts("intro\n- Next: 1. a 2. b\n- c")).toEqual({ head: "1. a 2. b", body: ["- c"] });
+    expect(planParts("1. a\n2. b")).toEqual({ head: null, body: ["1. a", "2. b"] });
+  });
+});
+
+describe("detectDecisions", () => {
+  it("keeps sentences that state a decision", () => {
+    expect(
+      detectDecisions(
+        "I decided to use Postgres because of JSONB. The build is green.\n- We'll use zod instead of io-ts.\n```\nchose in code\n```",
+      ),
+    ).toEqual(["I decided to use Postgres because of JSONB.", "We'll use zod instead of io-ts."]);
+  });
+});
+
+describe("errorExcerpt", () => {
+  it("keeps the error lines from the first on while they fit", () => {
+    const output =
+      "ok 1\nok 2\nError: first\nat x\nAssertionError: expected 1\n\n(Command exited with code 1)";
+    expect(errorExcerpt(output, 300)).toBe("Error: first\nAssertionError: expected 1");
+    expect(errorExcerpt(output, 15)).toBe("Error: first");
+    expect(errorExcerpt(output, 5)).toBe("Erro…");
+  });
+
+  it("falls back to the last three lines when no line reads as an error", () => {
+    expect(errorExcerpt("a\nb\nc\nd\n(Command exited with code 1)", 300)).toBe("b\nc\nd");
+  });
+});
+
+describe("clip", () => {
+  it("cuts with an ellipsis and never splits a surrogate pair", () => {
+    expect(clip("abcdef", 6)).toBe("abcdef");
+    expect(clip("abcdef", 4)).toBe("abc…");
+    expect(clip("ab😀cd", 4)).toBe("ab…");
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.integer({ min: 1, max: 50 }), (s, max) => {
+        const out = clip(s, max);
+        expect(out.length).toBeLessThanOrEqual(max);
+        expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(out)).toBe(false);
+      }),
+    );
+  });
+});
+
+describe("commandLabel", () => {
+  it("shows the first line of a multi-line command", () => {
+    expect(commandLabel("cat <<EOF > a\nx\nEOF")).toBe("cat <<EOF > a …");
+    expect(commandLabel("npm test")).toBe("npm test");
+  });
+});
