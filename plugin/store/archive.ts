@@ -1,6 +1,6 @@
 import { open, readFile, rm } from "node:fs/promises";
-import { isDeepStrictEqual } from "node:util";
 import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { END_MARKER } from "../snapshot/format.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
@@ -77,7 +77,10 @@ export async function archiveBefore(workspaceDir: string, before: string): Promi
         const text = await readFile(log.path, "utf8");
         const parsed = parseDailyLog(text, log.file);
         if (parsed.snapshots.length === 0) continue;
-        const spans = blockSpans(text, parsed.snapshots.map((s) => s.line));
+        const spans = blockSpans(
+          text,
+          parsed.snapshots.map((s) => s.line),
+        );
         if (typeof spans === "string") {
           result.problems.push({ file: log.file, problem: `not archived: ${spans}` });
           continue;
@@ -86,7 +89,10 @@ export async function archiveBefore(workspaceDir: string, before: string): Promi
         const relArchive = `${MEMORY_DIR}/archive/${log.date}.md`;
         const check = parseDailyLog(moved, relArchive);
         if (!isDeepStrictEqual(check.snapshots.map(comparable), parsed.snapshots.map(comparable))) {
-          result.problems.push({ file: log.file, problem: "not archived: its blocks do not read back identically on their own" });
+          result.problems.push({
+            file: log.file,
+            problem: "not archived: its blocks do not read back identically on their own",
+          });
           continue;
         }
         const archivePath = join(archiveDir, `${log.date}.md`);
@@ -96,7 +102,10 @@ export async function archiveBefore(workspaceDir: string, before: string): Promi
         } catch (error) {
           if (errorCode(error) !== "ENOENT") throw error;
         }
-        await appendDurably(archivePath, `${before === "" || before.endsWith("\n\n") ? "" : before.endsWith("\n") ? "\n" : "\n\n"}${moved}`);
+        await appendDurably(
+          archivePath,
+          `${before === "" || before.endsWith("\n\n") ? "" : before.endsWith("\n") ? "\n" : "\n\n"}${moved}`,
+        );
         await fsyncDirectory(archiveDir);
         const copied = parseDailyLog(await readFile(archivePath, "utf8"), relArchive).snapshots;
         const ids = new Map(copied.map((s) => [s.snapshot.id, s]));
@@ -121,7 +130,12 @@ export async function archiveBefore(workspaceDir: string, before: string): Promi
         const removed = rest.replace(/^(?:\s|---)*$/, "") === "";
         if (removed) await rm(log.path);
         else await writeFileAtomic(log.path, rest);
-        result.archived.push({ file: log.file, archive: relArchive, snapshots: parsed.snapshots.length, removed });
+        result.archived.push({
+          file: log.file,
+          archive: relArchive,
+          snapshots: parsed.snapshots.length,
+          removed,
+        });
       }
     },
     { timeoutMs: 10_000, staleMs: 30_000 },

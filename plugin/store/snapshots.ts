@@ -146,7 +146,11 @@ export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceS
  * `list --all` still shows it, and saving the name again starts it afresh.
  */
 export function tombstone(
-  options: Omit<SaveOptions, "content" | "meta"> & { name: string; session?: string | null; agent?: string | null },
+  options: Omit<SaveOptions, "content" | "meta"> & {
+    name: string;
+    session?: string | null;
+    agent?: string | null;
+  },
 ): Promise<SaveResult> {
   const { name, session, agent, ...rest } = options;
   return saveSnapshot({

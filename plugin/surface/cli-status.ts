@@ -39,7 +39,11 @@ export async function readRestoreLog(workspace: string): Promise<{ entries: Rest
   return { entries, bad };
 }
 
-const capture = (s: LocatedSnapshot) => ({ id: s.snapshot.id, timestamp: s.snapshot.timestamp, trigger: s.snapshot.trigger });
+const capture = (s: LocatedSnapshot) => ({
+  id: s.snapshot.id,
+  timestamp: s.snapshot.timestamp,
+  trigger: s.snapshot.trigger,
+});
 
 /**
  * The `status` document: counts per day and per session, storage, last capture and last restore per
@@ -110,11 +114,14 @@ export function statusText(doc: StatusDoc, now: Date, style: Style): string {
               s.session,
               String(s.snapshots),
               String(s.autosaves),
-              s.lastCapture === null ? "-" : `${s.lastCapture.id} (${relativeAge(s.lastCapture.timestamp, now)})`,
-              s.lastRestore === null ? "-" : `${s.lastRestore.id} ${s.lastRestore.reason} (${relativeAge(s.lastRestore.at, now)})`,
+              s.lastCapture === null
+                ? "-"
+                : `${s.lastCapture.id} (${relativeAge(s.lastCapture.timestamp, now)})`,
+              s.lastRestore === null
+                ? "-"
+                : `${s.lastRestore.id} ${s.lastRestore.reason} (${relativeAge(s.lastRestore.at, now)})`,
             ]),
           ]),
         ]),
   ].join("\n");
 }
-

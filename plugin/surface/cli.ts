@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { Command, CommanderError } from "commander";
+import { staleWarnings } from "../recover/restore-service.ts";
 import { contentFromInput } from "../snapshot/input.ts";
 import { refJson, snapshotJson } from "../snapshot/json.ts";
 import { liveSnapshots, newestOfName } from "../snapshot/lifecycle.ts";
@@ -9,7 +10,6 @@ import { nameProblem } from "../snapshot/naming.ts";
 import { formatDiagnostic } from "../snapshot/parse.ts";
 import { type LocatedSnapshot, Trigger } from "../snapshot/snapshot.ts";
 import { timeZoneProblem } from "../snapshot/time.ts";
-import { staleWarnings } from "../recover/restore-service.ts";
 import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
@@ -179,23 +179,30 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
         return;
       }
       const saved = await tombstone({ workspaceDir, name, session: o.session ?? null, now: io.now() });
-      out(o.json, { deleted: name, id: saved.id, file: saved.file, line: saved.line }, () =>
-        `deleted checkpoint ${name} (tombstone ${saved.id} in ${saved.file}:${saved.line}; list --all shows its history)`,
+      out(
+        o.json,
+        { deleted: name, id: saved.id, file: saved.file, line: saved.line },
+        () =>
+          `deleted checkpoint ${name} (tombstone ${saved.id} in ${saved.file}:${saved.line}; list --all shows its history)`,
       );
       setExit(EXIT.ok);
     });
 
   common(root.command("archive"))
-    .description("move the snapshot blocks of daily logs older than DATE into memory/archive/ (verified first)")
+    .description(
+      "move the snapshot blocks of daily logs older than DATE into memory/archive/ (verified first)",
+    )
     .requiredOption("--before <date>", "YYYY-MM-DD: logs dated before this day are archived")
     .action(async (o: CommonOptions & { before: string }) => {
-      if (!isDailyLogDate(o.before)) throw new UsageError(`--before expects a date YYYY-MM-DD, received "${o.before}"`);
+      if (!isDailyLogDate(o.before))
+        throw new UsageError(`--before expects a date YYYY-MM-DD, received "${o.before}"`);
       const result = await archiveBefore(resolveWorkspace(o.dir, io), o.before);
       out(o.json, result, () =>
         [
           result.archived.length === 0 ? `Nothing to archive before ${o.before}.` : "",
           ...result.archived.map(
-            (a) => `${a.file}: ${a.snapshots} snapshot${a.snapshots === 1 ? "" : "s"} moved to ${a.archive}${a.removed ? " (the log held nothing else and was removed)" : ""}`,
+            (a) =>
+              `${a.file}: ${a.snapshots} snapshot${a.snapshots === 1 ? "" : "s"} moved to ${a.archive}${a.removed ? " (the log held nothing else and was removed)" : ""}`,
           ),
           ...result.problems.map((p) => style.yellow(`${p.file}: ${p.problem}`)),
         ]

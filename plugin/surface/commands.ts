@@ -118,7 +118,8 @@ export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<st
       if (sessionKey === null) return "big-memory: no session to resume into.";
       const m = /^(\S+)(?:\s+--as\s+(\S+))?$/.exec(arg);
       const [name, as] = [m?.[1], m?.[2]];
-      if (name === undefined) return `big-memory: resume needs a checkpoint name, and optionally --as NEW-NAME.\n${COMMAND_USAGE}`;
+      if (name === undefined)
+        return `big-memory: resume needs a checkpoint name, and optionally --as NEW-NAME.\n${COMMAND_USAGE}`;
       if (as !== undefined) {
         const problem = nameProblem(as);
         if (problem !== null) return `big-memory: ${problem}`;
@@ -128,13 +129,23 @@ export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<st
       const line = as === undefined ? { name, parent: null } : { name: as, parent: name };
       await ws
         .session(sessionKey, agentId)
-        .update((s) => ({ ...withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now), line }));
-      await ws.logRestore({ at: now.toISOString(), id: found.snapshot.id, session: sessionKey, reason: "resume" });
+        .update((s) => ({
+          ...withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now),
+          line,
+        }));
+      await ws.logRestore({
+        at: now.toISOString(),
+        id: found.snapshot.id,
+        session: sessionKey,
+        reason: "resume",
+      });
       const s = found.snapshot;
       const warnings = await staleWarnings(ws.dir, found);
       return [
         `Resuming: ${oneLine(s.goal || "(no goal)", 100)}. Last progress: ${s.state.progress || "unknown"}. Next action: ${s.next[0] ?? "none recorded"}`,
-        ...(as === undefined ? [] : [`New snapshots of this session are saved as "${as}", branched from "${name}".`]),
+        ...(as === undefined
+          ? []
+          : [`New snapshots of this session are saved as "${as}", branched from "${name}".`]),
         ...warnings.map((w) => `warning: ${w}`),
       ].join("\n");
     }

@@ -179,7 +179,9 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
           ? await ws.session(ref.sessionKey, ref.agentId).read()
           : await observe(ws, ref, { type: "assistant", texts: event.assistantTexts, at: now.toISOString() });
       const use = contextUse(event.usage, event.contextTokenBudget ?? ctx.contextTokenBudget);
-      const crossed = config.capture.thresholds.filter((t) => use !== null && use >= t && !state.cycle.thresholds.includes(t));
+      const crossed = config.capture.thresholds.filter(
+        (t) => use !== null && use >= t && !state.cycle.thresholds.includes(t),
+      );
       if (crossed.length === 0 || use === null) return;
       const { capture } = await ensureCycleSnapshot(ws, ref, "threshold", { now, safetyNet: true });
       await ws.session(ref.sessionKey, ref.agentId).update((s) => ({

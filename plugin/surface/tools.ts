@@ -80,16 +80,14 @@ export function registerTools(api: OpenClawPluginApi, deps: SurfaceDeps): void {
           parent: name === undefined ? (line?.parent ?? null) : null,
         });
         if (sessionKey !== null) {
-          await ws
-            .session(sessionKey, agentId)
-            .update((s) =>
-              withCapture(s, {
-                id: saved.id,
-                file: saved.file,
-                trigger: "tool",
-                at: deps.now().toISOString(),
-              }),
-            );
+          await ws.session(sessionKey, agentId).update((s) =>
+            withCapture(s, {
+              id: saved.id,
+              file: saved.file,
+              trigger: "tool",
+              at: deps.now().toISOString(),
+            }),
+          );
         }
         const redacted =
           saved.redacted > 0 ? ` (${saved.redacted} secret${saved.redacted === 1 ? "" : "s"} redacted)` : "";

@@ -50,8 +50,18 @@ describe("archiveBefore", () => {
     const result = await archiveBefore(dir, "2026-11-01");
     expect(result).toEqual({
       archived: [
-        { file: "memory/2026-10-01.md", archive: "memory/archive/2026-10-01.md", snapshots: 2, removed: false },
-        { file: "memory/2026-10-02.md", archive: "memory/archive/2026-10-02.md", snapshots: 1, removed: true },
+        {
+          file: "memory/2026-10-01.md",
+          archive: "memory/archive/2026-10-01.md",
+          snapshots: 2,
+          removed: false,
+        },
+        {
+          file: "memory/2026-10-02.md",
+          archive: "memory/archive/2026-10-02.md",
+          snapshots: 1,
+          removed: true,
+        },
       ],
       problems: [],
     });
@@ -59,9 +69,12 @@ describe("archiveBefore", () => {
     expect(existsSync(join(dir, "memory/2026-10-02.md"))).toBe(false);
     expect(read(dir, "memory/2026-11-20.md")).toBe(nov);
     expect(ids(read(dir, "memory/archive/2026-10-01.md"), "a")).toEqual(["2026-10-01-01", "2026-10-01-02"]);
-    expect(parseDailyLog(read(dir, "memory/archive/2026-10-02.md"), "a").snapshots.map((s) => [s.snapshot, s.verified])).toEqual([
-      [snap("2026-10-02-01", "oauth fix"), true],
-    ]);
+    expect(
+      parseDailyLog(read(dir, "memory/archive/2026-10-02.md"), "a").snapshots.map((s) => [
+        s.snapshot,
+        s.verified,
+      ]),
+    ).toEqual([[snap("2026-10-02-01", "oauth fix"), true]]);
   });
 
   it("leaves a log untouched when its blocks would not read back identically", async () => {
@@ -71,17 +84,25 @@ describe("archiveBefore", () => {
     const result = await archiveBefore(dir, "2026-11-01");
     expect(result).toEqual({
       archived: [],
-      problems: [{ file: "memory/2026-10-03.md", problem: "not archived: its blocks do not read back identically on their own" }],
+      problems: [
+        {
+          file: "memory/2026-10-03.md",
+          problem: "not archived: its blocks do not read back identically on their own",
+        },
+      ],
     });
     expect(read(dir, "memory/2026-10-03.md")).toBe(tricky);
   });
 
   it("keeps a torn block in the log and archives the intact ones", async () => {
-    const torn = "<!-- BIG-MEMORY-SNAPSHOT v1 -->\n<!-- snapshot-id: 2026-10-04-02 -->\n### [SNAPSHOT] Active Goal\nhalf written";
+    const torn =
+      "<!-- BIG-MEMORY-SNAPSHOT v1 -->\n<!-- snapshot-id: 2026-10-04-02 -->\n### [SNAPSHOT] Active Goal\nhalf written";
     const text = `${renderSnapshot(snap("2026-10-04-01", "intact"))}\n${torn}`;
     const dir = workspace({ "2026-10-04": text });
     const result = await archiveBefore(dir, "2026-10-05");
-    expect(result.archived).toEqual([{ file: "memory/2026-10-04.md", archive: "memory/archive/2026-10-04.md", snapshots: 1, removed: false }]);
+    expect(result.archived).toEqual([
+      { file: "memory/2026-10-04.md", archive: "memory/archive/2026-10-04.md", snapshots: 1, removed: false },
+    ]);
     expect(read(dir, "memory/2026-10-04.md")).toBe(`\n${torn}`);
   });
 

@@ -209,7 +209,10 @@ describe("autosave at context thresholds", () => {
   it("ignores flush runs and calls without a context budget", async () => {
     const d = driver();
     await work(d);
-    await d.fire("llm_output", output(120_000), { trigger: "memory", sessionKey: "agent:main:internal-session-effects:x" });
+    await d.fire("llm_output", output(120_000), {
+      trigger: "memory",
+      sessionKey: "agent:main:internal-session-effects:x",
+    });
     await d.fire("llm_output", { ...output(120_000), contextTokenBudget: undefined }, { trigger: "user" });
     expect(existsSync(join(d.workspace, "memory"))).toBe(false);
   });

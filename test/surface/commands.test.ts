@@ -1,0 +1,222 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
+import { localTime } from "../../plugin/snapshot/time.ts";
+import { createDriver, type Driver } from "./plugin-driver.ts";
+
+const drivers: Driver[] = [];
+afterEach(() => {
+  for (const d of drivers.splice(0)) d.dispose();
+});
+function driver(config: Record<string, unknown> = {}): Driver {
+  const d = createDriver(config);
+  drivers.push(d);
+  return d;
+}
+const today = () => localTime(new Date()).date;
+const snapshots = (d: Driver) =>
+  parseDailyLog(readFileSync(join(d.workspace, "memory", `${today()}.md`), "utf8"), "x").snapshots.map(
+    (s) => s.snapshot,
+  );
+
+async function work(
+  d: Driver,
+  ask = "Fix ERR_DUPLICATE_KEY on second login in src/auth/oauth-callback.ts",
+  ctx = {},
+): Promise<void> {
+  await d.userTurn(ask, ctx);
+  await d.fire(
+    "after_tool_call",
+    { toolName: "edit", params: { path: "src/auth/oauth-callback.ts" } },
+    { toolName: "edit", ...ctx },
+  );
+}
+
+describe("/big-memory", () => {
+  it("saves a named checkpoint from the session's activity, lists, recalls and reports status", async () => {
+    const d = driver();
+    await work(d);
+    const saved = await d.command("save oauth-dup-fix");
+    expect(saved).toMatch(
+      new RegExp(
+        `^Saved snapshot ${today()}-01 "oauth-dup-fix" to memory/${today()}\\.md:5: Fix ERR_DUPLICATE_KEY`,
+      ),
+    );
+    expect(snapshots(d).map((s) => [s.name, s.trigger, s.session])).toEqual([
+      ["oauth-dup-fix", "manual", "agent:main:main"],
+    ]);
+    expect(await d.command("list")).toMatch(
+      new RegExp(`^${today()}-01  just now  oauth-dup-fix  Fix ERR_DUPLICATE_KEY`),
+    );
+    expect(await d.command("recall oauth-dup-fix")).toContain("ERR_DUPLICATE_KEY");
+    expect(await d.command("search oauth callback")).toContain(`${today()}-01`);
+    const status = await d.command("");
+    expect(status).toContain("snapshots this session: 1");
+    expect(status).toContain("pending restore: none");
+  });
+
+  it("refuses generic names and explains the subcommands on bad input", async () => {
+    const d = driver();
+    await work(d);
+    expect(await d.command("save task")).toMatch(/^big-memory: checkpoint name "task" is too generic/);
+    expect(await d.command("frobnicate")).toMatch(
+      /^big-memory: unknown subcommand "frobnicate"\.\nUsage: \/big-memory/,
+    );
+    expect(await d.command("search")).toMatch(/^big-memory: search needs words to look for\./);
+    expect(await d.command("resume")).toMatch(/^big-memory: resume needs a checkpoint name/);
+  });
+
+  it("saves a new version under an existing name, and delete stops offering it while the log keeps it", async () => {
+    const d = driver();
+    await work(d);
+    await d.command("save oauth-dup-fix");
+    await d.userTurn("Also cover the refresh token path in src/auth/refresh.ts");
+    await d.command("save oauth-dup-fix");
+    expect((await d.command("resume oauth-dup-fix")).startsWith("Resuming: Fix ERR_DUPLICATE_KEY")).toBe(
+      true,
+    );
+    expect(await d.command("delete oauth-dup-fix")).toMatch(
+      /^Deleted checkpoint "oauth-dup-fix" \(tombstone \d{4}-\d{2}-\d{2}-03\)/,
+    );
+    expect(await d.command("resume oauth-dup-fix")).toBe(
+      'big-memory: no checkpoint named "oauth-dup-fix". Try /big-memory list.',
+    );
+    expect(snapshots(d).map((s) => [s.name, s.tombstone])).toEqual([
+      ["oauth-dup-fix", false],
+      ["oauth-dup-fix", false],
+      ["oauth-dup-fix", true],
+    ]);
+    await d.command("save oauth-dup-fix");
+    expect(await d.command("resume oauth-dup-fix")).toMatch(/^Resuming: /);
+  });
+
+  it("resume queues the checkpoint for the next turn, once, and logs the restore", async () => {
+    const d = driver();
+    await work(d);
+    await d.command("save oauth-dup-fix");
+    const reply = await d.command("resume oauth-dup-fix");
+    expect(reply).toBe(
+      `Resuming: Fix ERR_DUPLICATE_KEY on second login in src/auth/oauth-callback.ts. Last progress: ${snapshots(d)[0]?.state.progress}. Next action: ${snapshots(d)[0]?.next[0]}\nwarning: src/auth/oauth-callback.ts no longer exists`,
+    );
+    expect(await d.userTurn("go")).toContain(`${today()}-01`);
+    expect(await d.userTurn("go on")).toBeUndefined();
+    const log = readFileSync(join(d.workspace, ".big-memory", "restore-log.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(log.map((e) => [e.id, e.reason, e.session])).toEqual([
+      [`${today()}-01`, "resume", "agent:main:main"],
+      [`${today()}-01`, "resume", "agent:main:main"],
+    ]);
+  });
+
+  it("resume --as branches a new line: later snapshots carry the new name and their parent", async () => {
+    const d = driver();
+    await work(d);
+    await d.command("save oauth-dup-fix");
+    expect(await d.command("resume oauth-dup-fix --as oauth-dup-mobile")).toContain(
+      'saved as "oauth-dup-mobile", branched from "oauth-dup-fix"',
+    );
+    await d.userTurn("now the mobile client in app/mobile/session.kt");
+    // This cycle is covered by the save above; the next one gets a safety-net snapshot on the new line.
+    await d.fire("before_compaction", { messageCount: 20 });
+    await d.fire("after_compaction", { messageCount: 2, compactedCount: 18 });
+    await d.userTurn("retry logic for the mobile refresh");
+    await d.fire("before_compaction", { messageCount: 20 });
+    await d.fire("after_compaction", { messageCount: 2, compactedCount: 18 });
+    await d.command("save");
+    expect(snapshots(d).map((s) => [s.name, s.parent, s.trigger])).toEqual([
+      ["oauth-dup-fix", null, "manual"],
+      ["oauth-dup-mobile", "oauth-dup-fix", "compaction"],
+      ["oauth-dup-mobile", "oauth-dup-fix", "manual"],
+    ]);
+  });
+});
+
+describe("scope", () => {
+  it("keeps two agents' snapshots apart in agent scope", async () => {
+    const d = driver({ scope: "agent" });
+    await work(d);
+    await d.command("save oauth-dup-fix");
+    await work(d, "Plan the ops rota for December in ops/rota.md", {
+      sessionKey: "agent:ops:main",
+      agentId: "ops",
+    });
+    await d.command("save ops-rota-december", { sessionKey: "agent:ops:main", agentId: "ops" });
+    const main = await d.callTool("big_memory_recall", { query: "rota December" });
+    expect(main.text).toBe('No snapshot matches "rota December".');
+    const ops = await d.callTool(
+      "big_memory_recall",
+      { query: "rota December" },
+      { sessionKey: "agent:ops:main", agentId: "ops" },
+    );
+    expect(ops.text).toContain("ops-rota-december");
+    const sibling = await d.callTool(
+      "big_memory_recall",
+      {},
+      { sessionKey: "agent:main:telegram:direct:42" },
+    );
+    expect(sibling.text).toContain("oauth-dup-fix");
+  });
+
+  it("never gives a group session a direct session's snapshot, even in workspace scope", async () => {
+    const d = driver({ scope: "workspace" });
+    await work(d);
+    await d.command("save oauth-dup-fix");
+    const group = { sessionKey: "agent:main:telegram:group:-100123" };
+    expect((await d.callTool("big_memory_recall", {}, group)).text).toBe(
+      "No snapshot saved yet in this scope.",
+    );
+    expect((await d.callTool("big_memory_recall", { name: "oauth-dup-fix" }, group)).text).toBe(
+      'No snapshot with name "oauth-dup-fix" in this workspace\'s memory.',
+    );
+    expect(await d.userTurn("you forgot what we were doing", group)).toBeUndefined();
+  });
+
+  it("keeps sessions apart in the default session scope", async () => {
+    const d = driver();
+    await work(d);
+    await d.command("save oauth-dup-fix");
+    expect((await d.callTool("big_memory_recall", {}, { sessionKey: "agent:main:other" })).text).toBe(
+      "No snapshot saved yet in this scope.",
+    );
+  });
+});
+
+describe("big_memory_save and big_memory_recall", () => {
+  it("saves structured arguments and recalls them by id, name and words", async () => {
+    const d = driver();
+    const saved = await d.callTool("big_memory_save", {
+      goal: "Ship the v2 billing export (INV-2026-00417)",
+      files: [{ path: "src/billing/export.ts", note: "new CSV writer" }],
+      names: [{ label: "Endpoint", value: "POST /api/v2/exports" }],
+      next: ["Backfill October exports"],
+      name: "billing-export-v2",
+    });
+    expect(saved.text).toBe(`Saved snapshot ${today()}-01 "billing-export-v2" to memory/${today()}.md:5.`);
+    expect((await d.callTool("big_memory_recall", { id: `${today()}-01` })).text).toContain(
+      "Backfill October exports",
+    );
+    expect((await d.callTool("big_memory_recall", { name: "billing-export-v2" })).text).toContain(
+      "INV-2026-00417",
+    );
+    expect((await d.callTool("big_memory_recall", { query: "INV-2026-00417" })).text).toContain(
+      `${today()}-01`,
+    );
+  });
+
+  it("answers a bad call with a message the model can act on, and saves nothing", async () => {
+    const d = driver();
+    const bad = await d.callTool("big_memory_save", { goal: 42, nextSteps: ["x"] });
+    expect(bad.text).toBe(
+      'big_memory_save: invalid arguments, nothing saved:\ngoal: expected string, received number\nunknown key "nextSteps" (expected goal, state, files, decisions, code, names, blockers, next, extra)',
+    );
+    expect((await d.callTool("big_memory_save", {})).text).toBe(
+      "big_memory_save: the snapshot is empty (expected at least a goal, a next step or another section); nothing saved",
+    );
+    expect((await d.callTool("big_memory_recall", { limit: 99 })).text).toMatch(
+      /^big_memory_recall: invalid arguments:\nlimit: /,
+    );
+  });
+});
