@@ -163,6 +163,9 @@ function decodeWith(text: string, table: Readonly<Record<string, string>>): stri
  * scanning escapes left to right. Returns -1 when there is none.
  */
 export function indexOfUnescaped(text: string, needle: string, from = 0): number {
+  const first = text.indexOf(needle, from);
+  // No backslash before the first occurrence: it cannot be part of an escape.
+  if (first < 0 || text.lastIndexOf("\\", first) < from) return first;
   for (let i = from; i < text.length; i++) {
     if (text.charAt(i) === "\\" && DECODE[text.charAt(i + 1)] !== undefined) {
       i++;

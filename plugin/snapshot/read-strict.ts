@@ -32,10 +32,9 @@ export interface StrictRead {
 class Lines {
   pos: number;
   count = 0;
-  constructor(
-    private readonly text: string,
-    start: number,
-  ) {
+  private readonly text: string;
+  constructor(text: string, start: number) {
+    this.text = text;
     this.pos = start;
   }
   /** The next line without its newline, or null at the end of the text. */

@@ -53,6 +53,11 @@ export function listItems(lines: string[]): string[] {
   const items: string[] = [];
   const preamble: string[] = [];
   for (const line of body) {
+    // The renderer's own markers first, without a regular expression: `- ` and `N. `.
+    if (line.startsWith("- ") && line.charCodeAt(2) !== 32 && line.charCodeAt(2) !== 9) {
+      items.push(line.slice(2));
+      continue;
+    }
     const marker = LIST_ITEM.exec(line);
     if (marker !== null) items.push(line.slice(marker[0].length));
     else if (isBlank(line)) continue;

@@ -13,15 +13,32 @@ import { fmt, percentile, printTable, timeRuns } from "./table.ts";
  */
 export async function runAppendBench(opts: { runs?: number } = {}): Promise<void> {
   const runs = opts.runs ?? 200;
-  const snapshots = generateCorpus({ snapshots: runs, queriesPerCategory: 1 }).days.flatMap((d) => d.snapshots);
+  const snapshots = generateCorpus({ snapshots: runs, queriesPerCategory: 1 }).days.flatMap(
+    (d) => d.snapshots,
+  );
   const dir = mkdtempSync(join(tmpdir(), "big-memory-append-bench-"));
   try {
     const ws = join(dir, "ws");
     const save = await timeRuns(runs, (i) => {
       const s = snapshots[i % snapshots.length];
       if (s === undefined) return;
-      const { version: _v, id: _id, timestamp: _t, session, agent, trigger, name, parent: _p, tombstone: _tb, ...content } = s;
-      return saveSnapshot({ workspaceDir: ws, content, meta: { session, agent, trigger: trigger ?? "manual", name } });
+      const {
+        version: _v,
+        id: _id,
+        timestamp: _t,
+        session,
+        agent,
+        trigger,
+        name,
+        parent: _p,
+        tombstone: _tb,
+        ...content
+      } = s;
+      return saveSnapshot({
+        workspaceDir: ws,
+        content,
+        meta: { session, agent, trigger: trigger ?? "manual", name },
+      });
     });
     await mkdir(join(dir, "raw"), { recursive: true });
     const rawFile = join(dir, "raw", "log.md");
@@ -32,7 +49,9 @@ export async function runAppendBench(opts: { runs?: number } = {}): Promise<void
       await h.sync();
       await h.close();
     });
-    const plain = await timeRuns(runs, (i) => appendFile(join(dir, "raw", "plain.md"), texts[i % texts.length] ?? ""));
+    const plain = await timeRuns(runs, (i) =>
+      appendFile(join(dir, "raw", "plain.md"), texts[i % texts.length] ?? ""),
+    );
     const row = (label: string, t: number[]) => [
       label,
       fmt(percentile(t, 50)),

@@ -11,12 +11,25 @@ import { fmt, printTable } from "./table.ts";
  */
 export async function runParseBench(opts: { snapshots?: number } = {}): Promise<void> {
   const corpus = generateCorpus({ snapshots: opts.snapshots ?? 3000, queriesPerCategory: 1 });
-  const canonical = corpus.days.map((d) => ({ file: `memory/${d.date}.md`, text: d.snapshots.map(renderSnapshot).join("\n") }));
-  const handWritten = canonical.map((l) => ({ ...l, text: l.text.replace(/^<!-- (?:checksum|session|agent|trigger): .*\n/gm, "") }));
-  const notes = canonical.map((l) => ({ ...l, text: l.text.replace(/BIG-MEMORY-SNAPSHOT/g, "big memory snapshot") }));
+  const canonical = corpus.days.map((d) => ({
+    file: `memory/${d.date}.md`,
+    text: d.snapshots.map(renderSnapshot).join("\n"),
+  }));
+  const handWritten = canonical.map((l) => ({
+    ...l,
+    text: l.text.replace(/^<!-- (?:checksum|session|agent|trigger): .*\n/gm, ""),
+  }));
+  const notes = canonical.map((l) => ({
+    ...l,
+    text: l.text.replace(/BIG-MEMORY-SNAPSHOT/g, "big memory snapshot"),
+  }));
   const bytes = (logs: { text: string }[]) => logs.reduce((n, l) => n + Buffer.byteLength(l.text), 0);
 
-  const measure = (logs: { file: string; text: string }[], fn: (text: string, file: string) => number, minMs = 1500) => {
+  const measure = (
+    logs: { file: string; text: string }[],
+    fn: (text: string, file: string) => number,
+    minMs = 1500,
+  ) => {
     let count = 0;
     let rounds = 0;
     const t0 = performance.now();
@@ -32,13 +45,40 @@ export async function runParseBench(opts: { snapshots?: number } = {}): Promise<
   const remark = measure(canonical, (t, f) => readTolerant(t, f, 1).blocks.length);
   const tolerant = measure(handWritten, (t, f) => parseDailyLog(t, f).snapshots.length);
   const scan = measure(notes, (t, f) => parseDailyLog(t, f).snapshots.length);
-  printTable(`Parse throughput (${corpus.days.reduce((n, d) => n + d.snapshots.length, 0)} snapshots, ${fmt(bytes(canonical) / 1e6)} MB of daily logs)`, [
-    ["reader", "input", "snapshots read", "MB/s", "vs remark"],
-    ["parseDailyLog (strict line reader)", "canonical blocks", String(strict.perRound), fmt(strict.mbps, 1), `${fmt(strict.mbps / remark.mbps, 1)}x`],
-    ["remark reader alone (baseline)", "canonical blocks", String(remark.perRound), fmt(remark.mbps, 1), "1.0x"],
-    ["parseDailyLog (falls back to remark)", "hand-written blocks", String(tolerant.perRound), fmt(tolerant.mbps, 1), `${fmt(tolerant.mbps / remark.mbps, 1)}x`],
-    ["parseDailyLog (marker scan only)", "notes, no block", String(scan.perRound), fmt(scan.mbps, 0), `${fmt(scan.mbps / remark.mbps, 0)}x`],
-  ]);
+  printTable(
+    `Parse throughput (${corpus.days.reduce((n, d) => n + d.snapshots.length, 0)} snapshots, ${fmt(bytes(canonical) / 1e6)} MB of daily logs)`,
+    [
+      ["reader", "input", "snapshots read", "MB/s", "vs remark"],
+      [
+        "parseDailyLog (strict line reader)",
+        "canonical blocks",
+        String(strict.perRound),
+        fmt(strict.mbps, 1),
+        `${fmt(strict.mbps / remark.mbps, 1)}x`,
+      ],
+      [
+        "remark reader alone (baseline)",
+        "canonical blocks",
+        String(remark.perRound),
+        fmt(remark.mbps, 1),
+        "1.0x",
+      ],
+      [
+        "parseDailyLog (falls back to remark)",
+        "hand-written blocks",
+        String(tolerant.perRound),
+        fmt(tolerant.mbps, 1),
+        `${fmt(tolerant.mbps / remark.mbps, 1)}x`,
+      ],
+      [
+        "parseDailyLog (marker scan only)",
+        "notes, no block",
+        String(scan.perRound),
+        fmt(scan.mbps, 0),
+        `${fmt(scan.mbps / remark.mbps, 0)}x`,
+      ],
+    ],
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runParseBench();

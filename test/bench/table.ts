@@ -26,7 +26,8 @@ export function fmt(n: number, digits = 2): string {
 export function printTable(title: string, rows: string[][]): void {
   const widths: number[] = [];
   for (const row of rows) for (const [i, c] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, c.length);
-  const line = (row: string[]) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  const line = (row: string[]) =>
+    row.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
   console.log(`\n## ${title}\n`);
   console.log(line(rows[0] ?? []));
   console.log(widths.map((w) => "-".repeat(w)).join("  "));
