@@ -16,8 +16,8 @@
  * | `\>`   | the `>` of `-->`                                                |
  * | `\-`   | a dash that would form `--` where `--` is a separator           |
  * | `\:`   | a colon in a key-name label                                     |
- * | `` \` `` | a backtick inside a backtick-quoted value, or leading a value |
- * | `\#` `\<` `\~` | a heading, HTML or fence character leading a value      |
+ * | `` \` `` | a backtick inside a backtick-quoted value, or starting a line |
+ * | `\#` `\<` `\~` | a heading, HTML or fence character starting a line     |
  * | `\@`   | nothing; marks a value that would otherwise read as `none` or as a known heading |
  *
  * A backslash followed by any other character is literal, so Windows paths and regular
@@ -55,6 +55,8 @@ export interface InlineContext {
   noDoubleDash?: boolean;
   /** A `:` separator follows: escape every colon. */
   noColon?: boolean;
+  /** The value starts a line: a leading heading, HTML, fence or code character is escaped. */
+  lineStart?: boolean;
   /** True when the encoded value would read as something reserved, e.g. a known heading. */
   isReserved?: (encoded: string) => boolean;
 }
@@ -88,8 +90,8 @@ export function encodeInline(value: string, ctx: InlineContext = {}): string {
     else if (ch === ">" && value.charAt(i - 1) === "-" && value.charAt(i - 2) === "-") tokens.push("\\>");
     else if (ch === "-" && ctx.noDoubleDash === true && value.charAt(i - 1) === "-") tokens.push("\\-");
     else if (ch === ":" && ctx.noColon === true) tokens.push("\\:");
-    else if (ch === "`" && (ctx.backticks === true || i === 0)) tokens.push("\\`");
-    else if (i === 0 && (ch === "#" || ch === "<" || ch === "~")) tokens.push(`\\${ch}`);
+    else if (ch === "`" && (ctx.backticks === true || (i === 0 && ctx.lineStart === true))) tokens.push("\\`");
+    else if (i === 0 && ctx.lineStart === true && (ch === "#" || ch === "<" || ch === "~")) tokens.push(`\\${ch}`);
     else tokens.push(ch);
   }
   return finish(tokens, ESCAPE_LETTERS, ctx);

@@ -5,8 +5,8 @@ import type { Snapshot } from "./snapshot.ts";
 
 const NONE = "none";
 
-function inline(value: string): string {
-  return value === "" ? NONE : encodeInline(value);
+function inline(value: string, lineStart = false): string {
+  return value === "" ? NONE : encodeInline(value, { lineStart });
 }
 
 function listOrNone(lines: string[]): string[] {
@@ -66,7 +66,7 @@ export function renderSnapshot(s: Snapshot): string {
     startMarker(s.version),
     ...metaLines(s, checksumOf(s)),
     "",
-    ...section(SECTIONS.goal, [inline(s.goal)]),
+    ...section(SECTIONS.goal, [inline(s.goal, true)]),
     ...section(
       SECTIONS.state,
       (Object.keys(STATE_LABELS) as (keyof typeof STATE_LABELS)[]).map(
@@ -99,7 +99,7 @@ export function renderSnapshot(s: Snapshot): string {
       listOrNone(
         s.names.map((n) => {
           const value = `\`${encodeInline(n.value, { backticks: true }) || "\\@"}\``;
-          return n.label === "" ? `- ${value}` : `- ${encodeInline(n.label, { noColon: true })}: ${value}`;
+          return n.label === "" ? `- ${value}` : `- ${encodeInline(n.label, { noColon: true, lineStart: true })}: ${value}`;
         }),
       ),
     ),
@@ -107,7 +107,7 @@ export function renderSnapshot(s: Snapshot): string {
     ...section(SECTIONS.next, listOrNone(s.next.map((n, i) => `${i + 1}. ${encodeInline(n) || "\\@"}`))),
     ...s.extra.flatMap((e) =>
       section(encodeInline(e.heading, { isReserved: (h) => sectionOf(h) !== undefined }) || "\\@", [
-        inline(e.body),
+        inline(e.body, true),
       ]),
     ),
     END_MARKER,
