@@ -68,11 +68,20 @@ export function withPendingRestore(
   return { ...s, pendingRestore: { id: capture.id, file: capture.file, reason, at: now.toISOString() } };
 }
 
-/** The newest snapshot written for the session, read from its own daily log. */
-export async function latestOfSession(ws: Workspace, s: SessionState): Promise<LocatedSnapshot | null> {
+/** The newest snapshot written for the session, read from its own daily log, within retention. */
+export async function latestOfSession(
+  ws: Workspace,
+  s: SessionState,
+  retention: { retentionDays?: number | undefined; now: Date },
+): Promise<LocatedSnapshot | null> {
+  const oldest =
+    retention.retentionDays === undefined
+      ? Number.NEGATIVE_INFINITY
+      : retention.now.getTime() - retention.retentionDays * 86_400_000;
   for (const ref of [...s.snapshots].reverse()) {
     const found = await ws.snapshotIn(ref.file, ref.id);
-    if (found !== null && !found.snapshot.tombstone) return found;
+    if (found === null || found.snapshot.tombstone) continue;
+    return timestampMillis(found.snapshot.timestamp) >= oldest ? found : null;
   }
   return null;
 }

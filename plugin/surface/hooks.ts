@@ -131,7 +131,7 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
       if (!config.restore.onAmnesia || ask === "") return;
       const amnesia = detectAmnesia(ask, config.restore.amnesiaPhrases);
       if (amnesia === null) return;
-      const latest = await latestOfSession(ws, state);
+      const latest = await latestOfSession(ws, state, { retentionDays: config.retentionDays, now });
       if (latest === null) return;
       const restored = await restoreFor(ws, latest, "amnesia", { tokenBudget: config.restore.tokenBudget });
       await ws.logRestore({

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
@@ -218,5 +218,37 @@ describe("big_memory_save and big_memory_recall", () => {
     expect((await d.callTool("big_memory_recall", { limit: 99 })).text).toMatch(
       /^big_memory_recall: invalid arguments:\nlimit: /,
     );
+  });
+});
+
+describe("trust and retention", () => {
+  it("flags a block modified by hand in what the agent and the user see, and still uses it", async () => {
+    const d = driver();
+    await work(d);
+    await d.command("save oauth-dup-fix");
+    const file = join(d.workspace, "memory", `${today()}.md`);
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace("Fix ERR_DUPLICATE_KEY", "Fix ERR_DUPLICATE_KEY quickly"),
+    );
+    const reply = await d.command("resume oauth-dup-fix");
+    expect(reply).toContain("warning: this snapshot was modified after it was written (checksum mismatch)");
+    const restored = await d.userTurn("go");
+    expect(restored).toContain('verified="no-modified"');
+    expect(restored).toContain("Fix ERR_DUPLICATE_KEY quickly");
+  });
+
+  it("does not offer snapshots older than retentionDays", async () => {
+    const d = driver({ retentionDays: 30 });
+    await work(d);
+    await d.command("save oauth-dup-fix");
+    const file = join(d.workspace, "memory", `${today()}.md`);
+    const old = readFileSync(file, "utf8").replace(/timestamp: \d{4}-\d{2}-\d{2}T/, "timestamp: 2020-01-01T");
+    writeFileSync(file, old);
+    expect((await d.callTool("big_memory_recall", {})).text).toBe("No snapshot saved yet in this scope.");
+    expect((await d.callTool("big_memory_recall", { query: "ERR_DUPLICATE_KEY" })).text).toBe(
+      'No snapshot matches "ERR_DUPLICATE_KEY".',
+    );
+    expect(await d.userTurn("you forgot what we were doing")).toBeUndefined();
   });
 });
