@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The big-memory CLI: the built code when the package was built, else the TypeScript sources
-// (Node >= 22.18 strips types from files outside node_modules).
-import { existsSync } from "node:fs";
-
-const built = new URL("../dist/surface/cli-main.js", import.meta.url);
-await import(existsSync(built) ? built.href : new URL("../plugin/surface/cli-main.ts", import.meta.url).href);
+// The big-memory CLI. Installed as a package (under node_modules) it runs the built dist/; in a
+// checkout it runs the TypeScript sources directly (Node >= 22.18 strips types outside node_modules).
+const installed = import.meta.url.includes("/node_modules/");
+await import(
+  new URL(installed ? "../dist/surface/cli-main.js" : "../plugin/surface/cli-main.ts", import.meta.url).href
+);

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import { staleWarnings } from "../recover/restore-service.ts";
+import { SearchService } from "../search/search-service.ts";
 import { contentFromInput } from "../snapshot/input.ts";
 import { refJson, snapshotJson } from "../snapshot/json.ts";
 import { liveSnapshots, newestOfName } from "../snapshot/lifecycle.ts";
@@ -14,7 +15,7 @@ import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
 import { statusDoc, statusText } from "./cli-status.ts";
-import { refTable, snapshotText, styleFor } from "./cli-text.ts";
+import { oneLine, refTable, relativeAge, snapshotText, styleFor } from "./cli-text.ts";
 
 /**
  * The `big-memory` command line (also mounted as `openclaw big-memory`). Contract (DESIGN.md):
@@ -72,6 +73,21 @@ export function findSnapshot(snapshots: LocatedSnapshot[], idOrName: string): Lo
   return snapshots.find((s) => s.snapshot.id === idOrName) ?? newestOfName(snapshots, idOrName);
 }
 
+/** Opens the workspace's search index (no watcher), waits for every month, runs `fn`, saves and closes. */
+async function withIndex(workspaceDir: string, fn: (index: SearchService) => Promise<void>): Promise<void> {
+  const warnings: string[] = [];
+  const index = await SearchService.open(workspaceDir, {
+    logger: { warn: (m) => warnings.push(m) },
+    watch: false,
+  });
+  try {
+    await index.ready();
+    await fn(index);
+  } finally {
+    await index.close();
+  }
+}
+
 /** Attaches the subcommands to `root` (the bin's program, or `openclaw big-memory`). */
 export function defineCommands(root: Command, io: CliIO, setExit: (code: number) => void): void {
   const style = styleFor(io.color);
@@ -122,6 +138,75 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
           : snapshotText(snapshotJson(found), warnings, io.now(), style),
       );
       setExit(found === undefined ? EXIT.notFound : EXIT.ok);
+    });
+
+  common(root.command("search"))
+    .description("find snapshots by identifiers, file names, error codes or phrases, best first")
+    .argument("<query...>", "what to look for")
+    .option("--limit <n>", "at most N hits (default 10)")
+    .option("--session <key>", "only this session's snapshots")
+    .option("--agent <id>", "only this agent's snapshots")
+    .action(
+      async (words: string[], o: CommonOptions & { limit?: string; session?: string; agent?: string }) => {
+        const limit = o.limit === undefined ? 10 : parsePositiveInt(o.limit, "--limit");
+        const query = words.join(" ");
+        await withIndex(resolveWorkspace(o.dir, io), async (index) => {
+          const filter = {
+            ...(o.session === undefined ? {} : { session: o.session }),
+            ...(o.agent === undefined ? {} : { agent: o.agent }),
+          };
+          const { hits } = index.search(query, { limit, filter });
+          const snapshots = hits.map(({ snippet: _s, field: _f, ...ref }) => ref);
+          out(o.json, { snapshots, diagnostics: index.diagnostics() }, () =>
+            hits.length === 0
+              ? `No snapshot matches "${query}".`
+              : hits
+                  .map(
+                    (h) =>
+                      `${style.bold(h.id)}  ${relativeAge(h.timestamp, io.now())}  ${oneLine(h.goal || "(no goal)", 70)}\n    ${style.dim(`${h.field}: ${oneLine(h.snippet, 90)}`)}`,
+                  )
+                  .join("\n"),
+          );
+          setExit(hits.length === 0 ? EXIT.notFound : EXIT.ok);
+        });
+      },
+    );
+
+  common(root.command("recall"))
+    .description("the latest snapshot in scope, whole, with stale-file warnings")
+    .option("--session <key>", "the session whose latest snapshot to recall")
+    .option("--name <name>", "the checkpoint name to recall")
+    .action(async (o: CommonOptions & { session?: string; name?: string }) => {
+      const workspaceDir = resolveWorkspace(o.dir, io);
+      await withIndex(workspaceDir, async (index) => {
+        const ref = index.latest({
+          ...(o.session === undefined ? {} : { session: o.session }),
+          ...(o.name === undefined ? {} : { name: o.name }),
+        });
+        const found = ref === null ? null : await index.get(ref.id);
+        const warnings = found === null ? [] : await staleWarnings(workspaceDir, found);
+        out(o.json, { snapshot: found === null ? null : snapshotJson(found), warnings }, () =>
+          found === null
+            ? "No snapshot in that scope."
+            : snapshotText(snapshotJson(found), warnings, io.now(), style),
+        );
+        setExit(found === null ? EXIT.notFound : EXIT.ok);
+      });
+    });
+
+  common(root.command("reindex"))
+    .description("rebuild the search index from the daily logs")
+    .action(async (o: CommonOptions) => {
+      await withIndex(resolveWorkspace(o.dir, io), async (index) => {
+        const report = await index.reindex();
+        out(
+          o.json,
+          report,
+          () =>
+            `reindexed ${report.snapshots} snapshots from ${report.logs} daily logs in ${Math.round(report.ms)} ms`,
+        );
+        setExit(EXIT.ok);
+      });
     });
 
   common(root.command("verify"))

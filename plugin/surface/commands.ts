@@ -127,12 +127,10 @@ export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<st
       const found = await ws.byName(name);
       if (found === null) return `big-memory: no checkpoint named "${name}". Try /big-memory list.`;
       const line = as === undefined ? { name, parent: null } : { name: as, parent: name };
-      await ws
-        .session(sessionKey, agentId)
-        .update((s) => ({
-          ...withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now),
-          line,
-        }));
+      await ws.session(sessionKey, agentId).update((s) => ({
+        ...withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now),
+        line,
+      }));
       await ws.logRestore({
         at: now.toISOString(),
         id: found.snapshot.id,

@@ -285,3 +285,74 @@ describe("bin/big-memory.js", () => {
     ]);
   });
 });
+
+describe("big-memory search, recall and reindex", () => {
+  it("finds a snapshot by a hyphenated identifier and a typo, best first, with the matching line", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": skillLog });
+    await cli(["save", "--dir", dir, "--session", "agent:main:main"], {
+      stdin: JSON.stringify({ ...input, names: [{ label: "Ticket", value: "ADR-016" }] }),
+    });
+    const exact = await cli(["search", "ADR-016", "--dir", dir, "--json"]);
+    expect(exact.code).toBe(0);
+    const refs = (exact.json() as { snapshots: { id: string; score: number }[] }).snapshots;
+    expect(refs[0]?.id).toBe("2026-11-22-01");
+    expect(refs[0]?.score).toBeGreaterThan(0);
+    const typo = await cli(["search", "ERR_DUPLICAT_KEY", "--dir", dir, "--json"]);
+    expect((typo.json() as { snapshots: { id: string }[] }).snapshots.map((s) => s.id)).toContain(
+      "2026-11-22-01",
+    );
+    const human = await cli(["search", "ADR-016", "--dir", dir]);
+    expect(human.stdout.split("\n").slice(0, 2)).toEqual([
+      `2026-11-22-01  just now  ${input.goal}`,
+      "    names: Ticket: ADR-016",
+    ]);
+    const none = await cli(["search", "kubernetes", "--dir", dir, "--json"]);
+    expect([none.code, none.json()]).toEqual([1, { snapshots: [], diagnostics: [] }]);
+  });
+
+  it("recalls the latest snapshot of a session and of a name", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": skillLog });
+    await cli(["save", "--dir", dir, "--session", "agent:main:main", "--name", "oauth-dup-fix"], {
+      stdin: JSON.stringify(input),
+    });
+    const bySession = await cli(["recall", "--session", "agent:main:main", "--dir", dir, "--json"]);
+    expect((bySession.json() as { snapshot: { id: string } }).snapshot.id).toBe("2026-11-22-01");
+    const byName = await cli(["recall", "--name", "oauth-dup-fix", "--dir", dir, "--json"]);
+    expect(byName.json() as { snapshot: { name: string }; warnings: string[] }).toMatchObject({
+      snapshot: { name: "oauth-dup-fix" },
+      warnings: ["src/auth/oauth-callback.ts no longer exists"],
+    });
+    const missing = await cli(["recall", "--session", "agent:main:nobody", "--dir", dir, "--json"]);
+    expect([missing.code, missing.json()]).toEqual([1, { snapshot: null, warnings: [] }]);
+  });
+
+  it("rebuilds the index from the logs", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": skillLog });
+    const r = await cli(["reindex", "--dir", dir, "--json"]);
+    expect(r.json()).toMatchObject({ snapshots: 2, logs: 1, months: 1, diagnostics: [] });
+  });
+});
+
+describe("big-memory delete and list --all", () => {
+  it("hides a deleted checkpoint from list but keeps its history for list --all", async () => {
+    const dir = workspace();
+    await cli(["save", "--dir", dir, "--name", "oauth-dup-fix"], { stdin: JSON.stringify(input) });
+    const deleted = await cli(["delete", "oauth-dup-fix", "--dir", dir, "--json"]);
+    expect(deleted.json()).toEqual({
+      deleted: "oauth-dup-fix",
+      id: "2026-11-22-02",
+      file: "memory/2026-11-22.md",
+      line: 46,
+    });
+    expect((await cli(["list", "--dir", dir, "--json"])).code).toBe(1);
+    const all = (await cli(["list", "--all", "--dir", dir, "--json"])).json() as {
+      snapshots: { id: string; name: string }[];
+    };
+    expect(all.snapshots.map((s) => [s.id, s.name])).toEqual([
+      ["2026-11-22-02", "oauth-dup-fix"],
+      ["2026-11-22-01", "oauth-dup-fix"],
+    ]);
+    expect((await cli(["delete", "oauth-dup-fix", "--dir", dir])).code).toBe(1);
+    expect((await cli(["show", "oauth-dup-fix", "--dir", dir])).code).toBe(1);
+  });
+});
