@@ -22,9 +22,11 @@ export default definePluginEntry({
     const config = parsePluginConfig(api.pluginConfig);
     const logger = { warn: (m: string) => api.logger.warn(m), info: (m: string) => api.logger.info(m) };
     const now = () => new Date();
+    // The gateway starts services and runs for long: only there does the index watch memory/.
+    const lifetime = { longRunning: false };
     const deps: SurfaceDeps = {
       config,
-      workspaces: new Workspaces({ config, logger, now }),
+      workspaces: new Workspaces({ config, logger, now, watch: () => lifetime.longRunning }),
       logger,
       now,
       sessionWorkspaces: new Map(),
@@ -36,7 +38,9 @@ export default definePluginEntry({
     registerCommands(api, deps);
     api.registerService({
       id: "big-memory",
-      start: () => {},
+      start: () => {
+        lifetime.longRunning = true;
+      },
       stop: () => deps.workspaces.closeAll(),
     });
   },

@@ -2,8 +2,8 @@ import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { PluginConfig } from "./config.ts";
 import type { SnapshotFilter } from "./search/shard.ts";
-import { SnapshotIndex } from "./search/snapshot-index.ts";
-import { liveSnapshots, newestOfName } from "./snapshot/lifecycle.ts";
+import { SearchService } from "./search/search-service.ts";
+import { liveSnapshots } from "./snapshot/lifecycle.ts";
 import { parseDailyLog } from "./snapshot/parse.ts";
 import type { LocatedSnapshot, SnapshotContent } from "./snapshot/snapshot.ts";
 import { errorCode } from "./store/fs-durable.ts";
@@ -14,7 +14,7 @@ import {
   SessionState,
   sessionStatePath,
 } from "./store/session-state.ts";
-import { readAllSnapshots, type SaveMeta, type SaveResult, saveSnapshot } from "./store/snapshots.ts";
+import { readAllSnapshots, type SaveMeta, type SaveResult, saveSnapshot, tombstone } from "./store/snapshots.ts";
 import { JsonState, type StateLogger } from "./store/state.ts";
 
 /** What a Workspace needs from outside: config, logger and clock are injected. */
@@ -22,6 +22,8 @@ export interface WorkspaceDeps {
   config: PluginConfig;
   logger: StateLogger;
   now: () => Date;
+  /** Whether the search index should watch `memory/` (true in a long-running gateway). */
+  watch?: () => boolean;
 }
 
 /** One line of `.big-memory/restore-log.jsonl`. */
@@ -44,6 +46,7 @@ export class Workspace {
   private readonly deps: WorkspaceDeps;
   private readonly sessions = new Map<string, JsonState<SessionState>>();
   private flushState: JsonState<FlushMarks> | null = null;
+  private searchService: Promise<SearchService> | null = null;
 
   constructor(dir: string, deps: WorkspaceDeps) {
     this.dir = resolve(dir);
@@ -78,14 +81,29 @@ export class Workspace {
   }
 
   /** Redacts and appends a snapshot to today's log. */
-  save(content: SnapshotContent, meta: SaveMeta): Promise<SaveResult> {
-    return saveSnapshot({
+  async save(content: SnapshotContent, meta: SaveMeta): Promise<SaveResult> {
+    const saved = await saveSnapshot({
       workspaceDir: this.dir,
       content,
       meta,
       now: this.deps.now(),
       ...(this.deps.config.timeZone === undefined ? {} : { timeZone: this.deps.config.timeZone }),
     });
+    if (this.searchService !== null) await (await this.searchService).refreshFile(saved.file);
+    return saved;
+  }
+
+  /** Deletes a checkpoint name by appending a tombstone (see store/snapshots.ts). */
+  async deleteName(name: string, meta: { session: string | null; agent: string | null }): Promise<SaveResult> {
+    const saved = await tombstone({
+      workspaceDir: this.dir,
+      name,
+      ...meta,
+      now: this.deps.now(),
+      ...(this.deps.config.timeZone === undefined ? {} : { timeZone: this.deps.config.timeZone }),
+    });
+    if (this.searchService !== null) await (await this.searchService).refreshFile(saved.file);
+    return saved;
   }
 
   /** The text of a workspace-relative daily log, "" when it does not exist. */
@@ -132,14 +150,27 @@ export class Workspace {
     return (await readAllSnapshots(this.dir)).snapshots;
   }
 
+  /**
+   * The workspace's search index, opened on first use (never in a compaction hook): the newest month
+   * answers at once, older months load in the background. It watches `memory/` only in a long-running
+   * process (the gateway); one-shot processes refresh it after their own writes.
+   */
+  index(): Promise<SearchService> {
+    this.searchService ??= SearchService.open(this.dir, { logger: this.deps.logger, watch: this.deps.watch?.() ?? false });
+    return this.searchService;
+  }
+
   /** A snapshot by id, or null. */
   async byId(id: string): Promise<LocatedSnapshot | null> {
-    return (await this.all()).find((s) => s.snapshot.id === id) ?? null;
+    return (await this.index()).get(id);
   }
 
   /** The newest live snapshot carrying a checkpoint name, or null (none, or deleted). */
   async byName(name: string): Promise<LocatedSnapshot | null> {
-    return newestOfName(await this.all(), name) ?? null;
+    const index = await this.index();
+    await index.ready();
+    const ref = index.latest({ name });
+    return ref === null ? null : index.get(ref.id);
   }
 
   /** The newest live snapshot that `visible` accepts. */
@@ -152,21 +183,23 @@ export class Workspace {
     return null;
   }
 
-  /** Best matches for `query` among the workspace's snapshots, best first, with the matching line. */
+  /**
+   * Best matches for `query`, best first, with the matching line. Snapshots of deleted checkpoint
+   * names are left out.
+   */
   async searchSnapshots(
     query: string,
     opts: { limit: number; filter: SnapshotFilter },
   ): Promise<{ located: LocatedSnapshot; score: number; snippet: string }[]> {
-    const all = await this.all();
-    const index = new SnapshotIndex();
-    const byFile = new Map<string, LocatedSnapshot[]>();
-    for (const s of all) byFile.set(s.file, [...(byFile.get(s.file) ?? []), s]);
-    for (const [file, list] of byFile) index.replaceFile(file, list);
-    const byId = new Map(all.map((s) => [s.snapshot.id, s]));
-    return index.search(query, opts).flatMap((h) => {
-      const located = byId.get(h.id);
-      return located === undefined ? [] : [{ located, score: h.score, snippet: h.snippet }];
-    });
+    const index = await this.index();
+    const found = await Promise.all(
+      index.search(query, opts).hits.map(async (h) => {
+        if (h.name !== null && index.latest({ name: h.name }) === null) return null;
+        const located = await index.get(h.id);
+        return located === null ? null : { located, score: h.score, snippet: h.snippet };
+      }),
+    );
+    return found.filter((f) => f !== null);
   }
 
   /** Appends one line to `.big-memory/restore-log.jsonl`. */
@@ -175,9 +208,12 @@ export class Workspace {
     await appendFile(join(this.stateDir, "restore-log.jsonl"), `${JSON.stringify(entry)}\n`);
   }
 
-  /** Releases what the workspace holds open. */
+  /** Releases what the workspace holds open: the index (saved) and its watcher. */
   async close(): Promise<void> {
     this.sessions.clear();
+    const index = this.searchService;
+    this.searchService = null;
+    if (index !== null) await (await index).close();
   }
 }
 

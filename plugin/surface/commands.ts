@@ -4,7 +4,6 @@ import { recall, visibility } from "../recover/recall.ts";
 import { staleWarnings, withPendingRestore } from "../recover/restore-service.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { withCapture } from "../store/session-state.ts";
-import { tombstone } from "../store/snapshots.ts";
 import { oneLine, relativeAge } from "./cli-text.ts";
 import { agentOfSessionKey, type SurfaceDeps, warnOnce, workspaceOf } from "./context.ts";
 
@@ -150,14 +149,7 @@ export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<st
     case "delete": {
       if (arg === "") return `big-memory: delete needs a checkpoint name.\n${COMMAND_USAGE}`;
       if ((await ws.byName(arg)) === null) return `big-memory: no checkpoint named "${arg}".`;
-      const saved = await tombstone({
-        workspaceDir: ws.dir,
-        name: arg,
-        session: sessionKey,
-        agent: agentId,
-        now,
-        ...(deps.config.timeZone === undefined ? {} : { timeZone: deps.config.timeZone }),
-      });
+      const saved = await ws.deleteName(arg, { session: sessionKey, agent: agentId });
       return `Deleted checkpoint "${arg}" (tombstone ${saved.id}); its history stays in ${saved.file}, and the name can be used again.`;
     }
     default:
