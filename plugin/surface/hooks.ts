@@ -1,16 +1,10 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
-import {
-  beginTurn,
-  ensureCycleSnapshot,
-  observe,
-  prepareFlush,
-  type SessionRef,
-} from "../capture/capture-service.ts";
-import { emptyTrail } from "../capture/trail.ts";
+import { beginTurn, observe, prepareFlush, type SessionRef } from "../capture/capture-service.ts";
+import { afterCompaction, beforeCompaction, beforeReset, crossThresholds } from "../capture/cycle.ts";
 import { restoreNotice } from "../recover/inject.ts";
-import { latestOfSession, restoreFor, withPendingRestore } from "../recover/restore-service.ts";
+import { latestOfSession, restoreFor } from "../recover/restore-service.ts";
 import { detectAmnesia } from "../recover/triggers.ts";
 import { SessionState } from "../store/session-state.ts";
 import type { Workspace } from "../workspace.ts";
@@ -83,56 +77,74 @@ function userText(event: { prompt?: string; currentUserMessage?: string }): stri
 /** Registers every hook big-memory uses. Nothing here touches the disk at registration. */
 export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
   const { config } = deps;
-  const wsOf = (ctx: Ctx) => deps.workspaces.get(workspaceOf(deps, ctx));
+  const cycle = (now: Date, restore: boolean, messages?: unknown[]) => ({
+    now,
+    safetyNet: config.capture.safetyNet,
+    restore,
+    messages,
+  });
+  /** Runs `fn` for a real (not internal) session of an enabled plugin; fails open with one warning. */
+  const guarded = async <T>(
+    hook: string,
+    ctx: Ctx,
+    fn: (ws: Workspace, ref: SessionRef, now: Date) => Promise<T>,
+  ): Promise<T | undefined> => {
+    if (!config.enabled) return undefined;
+    try {
+      const ref = refOf(ctx);
+      return ref === null
+        ? undefined
+        : await fn(deps.workspaces.get(workspaceOf(deps, ctx)), ref, deps.now());
+    } catch (error) {
+      warnOnce(deps, hook, error);
+      return undefined;
+    }
+  };
 
   api.on("before_prompt_build", async (event, ctx) => {
-    if (!config.enabled) return;
-    try {
-      const ws = wsOf(ctx);
-      const now = deps.now();
-      if (ctx.trigger === "memory") {
-        if (!config.capture.flushPrompt) return;
+    if (ctx.trigger === "memory") {
+      if (!config.enabled || !config.capture.flushPrompt) return;
+      try {
+        const ws = deps.workspaces.get(workspaceOf(deps, ctx));
         const agentId = ctx.agentId ?? agentOfSessionKey(ctx.sessionKey) ?? null;
+        const flush = { agentId, flushSessionKey: ctx.sessionKey ?? null };
         const target = await flushTarget(ws, agentId);
-        const prependContext = await prepareFlush(
-          ws,
-          { agentId, flushSessionKey: ctx.sessionKey ?? null },
-          target,
-          now,
-          config.timeZone,
-        );
-        return { prependContext };
+        return { prependContext: await prepareFlush(ws, flush, target, deps.now(), config.timeZone) };
+      } catch (error) {
+        warnOnce(deps, "before_prompt_build", error);
+        return;
       }
-      if (ctx.trigger !== undefined && ctx.trigger !== "user") return;
-      const ref = refOf(ctx);
-      if (ref === null) return;
+    }
+    if (ctx.trigger !== undefined && ctx.trigger !== "user") return;
+    return guarded("before_prompt_build", ctx, async (ws, ref, now) => {
       const ask = userText(event);
       // One locked update per turn: record the ask and take the pending restore together.
       const { state, pending } = await beginTurn(ws, ref, ask, now);
-      if (pending !== null) {
-        const located = await ws.snapshotIn(pending.file, pending.id);
-        if (located !== null) {
-          const restored = await restoreFor(ws, located, pending.reason, {
-            tokenBudget: config.restore.tokenBudget,
-          });
-          await ws.logRestore({
-            at: now.toISOString(),
-            id: pending.id,
-            session: ref.sessionKey,
-            reason: pending.reason,
-            tokens: restored.tokens,
-          });
-          deps.logger.info?.(
-            `big-memory: ${restoreNotice({ id: located.snapshot.id, timestamp: located.snapshot.timestamp, goal: located.snapshot.goal })}`,
-          );
-          return { prependContext: restored.text };
-        }
+      const located = pending === null ? null : await ws.snapshotIn(pending.file, pending.id);
+      if (pending !== null && located !== null) {
+        const restored = await restoreFor(ws, located, pending.reason, {
+          tokenBudget: config.restore.tokenBudget,
+        });
+        await ws.logRestore({
+          at: now.toISOString(),
+          id: pending.id,
+          session: ref.sessionKey,
+          reason: pending.reason,
+          tokens: restored.tokens,
+        });
+        deps.logger.info?.(
+          `big-memory: ${restoreNotice({ id: located.snapshot.id, timestamp: located.snapshot.timestamp, goal: located.snapshot.goal })}`,
+        );
+        return { prependContext: restored.text };
       }
-      if (!config.restore.onAmnesia || ask === "") return;
-      const amnesia = detectAmnesia(ask, config.restore.amnesiaPhrases);
-      if (amnesia === null) return;
+      if (
+        !config.restore.onAmnesia ||
+        ask === "" ||
+        detectAmnesia(ask, config.restore.amnesiaPhrases) === null
+      )
+        return undefined;
       const latest = await latestOfSession(ws, state, { retentionDays: config.retentionDays, now });
-      if (latest === null) return;
+      if (latest === null) return undefined;
       const restored = await restoreFor(ws, latest, "amnesia", { tokenBudget: config.restore.tokenBudget });
       await ws.logRestore({
         at: now.toISOString(),
@@ -142,149 +154,58 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
         tokens: restored.tokens,
       });
       return { prependContext: restored.text };
-    } catch (error) {
-      warnOnce(deps, "before_prompt_build", error);
-      return;
-    }
+    });
   });
 
-  api.on("after_tool_call", async (event, ctx) => {
-    if (!config.enabled) return;
-    try {
-      const ref = refOf(ctx);
-      if (ref === null) return;
-      await observe(wsOf(ctx), ref, {
+  api.on("after_tool_call", (event, ctx) =>
+    guarded("after_tool_call", ctx, async (ws, ref, now) => {
+      await observe(ws, ref, {
         type: "tool",
         tool: event.toolName,
         params: event.params,
         ...(event.error === undefined ? {} : { error: event.error }),
         ...(event.result === undefined ? {} : { result: event.result }),
         ...(event.durationMs === undefined ? {} : { durationMs: event.durationMs }),
-        at: deps.now().toISOString(),
+        at: now.toISOString(),
       });
-    } catch (error) {
-      warnOnce(deps, "after_tool_call", error);
-    }
-  });
+    }),
+  );
 
-  api.on("llm_output", async (event, ctx) => {
-    if (!config.enabled || (ctx.trigger !== undefined && ctx.trigger !== "user")) return;
-    try {
-      const ref = refOf(ctx);
-      if (ref === null) return;
-      const ws = wsOf(ctx);
-      const now = deps.now();
+  api.on("llm_output", (event, ctx) => {
+    if (ctx.trigger !== undefined && ctx.trigger !== "user") return;
+    return guarded("llm_output", ctx, async (ws, ref, now) => {
       const state =
         event.assistantTexts.length === 0
           ? await ws.session(ref.sessionKey, ref.agentId).read()
           : await observe(ws, ref, { type: "assistant", texts: event.assistantTexts, at: now.toISOString() });
       const use = contextUse(event.usage, event.contextTokenBudget ?? ctx.contextTokenBudget);
+      if (use === null) return;
       const crossed = config.capture.thresholds.filter(
-        (t) => use !== null && use >= t && !state.cycle.thresholds.includes(t),
+        (t) => use >= t && !state.cycle.thresholds.includes(t),
       );
-      if (crossed.length === 0 || use === null) return;
-      const { capture } = await ensureCycleSnapshot(ws, ref, "threshold", { now, safetyNet: true });
-      await ws.session(ref.sessionKey, ref.agentId).update((s) => ({
-        ...s,
-        cycle: { ...s.cycle, thresholds: [...new Set([...s.cycle.thresholds, ...crossed])] },
-      }));
+      if (crossed.length === 0) return;
+      const id = await crossThresholds(ws, ref, crossed, now);
       deps.logger.info?.(
-        `big-memory: context at ${Math.round(use * 100)}% of the window (threshold ${crossed.join(", ")}): ${capture.source === "none" ? "nothing observed to autosave" : `autosaved snapshot ${capture.id}`}`,
+        `big-memory: context at ${Math.round(use * 100)}% of the window (threshold ${crossed.join(", ")}): ${id === null ? "nothing observed to autosave" : `autosaved snapshot ${id}`}`,
       );
-    } catch (error) {
-      warnOnce(deps, "llm_output", error);
-    }
+    });
   });
 
-  api.on("before_compaction", async (event, ctx) => {
-    if (!config.enabled) return;
-    try {
-      const ref = refOf(ctx);
-      if (ref === null) return;
-      const ws = wsOf(ctx);
-      const now = deps.now();
-      const session = ws.session(ref.sessionKey, ref.agentId);
-      // A before without an after: the previous cycle is over.
-      await session.update((s) =>
-        s.cycle.compacting
-          ? { ...s, cycle: { n: s.cycle.n + 1, compacting: false, captured: null, thresholds: [] } }
-          : s,
-      );
-      const { capture } = await ensureCycleSnapshot(ws, ref, "compaction", {
-        now,
-        safetyNet: config.capture.safetyNet,
-        ...(event.messages === undefined ? {} : { messages: event.messages }),
-      });
-      await session.update((s) => {
-        const marked = { ...s, cycle: { ...s.cycle, compacting: true } };
-        return capture.source === "none" || !config.restore.afterCompaction
-          ? marked
-          : withPendingRestore(marked, capture, "compaction", now);
-      });
-    } catch (error) {
-      warnOnce(deps, "before_compaction", error);
-    }
-  });
+  api.on("before_compaction", (event, ctx) =>
+    guarded("before_compaction", ctx, (ws, ref, now) =>
+      beforeCompaction(ws, ref, cycle(now, config.restore.afterCompaction, event.messages)),
+    ),
+  );
 
-  api.on("after_compaction", async (_event, ctx) => {
-    if (!config.enabled) return;
-    try {
-      const ref = refOf(ctx);
-      if (ref === null) return;
-      const ws = wsOf(ctx);
-      const now = deps.now();
-      const session = ws.session(ref.sessionKey, ref.agentId);
-      const before = await session.read();
-      let capture: { id: string; file: string } | null = null;
-      if (!before.cycle.compacting) {
-        // An after without a before: capture now, from the trail.
-        const ensured = await ensureCycleSnapshot(ws, ref, "compaction", {
-          now,
-          safetyNet: config.capture.safetyNet,
-        });
-        if (ensured.capture.source !== "none") capture = ensured.capture;
-      }
-      await session.update((s) => {
-        const queued =
-          capture !== null && config.restore.afterCompaction
-            ? withPendingRestore(s, capture, "compaction", now)
-            : s;
-        return {
-          ...queued,
-          cycle: { n: s.cycle.n + 1, compacting: false, captured: null, thresholds: [] },
-          updatedAt: now.toISOString(),
-        };
-      });
-    } catch (error) {
-      warnOnce(deps, "after_compaction", error);
-    }
-  });
+  api.on("after_compaction", (_event, ctx) =>
+    guarded("after_compaction", ctx, (ws, ref, now) =>
+      afterCompaction(ws, ref, cycle(now, config.restore.afterCompaction)),
+    ),
+  );
 
-  api.on("before_reset", async (event, ctx) => {
-    if (!config.enabled) return;
-    try {
-      const ref = refOf(ctx);
-      if (ref === null) return;
-      const ws = wsOf(ctx);
-      const now = deps.now();
-      const session = ws.session(ref.sessionKey, ref.agentId);
-      const { capture } = await ensureCycleSnapshot(ws, ref, "reset", {
-        now,
-        safetyNet: config.capture.safetyNet,
-        ...(event.messages === undefined ? {} : { messages: event.messages }),
-      });
-      await session.update((s) => {
-        const fresh = {
-          ...s,
-          trail: emptyTrail(),
-          cycle: { n: s.cycle.n + 1, compacting: false, captured: null, thresholds: [] },
-        };
-        return capture.source === "none" || !config.restore.afterReset
-          ? fresh
-          : withPendingRestore(fresh, capture, "reset", now);
-      });
-    } catch (error) {
-      warnOnce(deps, "before_reset", error);
-    }
-  });
+  api.on("before_reset", (event, ctx) =>
+    guarded("before_reset", ctx, (ws, ref, now) =>
+      beforeReset(ws, ref, cycle(now, config.restore.afterReset, event.messages)),
+    ),
+  );
 }
