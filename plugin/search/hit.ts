@@ -1,0 +1,191 @@
+/**
+ * A ranked match and the order of matches, best first:
+ * 1. more query words matched plus more of them together on one stored line (a remembered phrase sits
+ *    in one place: four words on one line beat five scattered over the snapshot);
+ * 2. fewer words matched only with a typo or by prefix, so such a match never beats an exact one;
+ * 3. fewer words matched only by some of their identifier parts;
+ * 4. more words within one section, then a higher BM25+ score (goal, names, files and checkpoint
+ *    name are boosted most);
+ * 5. the more recent snapshot.
+ * Lines are compared among the best few dozen candidates, ranked first with sections in place of
+ * lines (an upper bound), until no other candidate could still enter. Pure.
+ */
+import { type Entry, FIELD_BOOSTS, type Field, fieldOfTag } from "./document.ts";
+import type { TermLookup } from "./scoring.ts";
+import { newerFirst } from "./shard.ts";
+import { foldText, tokenize } from "./tokenize.ts";
+import { boundedDistance } from "./vocabulary.ts";
+
+/** A ranked match. */
+export interface Hit {
+  entry: Entry;
+  /** Query words matched, exactly or not. */
+  words: number;
+  /** Query words matched exactly (the whole word; for unspaced scripts, all of its terms). */
+  exactWords: number;
+  /** Query words matched whole: exactly, by prefix or with a typo, not only by some of their parts. */
+  wholeWords: number;
+  /** Most query words together on one stored line (the section count until lines are compared). */
+  lineWords: number;
+  /** Most query words matched within a single section. */
+  fieldWords: number;
+  /** Sum of the BM25+ contributions of the matched terms. */
+  score: number;
+  /** Bit mask of the planned terms matched. */
+  terms: number;
+  /** The stored line that best shows why it matched. */
+  snippet: { field: Field; text: string };
+}
+
+/** Best first (see the module comment). A total order. */
+export function compareHits(a: Hit, b: Hit): number {
+  const together = b.words + b.lineWords - (a.words + a.lineWords);
+  if (together !== 0) return together;
+  const typos = a.words - a.exactWords - (b.words - b.exactWords);
+  if (typos !== 0) return typos;
+  const partial = a.words - a.wholeWords - (b.words - b.wholeWords);
+  if (partial !== 0) return partial;
+  if (a.fieldWords !== b.fieldWords) return b.fieldWords - a.fieldWords;
+  if (a.score !== b.score) return b.score > a.score ? 1 : -1;
+  return newerFirst(a.entry, b.entry);
+}
+
+/** How many candidates (times the limit, and at least) may be compared line by line. */
+export const RERANK_FACTOR = 4;
+export const RERANK_MIN = 40;
+
+/** Keeps the best `limit` hits offered, in order. */
+export class TopHits {
+  readonly hits: Hit[] = [];
+  readonly #limit: number;
+  constructor(limit: number) {
+    this.#limit = limit;
+  }
+  /** Words plus words together of the worst hit kept, once full (a hit needs at least that); else 0. */
+  threshold(): number {
+    const last = this.hits[this.hits.length - 1];
+    return this.hits.length < this.#limit || last === undefined ? 0 : last.words + last.lineWords;
+  }
+
+  /** Whether a hit with these keys could still enter (cheap pre-check before building it). */
+  worthy(hit: Hit): boolean {
+    const last = this.hits[this.hits.length - 1];
+    return this.hits.length < this.#limit || last === undefined || compareHits(hit, last) < 0;
+  }
+  offer(hit: Hit): void {
+    const { hits } = this;
+    if (!this.worthy(hit)) return;
+    let lo = 0;
+    let hi = hits.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareHits(hits[mid] as Hit, hit) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    hits.splice(lo, 0, hit);
+    if (hits.length > this.#limit) hits.pop();
+  }
+}
+
+export interface Word {
+  /** All planned terms of the word. */
+  any: number;
+  /** Its whole term (0 for unspaced scripts, which have none). */
+  whole: number;
+  /** Its parts (identifier parts; unspaced-script terms are not parts). */
+  parts: number;
+}
+
+/**
+ * Final order of the pool (sorted with section counts standing in for line counts): lines are
+ * counted in pool order until no remaining candidate, even with its upper bound, could enter.
+ */
+export function compareLines(
+  pool: readonly Hit[],
+  limit: number,
+  lineOf: ReturnType<typeof lineMatcher>,
+): Hit[] {
+  const final: Hit[] = [];
+  for (const hit of pool) {
+    if (final.length >= limit) {
+      final.sort(compareHits);
+      final.length = limit;
+      if (compareHits(hit, final[limit - 1] as Hit) >= 0) break;
+    }
+    const best = lineOf(hit);
+    hit.snippet = best.line;
+    hit.lineWords = best.words;
+    final.push(hit);
+  }
+  return final.sort(compareHits).slice(0, limit);
+}
+
+/**
+ * For a hit, its stored line holding the most query words (the goal, then the lines of document.ts
+ * `Entry.text`), ties to the field with the higher boost, then the earlier line; the goal when no
+ * line holds any. A term of a line matches a lookup the hit matched when it is the planned term,
+ * extends it (lookups widened by prefix) or is within its typo distance. Built once per query.
+ */
+export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<number, Word>) {
+  const literal = (term: string) => term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  // What a matching line must contain: the term, or one of its known typo neighbours (a typo lookup
+  // with no list of neighbours cannot be screened this way).
+  const screens = new Map(
+    lookups.map((l) => {
+      const near = l.fuzzy > 0 ? l.fuzzyTerms?.map(([t]) => t) : [];
+      return [
+        l,
+        near === undefined ? undefined : new RegExp([l.term.term, ...near].map(literal).join("|"), "i"),
+      ];
+    }),
+  );
+  const neighbours = new Map(lookups.map((l) => [l, new Set(l.fuzzyTerms?.map(([t]) => t))]));
+  const matches = (l: TermLookup, term: string): boolean =>
+    l.term.term === term ||
+    (l.prefix && term.startsWith(l.term.term)) ||
+    (l.fuzzy > 0 &&
+      (l.fuzzyTerms === undefined
+        ? boundedDistance(term, l.term.term, l.fuzzy) <= l.fuzzy
+        : neighbours.get(l)?.has(term) === true));
+  return (hit: Hit): { line: { field: Field; text: string }; words: number } => {
+    // Parts only speak for a word the hit did not match whole.
+    const wholeMatched = (word: number) => ((words.get(word)?.whole ?? 0) & hit.terms) !== 0;
+    const active = lookups.filter(
+      (l) => (hit.terms & l.bit) !== 0 && !(l.part && l.term.roles.every((r) => wholeMatched(r.word))),
+    );
+    // Lines holding none of the active terms (as substrings of the line, folded when not ASCII) are
+    // skipped untokenized.
+    const screened = active.every((l) => screens.get(l) !== undefined);
+    let best: { field: Field; text: string } = { field: "goal", text: hit.entry.goal };
+    let bestWords = 0;
+    let bestRank = 0;
+    const consider = (field: Field, text: string) => {
+      if (screened) {
+        const haystack = ASCII.test(text) ? text : foldText(text);
+        if (!active.some((l) => screens.get(l)?.test(haystack))) return;
+      }
+      const found = new Set<number>();
+      for (const term of tokenize(text)) {
+        for (const l of active) if (matches(l, term)) for (const role of l.term.roles) found.add(role.word);
+      }
+      const rank = found.size === 0 ? 0 : found.size + FIELD_BOOSTS[field] / 100;
+      if (rank > bestRank) {
+        best = { field, text };
+        bestWords = found.size;
+        bestRank = rank;
+      }
+    };
+    consider("goal", hit.entry.goal);
+    const text = hit.entry.text;
+    for (let start = 0; start < text.length; ) {
+      let end = text.indexOf("\n", start);
+      if (end < 0) end = text.length;
+      const field = fieldOfTag(text.charAt(start));
+      if (field !== undefined) consider(field, text.slice(start + 1, end));
+      start = end + 1;
+    }
+    return { line: best, words: bestWords };
+  };
+}
+
+const ASCII = /^[\x20-\x7e]*$/;

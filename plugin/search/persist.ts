@@ -1,0 +1,139 @@
+/**
+ * Where the derived search index lives and how its files are written: one file per month under
+ * `<workspace>/.big-memory/search/` (or `<stateDir>/search/<workspace hash>/`), written atomically
+ * (temp file, fsync, rename, directory fsync) with the previous copy kept as `<month>.bmx.prev`.
+ */
+import { createHash } from "node:crypto";
+import { open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { ensureDirectory, errorCode, fsyncDirectory, writeAll } from "../store/fs-durable.ts";
+import { decodeShard, encodeShard, type Fingerprint, type ShardFile } from "./codec.ts";
+import { FrozenShard } from "./frozen-shard.ts";
+import { HotShard } from "./hot-shard.ts";
+import type { SnapshotIndex } from "./snapshot-index.ts";
+
+const SUFFIX = ".bmx";
+const PREVIOUS = ".prev";
+const MONTH = /^(\d{4}-\d{2}|other)\.bmx$/;
+
+/** The folder of a workspace's search index. */
+export function indexDir(workspaceDir: string, stateDir?: string): string {
+  if (stateDir === undefined) return join(workspaceDir, ".big-memory", "search");
+  const key = createHash("sha256").update(resolve(workspaceDir)).digest("hex").slice(0, 16);
+  return join(stateDir, "search", key);
+}
+
+/** The file of a month's shard. */
+export function shardPath(dir: string, month: string): string {
+  return join(dir, `${month}${SUFFIX}`);
+}
+
+/** What loading a month's shard file gave. */
+export type ShardLoad =
+  | { kind: "missing" }
+  | { kind: "loaded"; file: ShardFile; fromPrevious: boolean; problem?: string }
+  | { kind: "unreadable"; problem: string };
+
+async function readIfPresent(path: string): Promise<Buffer | null> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/**
+ * Loads a month's shard file; when it is missing or unreadable, falls back to the previous copy (whose
+ * fingerprints say which logs changed since). `problem` says what was wrong with the current file.
+ */
+export async function loadShardFile(dir: string, month: string): Promise<ShardLoad> {
+  const path = shardPath(dir, month);
+  let problem: string | undefined;
+  try {
+    const data = await readIfPresent(path);
+    if (data !== null) return { kind: "loaded", file: decodeShard(data), fromPrevious: false };
+  } catch (error) {
+    problem = error instanceof Error ? error.message : String(error);
+  }
+  try {
+    const previous = await readIfPresent(path + PREVIOUS);
+    if (previous !== null) {
+      const file = decodeShard(previous);
+      return problem === undefined
+        ? { kind: "loaded", file, fromPrevious: true }
+        : { kind: "loaded", file, fromPrevious: true, problem };
+    }
+  } catch {
+    // The previous copy is no better; the month is rebuilt from its logs.
+  }
+  return problem === undefined ? { kind: "missing" } : { kind: "unreadable", problem };
+}
+
+/** Writes a month's shard atomically, keeping the copy it replaces as `<month>.bmx.prev`. */
+export async function writeShardFile(dir: string, month: string, data: Buffer): Promise<void> {
+  await ensureDirectory(dir);
+  const path = shardPath(dir, month);
+  const temp = join(dir, `.${month}${SUFFIX}.${process.pid}.${Date.now().toString(36)}.tmp`);
+  const handle = await open(temp, "wx");
+  try {
+    await writeAll(handle, data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(path, path + PREVIOUS);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+  await rename(temp, path);
+  await fsyncDirectory(dir);
+}
+
+/** Removes a month's shard files (current and previous). */
+export async function removeShardFile(dir: string, month: string): Promise<void> {
+  const path = shardPath(dir, month);
+  await rm(path, { force: true });
+  await rm(path + PREVIOUS, { force: true });
+}
+
+/** Months that have a shard file (or only a previous copy). */
+export async function listShardFiles(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return [];
+    throw error;
+  }
+  const months = new Set<string>();
+  for (const name of names) {
+    const match = MONTH.exec(name.endsWith(PREVIOUS) ? name.slice(0, -PREVIOUS.length) : name);
+    if (match?.[1] !== undefined) months.add(match[1]);
+  }
+  return [...months].sort();
+}
+
+/**
+ * Saves a month of `index` with the fingerprints of its logs, or removes its files when the month is
+ * gone. A hot month is frozen for writing; it stays hot in the index when `keepHot`, else the index
+ * keeps the (smaller) frozen form.
+ */
+export async function saveMonth(
+  dir: string,
+  index: SnapshotIndex,
+  month: string,
+  files: Record<string, Fingerprint>,
+  keepHot: boolean,
+): Promise<void> {
+  const shard = index.shard(month);
+  let frozen: FrozenShard | undefined;
+  if (shard instanceof HotShard) frozen = keepHot ? shard.freeze() : index.freeze(month);
+  else if (shard instanceof FrozenShard) frozen = shard;
+  if (frozen === undefined) await removeShardFile(dir, month);
+  else await writeShardFile(dir, month, encodeShard(frozen, files));
+}

@@ -1,0 +1,78 @@
+/**
+ * Turns what a person typed into a query plan: which terms to look up, with what weight, and which of them
+ * may be expanded by prefix or by edit distance. Pure.
+ */
+import { analyse, type TermKind } from "./tokenize.ts";
+
+/** One term of a plan. */
+export interface PlannedTerm {
+  term: string;
+  /** The query words it came from, with its role in each (a term can be whole in one, part of another). */
+  roles: { word: number; kind: TermKind }[];
+  /** Multiplies the term's BM25 contribution. */
+  weight: number;
+  /** Also match indexed terms that start with this one. */
+  prefix: boolean;
+  /** Maximum edit distance for typo matching; 0 for none. */
+  fuzzy: number;
+}
+
+export interface QueryPlan {
+  terms: PlannedTerm[];
+}
+
+/** Most terms a query is planned with (one bit each in a 32-bit mask); the rest are ignored. */
+export const MAX_QUERY_TERMS = 31;
+
+/** Shortest term expanded by prefix. */
+export const MIN_PREFIX_LENGTH = 4;
+/** Shortest term matched with one typo; from {@link TWO_TYPOS_LENGTH} on, two. */
+export const MIN_FUZZY_LENGTH = 5;
+export const TWO_TYPOS_LENGTH = 9;
+
+/** Relative weights of expanded matches; exact matches weigh 1. */
+export const EXPANSION_WEIGHTS = { prefix: 0.4, fuzzy: 0.3 } as const;
+
+const WEIGHTS: Record<TermKind, number> = { whole: 1, part: 0.6, cjk: 1 };
+const DIGITS = /^[\p{N}\-._/:]+$/u;
+const ANY_DIGIT = /\p{N}/u;
+
+/**
+ * The typo distance allowed for a term: none for short terms, nor for anything holding a digit
+ * (`INV-2026-00417` one digit off is another invoice, not a typo).
+ */
+export function fuzzinessOf(term: string): number {
+  if (term.length < MIN_FUZZY_LENGTH || ANY_DIGIT.test(term)) return 0;
+  return term.length >= TWO_TYPOS_LENGTH ? 2 : 1;
+}
+
+/**
+ * Plans a query. Whole words weigh 1 and their identifier parts 0.6 (a document holding the whole
+ * identifier also holds its parts, so it collects both). Whole words and the parts of the last word may
+ * be completed by prefix; whole words and parts of 5+ letters tolerate typos. Repeated terms are merged.
+ */
+export function planQuery(text: string): QueryPlan {
+  const analysed = analyse(text);
+  const lastWord = analysed.reduce((max, t) => Math.max(max, t.word), -1);
+  const byTerm = new Map<string, PlannedTerm>();
+  for (const { term, kind, word } of analysed) {
+    const expandable = kind === "whole" || (kind === "part" && word === lastWord);
+    const planned: PlannedTerm = {
+      term,
+      roles: [{ word, kind }],
+      weight: WEIGHTS[kind],
+      prefix: expandable && term.length >= MIN_PREFIX_LENGTH && !DIGITS.test(term),
+      fuzzy: kind === "cjk" ? 0 : fuzzinessOf(term),
+    };
+    const seen = byTerm.get(term);
+    if (seen === undefined) {
+      byTerm.set(term, planned);
+    } else {
+      seen.roles.push({ word, kind });
+      seen.weight = Math.max(seen.weight, planned.weight);
+      seen.prefix ||= planned.prefix;
+      seen.fuzzy = Math.max(seen.fuzzy, planned.fuzzy);
+    }
+  }
+  return { terms: [...byTerm.values()] };
+}

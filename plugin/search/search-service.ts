@@ -1,0 +1,333 @@
+/**
+ * The search index of one workspace, kept fresh and on disk. `SearchService.open` loads the newest
+ * month (from its saved shard, or from the logs) and resolves; older months load in the background,
+ * newest first, and every query answers at once from what is loaded (`complete` says whether that is
+ * everything). Saved shards are trusted only for logs whose fingerprint still matches; anything else
+ * is re-read. A corrupt, truncated or unknown-version shard is rebuilt from the logs with one warning.
+ * A watcher re-reads logs that change; index changes are saved shortly after, atomically.
+ */
+import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
+import type { Fingerprint } from "./codec.ts";
+import { indexDir, listShardFiles, loadShardFile, removeShardFile, saveMonth, shardPath } from "./persist.ts";
+import { monthOf, type SnapshotFilter } from "./shard.ts";
+import {
+  refOf,
+  type Scope,
+  type SearchHit,
+  type SearchOptions,
+  SnapshotIndex,
+  type SnapshotRef,
+} from "./snapshot-index.ts";
+import { buildMonth, groupByMonth, type LogStat, listLogs, readLog, statLog, unchanged } from "./sources.ts";
+import { type LogWatcher, watchLogs } from "./watch.ts";
+
+/** Where warnings go (the plugin passes `api.logger`). */
+export interface Logger {
+  warn(message: string): void;
+}
+
+export interface SearchServiceOptions {
+  logger: Logger;
+  /** Keep the index under `<stateDir>/search/<workspace hash>/` instead of `<workspace>/.big-memory/search/`. */
+  stateDir?: string;
+  /** Watch `memory/` for changes made by anyone. Default true. */
+  watch?: boolean;
+  /** Quiet time before a changed log is re-read, in ms. Default 50. */
+  debounceMs?: number;
+  /** Quiet time before changed months are saved, in ms. Default 1000. */
+  saveDelayMs?: number;
+}
+
+/** Search results, and whether every month was loaded when they were computed. */
+export interface SearchResults {
+  hits: SearchHit[];
+  complete: boolean;
+}
+
+/** What `reindex` did. */
+export interface ReindexReport {
+  snapshots: number;
+  logs: number;
+  months: number;
+  diagnostics: Diagnostic[];
+  ms: number;
+}
+
+/** The search index of one workspace. */
+export class SearchService {
+  readonly workspaceDir: string;
+  /** Folder holding the saved shards. */
+  readonly indexDir: string;
+  readonly #options: SearchServiceOptions;
+  readonly #index = new SnapshotIndex();
+  readonly #fingerprints = new Map<string, Fingerprint>();
+  readonly #diagnostics = new Map<string, Diagnostic[]>();
+  /** Months not loaded yet, with their logs as listed at open. */
+  readonly #pending = new Map<string, LogStat[]>();
+  readonly #dirty = new Set<string>();
+  #queue: Promise<void> = Promise.resolve();
+  #ready: Promise<void> = Promise.resolve();
+  #watcher: LogWatcher | undefined;
+  #saveTimer: NodeJS.Timeout | undefined;
+  #corrupt = 0;
+  #closed = false;
+
+  private constructor(workspaceDir: string, options: SearchServiceOptions) {
+    this.workspaceDir = workspaceDir;
+    this.#options = options;
+    this.indexDir = indexDir(workspaceDir, options.stateDir);
+  }
+
+  /** Opens the index of a workspace; resolves once the newest month is searchable. */
+  static async open(workspaceDir: string, options: SearchServiceOptions): Promise<SearchService> {
+    const service = new SearchService(workspaceDir, options);
+    await service.#start();
+    return service;
+  }
+
+  async #start(): Promise<void> {
+    // Watch before listing, so that a change made meanwhile is seen by one or the other.
+    if (this.#options.watch !== false) {
+      this.#watcher = watchLogs(this.workspaceDir, {
+        debounceMs: this.#options.debounceMs ?? 50,
+        onChange: (file) => void this.refreshFile(file),
+        onError: (error) => this.#warn(`big-memory: watching memory/ failed: ${messageOf(error)}`),
+      });
+    }
+    for (const [month, logs] of groupByMonth(await listLogs(this.workspaceDir)))
+      this.#pending.set(month, logs);
+    const months = [...this.#pending.keys()].sort().reverse();
+    const newest = months[0];
+    if (newest !== undefined) await this.#enqueue(() => this.#loadMonth(newest));
+    const watching = this.#watcher?.ready ?? Promise.resolve();
+    this.#ready = Promise.all([this.#loadRest(months.slice(1)), watching]).then(() => {});
+  }
+
+  async #loadRest(months: readonly string[]): Promise<void> {
+    for (const month of months) {
+      if (this.#closed) return;
+      await this.#enqueue(() => this.#loadMonth(month));
+    }
+    await this.#enqueue(async () => {
+      if (this.#corrupt > 1) {
+        this.#warn(
+          `big-memory: ${this.#corrupt - 1} more search index files were rebuilt from the daily logs`,
+        );
+      }
+      const known = new Set(this.#index.months());
+      for (const month of await listShardFiles(this.indexDir)) {
+        if (!known.has(month)) await removeShardFile(this.indexDir, month);
+      }
+      this.#index.vocabulary();
+    });
+  }
+
+  /** Runs index work one task at a time, in order; a failed task is reported, never fatal. */
+  #enqueue(task: () => Promise<void>): Promise<void> {
+    const run = this.#queue.then(task).catch((error: unknown) => {
+      this.#warn(`big-memory: search index update failed: ${messageOf(error)}`);
+    });
+    this.#queue = run;
+    return run;
+  }
+
+  #warn(message: string): void {
+    this.#options.logger.warn(message);
+  }
+
+  async #loadMonth(month: string): Promise<void> {
+    const logs = this.#pending.get(month);
+    if (logs === undefined) return; // loaded meanwhile (by reindex)
+    this.#pending.delete(month);
+    const load = await loadShardFile(this.indexDir, month);
+    const problem = load.kind === "unreadable" || load.kind === "loaded" ? load.problem : undefined;
+    if (problem !== undefined && this.#corrupt++ === 0) {
+      const remedy =
+        load.kind === "loaded"
+          ? "using the previous copy and re-reading the logs changed since"
+          : "rebuilding from the daily logs";
+      this.#warn(`big-memory: search index ${shardPath(this.indexDir, month)}: ${problem}; ${remedy}`);
+    }
+    if (load.kind !== "loaded") {
+      await this.#build(
+        month,
+        logs.map((l) => l.file),
+      );
+      return;
+    }
+    this.#index.setShard(load.file.shard);
+    for (const [file, fingerprint] of Object.entries(load.file.files))
+      this.#fingerprints.set(file, fingerprint);
+    if (load.fromPrevious) this.#dirty.add(month);
+    // Each log is checked against its fingerprint now (a stat each), not against the listing made at open.
+    for (const file of new Set([...logs.map((l) => l.file), ...Object.keys(load.file.files)]))
+      await this.#refresh(file);
+    this.#scheduleSave();
+  }
+
+  /** Builds a month from its logs, yielding to the event loop as it goes, and installs it. */
+  async #build(month: string, files: readonly string[]): Promise<void> {
+    const shard = await buildMonth(this.workspaceDir, month, files, (file, read) => {
+      this.#fingerprints.set(file, read.fingerprint);
+      this.#diagnostics.set(file, read.diagnostics);
+    });
+    if (shard === undefined) this.#index.dropShard(month);
+    else this.#index.setShard(shard);
+    this.#dirty.add(month);
+    this.#scheduleSave();
+  }
+
+  /** Re-reads one log if it changed (or vanished) since it was indexed. */
+  async #refresh(file: string): Promise<void> {
+    const month = monthOf(file);
+    if (this.#pending.has(month)) return; // its month loads later and will see the file as it is then
+    const known = this.#fingerprints.get(file);
+    const log = await statLog(this.workspaceDir, file);
+    if (log !== null && unchanged(log, known)) return;
+    const read = log === null ? null : await readLog(this.workspaceDir, file, known);
+    if (read === null) {
+      if (known === undefined) return;
+      this.#fingerprints.delete(file);
+      this.#diagnostics.delete(file);
+      this.#index.replaceFile(file, []);
+    } else {
+      this.#fingerprints.set(file, read.fingerprint);
+      if (!read.same) {
+        this.#diagnostics.set(file, read.diagnostics);
+        this.#index.replaceFile(file, read.snapshots);
+      }
+    }
+    this.#dirty.add(month);
+    this.#scheduleSave();
+  }
+
+  #scheduleSave(): void {
+    if (this.#closed || this.#dirty.size === 0) return;
+    clearTimeout(this.#saveTimer);
+    this.#saveTimer = setTimeout(
+      () => void this.#enqueue(() => this.#save()),
+      this.#options.saveDelayMs ?? 1000,
+    );
+    this.#saveTimer.unref();
+  }
+
+  /** Writes every changed month; the newest stays hot, older ones are frozen again. */
+  async #save(): Promise<void> {
+    const newest = this.#index.months()[0];
+    for (const month of [...this.#dirty]) {
+      this.#dirty.delete(month);
+      const files = Object.fromEntries([...this.#fingerprints].filter(([file]) => monthOf(file) === month));
+      await saveMonth(this.indexDir, this.#index, month, files, month === newest);
+    }
+  }
+
+  /** Resolves when every month is loaded (and fresh as of its loading) and the watcher is running. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** Whether every month is loaded. */
+  get complete(): boolean {
+    return this.#pending.size === 0;
+  }
+
+  /** Best matches for `query` among the loaded months, best first. Never waits. */
+  search(query: string, options: SearchOptions = {}): SearchResults {
+    return { hits: this.#index.search(query, options), complete: this.complete };
+  }
+
+  /** The newest snapshot in scope among the loaded months (see SnapshotIndex.latest), or null. */
+  latest(scope: Scope = {}): SnapshotRef | null {
+    const entry = this.#index.latest(scope);
+    return entry === undefined ? null : refOf(entry);
+  }
+
+  /** Loaded snapshots passing `filter`, newest first. */
+  list(filter: SnapshotFilter = {}): SnapshotRef[] {
+    return this.#index.list(filter).map(refOf);
+  }
+
+  /** Problems found in the logs read so far (torn blocks, unknown versions...). */
+  diagnostics(): Diagnostic[] {
+    return [...this.#diagnostics.values()].flat();
+  }
+
+  /** Counts for `status`. */
+  status(): { snapshots: number; months: number; pendingMonths: number; complete: boolean } {
+    const months = this.#index.months().length;
+    return {
+      snapshots: this.#index.size,
+      months,
+      pendingMonths: this.#pending.size,
+      complete: this.complete,
+    };
+  }
+
+  /** The full snapshot with id `id`, read from its log; null when there is none. */
+  async get(id: string): Promise<LocatedSnapshot | null> {
+    await this.#ready;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const entry = this.#index.find(id);
+      if (entry === undefined) return null;
+      const read = await readLog(this.workspaceDir, entry.file);
+      const found =
+        read?.snapshots.find((s) => s.line === entry.line && s.snapshot.id === id) ??
+        read?.snapshots.find((s) => s.snapshot.id === id);
+      if (found !== undefined) return found;
+      await this.refreshFile(entry.file);
+    }
+    return null;
+  }
+
+  /** Re-reads one log (workspace-relative path) if it changed; resolves when the index reflects it. */
+  refreshFile(file: string): Promise<void> {
+    return this.#enqueue(() => this.#refresh(file));
+  }
+
+  /** Rebuilds every month from the logs in the background; searches keep answering meanwhile. */
+  reindex(): Promise<ReindexReport> {
+    const started = performance.now();
+    let report: ReindexReport = { snapshots: 0, logs: 0, months: 0, diagnostics: [], ms: 0 };
+    return this.#enqueue(async () => {
+      const logs = await listLogs(this.workspaceDir);
+      const byMonth = groupByMonth(logs);
+      this.#pending.clear();
+      this.#fingerprints.clear();
+      this.#diagnostics.clear();
+      for (const month of this.#index.months()) if (!byMonth.has(month)) this.#index.dropShard(month);
+      for (const month of [...byMonth.keys()].sort().reverse()) {
+        await this.#build(
+          month,
+          (byMonth.get(month) ?? []).map((l) => l.file),
+        );
+      }
+      report = {
+        snapshots: this.#index.size,
+        logs: logs.length,
+        months: byMonth.size,
+        diagnostics: this.diagnostics(),
+        ms: 0,
+      };
+      await this.#save();
+    }).then(() => ({ ...report, ms: performance.now() - started }));
+  }
+
+  /** Saves changed months now. */
+  flush(): Promise<void> {
+    clearTimeout(this.#saveTimer);
+    return this.#enqueue(() => this.#save());
+  }
+
+  /** Stops watching, finishes queued work and saves. The service answers nothing useful after. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#saveTimer);
+    await this.#watcher?.close();
+    await this.#enqueue(() => this.#save());
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,227 @@
+/**
+ * The in-memory snapshot index of a workspace: one shard per month of daily logs, hot (minisearch,
+ * takes changes) or frozen (compact, read-only). Files are replaced whole; a frozen month thaws when
+ * one of its logs changes and can be frozen again once saved. Search, latest and lookups by id.
+ * Pure and synchronous; loading, saving and watching live in search-service.ts.
+ */
+import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
+import type { Entry, Field } from "./document.ts";
+import { FrozenShard } from "./frozen-shard.ts";
+import { HotShard } from "./hot-shard.ts";
+import { DEFAULT_LIMIT, rank } from "./rank.ts";
+import { Accumulator } from "./scoring.ts";
+import { matchesFilter, monthOf, newerFirst, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
+import { fuzzyTerms, mergeTerms } from "./vocabulary.ts";
+
+/** A snapshot as `list` and `search` report it (the CLI's SnapshotRef); absent values are null. */
+export interface SnapshotRef {
+  id: string;
+  timestamp: string;
+  file: string;
+  line: number;
+  session: string | null;
+  agent: string | null;
+  trigger: string | null;
+  name: string | null;
+  goal: string;
+  verified: boolean | null;
+}
+
+/** A search result: the ref, its score, and the stored line that best shows why it matched. */
+export interface SearchHit extends SnapshotRef {
+  score: number;
+  /** The matching line (key names carry their label: `Error code: ERR_DUPLICATE_KEY`). */
+  snippet: string;
+  /** The section the matching line comes from. */
+  field: Field;
+}
+
+/** Whose snapshots `latest` considers. */
+export interface Scope {
+  session?: string;
+  agent?: string;
+  /** A checkpoint name; a newer tombstone of the name hides it. */
+  name?: string;
+}
+
+export interface SearchOptions {
+  /** Maximum number of hits. Default 10. */
+  limit?: number;
+  filter?: SnapshotFilter;
+}
+
+/** The ref fields of an entry. */
+export function refOf(entry: Entry): SnapshotRef {
+  const { id, timestamp, file, line, session, agent, trigger, name, goal, verified } = entry;
+  return { id, timestamp, file, line, session, agent, trigger, name, goal, verified };
+}
+
+/** The months a filter's time bounds can touch, with a month of slack for time zones. */
+function monthRange(filter: SnapshotFilter): [string, string] {
+  const { from, to } = timeBounds(filter);
+  const shift = (t: number, days: number) => new Date(t + days * 86_400_000).toISOString().slice(0, 7);
+  return [Number.isFinite(from) ? shift(from, -31) : "", Number.isFinite(to) ? shift(to, 31) : "\uffff"];
+}
+
+/** All shards of one workspace. */
+export class SnapshotIndex {
+  readonly #shards = new Map<string, Shard>();
+  /** One accumulator per shard, reused by every query (a query clears what it touched). */
+  readonly #accumulators = new WeakMap<Shard, Accumulator>();
+  /** Sorted distinct terms of all frozen shards, for typo lookups; rebuilt after the set changes. */
+  #vocabulary: string[] | undefined;
+
+  /** Months held, newest first (cached until the set of shards changes). */
+  #months: string[] | undefined;
+
+  #changed(): void {
+    this.#vocabulary = undefined;
+    this.#months = undefined;
+  }
+
+  /** Typo candidates of a term among the terms of every shard (frozen ones share one vocabulary). */
+  #fuzzyTerms = (term: string, distance: number): [string, number][] => {
+    const found = new Map<string, number>();
+    const walk = (terms: readonly string[]) => {
+      for (const [i, d] of fuzzyTerms(terms, term, distance)) found.set(terms[i] as string, d);
+    };
+    walk(this.vocabulary());
+    for (const shard of this.#shards.values()) if (shard instanceof HotShard) walk(shard.terms());
+    return [...found];
+  };
+
+  /** The sorted vocabulary of all frozen shards (merged on first use after a change). */
+  vocabulary(): readonly string[] {
+    if (this.#vocabulary === undefined) {
+      const frozen = [...this.#shards.values()].filter((s) => s instanceof FrozenShard);
+      this.#vocabulary = mergeTerms(frozen.map((s) => s.parts.terms));
+    }
+    return this.#vocabulary;
+  }
+
+  /** Number of snapshots, tombstones included. */
+  get size(): number {
+    let n = 0;
+    for (const shard of this.#shards.values()) n += shard.size;
+    return n;
+  }
+
+  /** Months held, newest first. */
+  months(): string[] {
+    this.#months ??= [...this.#shards.keys()].sort().reverse();
+    return [...this.#months];
+  }
+
+  shard(month: string): Shard | undefined {
+    return this.#shards.get(month);
+  }
+
+  /** Installs (or replaces) the shard of its month. */
+  setShard(shard: Shard): void {
+    this.#shards.set(shard.month, shard);
+    this.#changed();
+  }
+
+  dropShard(month: string): void {
+    this.#shards.delete(month);
+    this.#changed();
+  }
+
+  /** The hot shard of a month, thawing a frozen one or creating an empty one. */
+  hot(month: string): HotShard {
+    const shard = this.#shards.get(month);
+    if (shard instanceof HotShard) return shard;
+    const hot = shard instanceof FrozenShard ? HotShard.thaw(shard) : HotShard.empty(month);
+    this.#shards.set(month, hot);
+    this.#changed();
+    return hot;
+  }
+
+  /** Replaces the snapshots of a daily log with a fresh parse of it (none: the log is gone). */
+  replaceFile(file: string, snapshots: readonly LocatedSnapshot[]): void {
+    const month = monthOf(file);
+    const shard = this.#shards.get(month);
+    if (snapshots.length === 0 && (shard === undefined || !shard.files().includes(file))) return;
+    const hot = this.hot(month);
+    hot.replaceFile(file, snapshots);
+    if (hot.size === 0) this.dropShard(month);
+  }
+
+  /** Freezes a hot month (after it was saved, say); returns the frozen shard, or undefined. */
+  freeze(month: string): FrozenShard | undefined {
+    const shard = this.#shards.get(month);
+    if (shard === undefined) return undefined;
+    if (!(shard instanceof HotShard)) return shard as FrozenShard;
+    const frozen = shard.freeze();
+    this.setShard(frozen);
+    return frozen;
+  }
+
+  /** Best matches for `query`, best first (see rank.ts for the order). */
+  search(query: string, options: SearchOptions = {}): SearchHit[] {
+    const filter = options.filter ?? {};
+    const [first, last] = monthRange(filter);
+    this.#months ??= [...this.#shards.keys()].sort().reverse();
+    const shards = this.#months.map((m) => this.#shards.get(m) as Shard);
+    const hits = rank(shards, query, {
+      limit: options.limit ?? DEFAULT_LIMIT,
+      filter,
+      searchable: (shard) => shard.month === "other" || (shard.month >= first && shard.month <= last),
+      fuzzyTerms: this.#fuzzyTerms,
+      accumulator: (shard) => {
+        let acc = this.#accumulators.get(shard);
+        if (acc === undefined) {
+          acc = new Accumulator(0, shard.size);
+          this.#accumulators.set(shard, acc);
+        }
+        return acc;
+      },
+    });
+    return hits.map((h) => ({
+      ...refOf(h.entry),
+      score: h.score,
+      snippet: h.snippet.text,
+      field: h.snippet.field,
+    }));
+  }
+
+  /**
+   * The newest snapshot in scope, never a tombstone. With `name`, the newest snapshot of that name,
+   * unless a tombstone of it is newer still.
+   */
+  latest(scope: Scope = {}): Entry | undefined {
+    const { name, ...rest } = scope;
+    let best: Entry | undefined;
+    for (const shard of this.#shards.values()) {
+      for (const [, entry] of shard.documents()) {
+        if (name !== undefined ? entry.name !== name : entry.tombstone) continue;
+        if (!matchesFilter(entry, rest)) continue;
+        if (best === undefined || newerFirst(entry, best) < 0) best = entry;
+      }
+    }
+    return best?.tombstone === true ? undefined : best;
+  }
+
+  /** Every entry passing `filter`, newest first; tombstones left out. */
+  list(filter: SnapshotFilter = {}): Entry[] {
+    const out: Entry[] = [];
+    const bounds = timeBounds(filter);
+    for (const shard of this.#shards.values()) {
+      for (const [, entry] of shard.documents()) {
+        if (!entry.tombstone && matchesFilter(entry, filter, bounds)) out.push(entry);
+      }
+    }
+    return out.sort(newerFirst);
+  }
+
+  /** The newest entry with snapshot id `id`, or undefined. */
+  find(id: string): Entry | undefined {
+    let best: Entry | undefined;
+    for (const shard of this.#shards.values()) {
+      for (const [, entry] of shard.documents()) {
+        if (entry.id === id && (best === undefined || newerFirst(entry, best) < 0)) best = entry;
+      }
+    }
+    return best;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Reading the daily logs for the index: their list, their fingerprints, their parsed snapshots, and
+ * a month's shard built from them. A log that vanishes between listing and reading is simply gone
+ * (null), never an error.
+ */
+import { createHash } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { parseDailyLog } from "../snapshot/parse.ts";
+import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { listDailyLogs } from "../store/daily-log.ts";
+import { errorCode } from "../store/fs-durable.ts";
+import type { Fingerprint } from "./codec.ts";
+import { FrozenBuilder, type FrozenShard } from "./frozen-shard.ts";
+import { monthOf } from "./shard.ts";
+
+/** A daily log as listed: workspace-relative path, size and modification time. */
+export interface LogStat {
+  file: string;
+  size: number;
+  mtimeMs: number;
+}
+
+/** A daily log as read: its fingerprint and what parsing found in it. */
+export interface LogRead {
+  fingerprint: Fingerprint;
+  snapshots: LocatedSnapshot[];
+  diagnostics: Diagnostic[];
+}
+
+/** The daily logs of a workspace, oldest first (see daily-log.ts `listDailyLogs`). */
+export async function listLogs(workspaceDir: string): Promise<LogStat[]> {
+  const logs = await listDailyLogs(workspaceDir);
+  return logs.map(({ file, size, mtimeMs }) => ({ file, size, mtimeMs }));
+}
+
+/** Logs grouped by the month of their date (see shard.ts `monthOf`). */
+export function groupByMonth(logs: readonly LogStat[]): Map<string, LogStat[]> {
+  const out = new Map<string, LogStat[]>();
+  for (const log of logs) {
+    const month = monthOf(log.file);
+    const list = out.get(month) ?? [];
+    list.push(log);
+    out.set(month, list);
+  }
+  return out;
+}
+
+/** Size and modification time of a log, or null when it does not exist. */
+export async function statLog(workspaceDir: string, file: string): Promise<LogStat | null> {
+  try {
+    const info = await stat(join(workspaceDir, file));
+    return info.isFile() ? { file, size: info.size, mtimeMs: info.mtimeMs } : null;
+  } catch (error) {
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return null;
+    throw error;
+  }
+}
+
+/** Whether a listed log still looks the way its fingerprint says (same size and time). */
+export function unchanged(log: LogStat, fingerprint: Fingerprint | undefined): boolean {
+  return fingerprint !== undefined && fingerprint.size === log.size && fingerprint.mtimeMs === log.mtimeMs;
+}
+
+/** sha256 of a text's UTF-8 bytes, hex. */
+export function contentHash(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * Reads a log and fingerprints exactly the bytes read: the modification time is taken before reading
+ * and the read is repeated if the size moved meanwhile (a write in progress). `known` skips parsing
+ * when the content hash is unchanged (only the time moved). Null when the log is gone.
+ */
+export async function readLog(
+  workspaceDir: string,
+  file: string,
+  known?: Fingerprint,
+): Promise<(LogRead & { same: boolean }) | null> {
+  const path = join(workspaceDir, file);
+  for (let attempt = 0; ; attempt++) {
+    const before = await statLog(workspaceDir, file);
+    if (before === null) return null;
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return null;
+      throw error;
+    }
+    if (bytes.length !== before.size && attempt < 3) continue;
+    const fingerprint = { size: bytes.length, mtimeMs: before.mtimeMs, sha256: contentHash(bytes) };
+    if (known !== undefined && known.sha256 === fingerprint.sha256) {
+      return { fingerprint, snapshots: [], diagnostics: [], same: true };
+    }
+    const parsed = parseDailyLog(bytes.toString("utf8"), file);
+    return { fingerprint, snapshots: parsed.snapshots, diagnostics: parsed.diagnostics, same: false };
+  }
+}
+
+/** Snapshots indexed between two yields to the event loop while building. */
+const BUILD_CHUNK = 64;
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Builds the frozen shard of a month from its logs, yielding to the event loop between chunks of
+ * snapshots so that no caller waits long; `onRead` gets each log as read. Undefined when the month
+ * holds no snapshot.
+ */
+export async function buildMonth(
+  workspaceDir: string,
+  month: string,
+  files: readonly string[],
+  onRead: (file: string, read: LogRead) => void,
+): Promise<FrozenShard | undefined> {
+  const builder = new FrozenBuilder(month);
+  for (const file of files) {
+    const read = await readLog(workspaceDir, file);
+    if (read === null) continue;
+    onRead(file, read);
+    for (let i = 0; i < read.snapshots.length; i++) {
+      builder.add(read.snapshots[i] as LocatedSnapshot);
+      if (i % BUILD_CHUNK === BUILD_CHUNK - 1) await yieldToLoop();
+    }
+    await yieldToLoop();
+  }
+  return builder.size > 0 ? builder.build() : undefined;
+}

@@ -1,0 +1,182 @@
+/**
+ * Lookups in a sorted array of distinct terms (UTF-16 code unit order, as `Array.prototype.sort` gives):
+ * exact position, the range of terms with a prefix, and the terms within an edit distance, found by
+ * walking the sorted array as an implicit trie. Pure; no extra memory beyond the array itself.
+ */
+
+/** Index of `term` in `terms`, or -1. */
+export function findTerm(terms: readonly string[], term: string): number {
+  let lo = 0;
+  let hi = terms.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const t = terms[mid] as string;
+    if (t < term) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < terms.length && terms[lo] === term ? lo : -1;
+}
+
+/** First index in [lo, hi) whose term is >= `term`. */
+function lowerBound(terms: readonly string[], term: string, lo: number, hi: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((terms[mid] as string) < term) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The range [start, end) of terms that start with `prefix` (the prefix itself included). */
+export function prefixRange(terms: readonly string[], prefix: string): [number, number] {
+  const start = lowerBound(terms, prefix, 0, terms.length);
+  let lo = start;
+  let hi = terms.length;
+  // First term past the prefix block: every term in [start, end) starts with `prefix`.
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((terms[mid] as string).startsWith(prefix)) lo = mid + 1;
+    else hi = mid;
+  }
+  return [start, lo];
+}
+
+/** First index in [lo, hi) whose char code at `depth` is greater than `code` (terms share depth chars). */
+function groupEnd(terms: readonly string[], depth: number, code: number, lo: number, hi: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((terms[mid] as string).charCodeAt(depth) <= code) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** How many leading characters a typo match must share with the query (typos there are rare). */
+export const FUZZY_FIXED_PREFIX = 1;
+
+/**
+ * Terms that start with the first `fixedPrefix` characters of `query` and are within Levenshtein
+ * distance `maxDistance` of it (insertions, deletions, substitutions of UTF-16 code units), as
+ * [index, distance] pairs in term order. Walks the sorted array as a trie below the fixed prefix,
+ * filling one banded row of the edit-distance matrix per trie node, and prunes every branch whose
+ * prefix is already further than `maxDistance` from every prefix of the query.
+ */
+export function fuzzyTerms(
+  terms: readonly string[],
+  query: string,
+  maxDistance: number,
+  fixedPrefix = FUZZY_FIXED_PREFIX,
+): [number, number][] {
+  const out: [number, number][] = [];
+  const m = query.length;
+  const d = maxDistance;
+  const far = d + 1;
+  const maxDepth = m + d;
+  const width = m + 1;
+  const p = Math.min(fixedPrefix, m);
+  const rows = new Uint8Array((maxDepth + 1) * width).fill(far);
+  // Row of the fixed prefix, which equals the query's own first p characters: |p - j|.
+  for (let j = 0; j <= m; j++) rows[p * width + j] = Math.min(Math.abs(p - j), far);
+  const walk = (lo: number, hi: number, depth: number): void => {
+    const row = depth * width;
+    // Terms in [lo, hi) share their first `depth` characters; one of exactly that length sorts first.
+    if ((terms[lo] as string).length === depth) {
+      const distance = rows[row + m] as number;
+      if (distance <= d) out.push([lo, distance]);
+      lo++;
+    }
+    if (depth >= maxDepth) return;
+    const next = row + width;
+    const i = depth + 1;
+    const jmin = Math.max(1, i - d);
+    const jmax = Math.min(m, i + d);
+    while (lo < hi) {
+      const code = (terms[lo] as string).charCodeAt(depth);
+      const end = groupEnd(terms, depth, code, lo, hi);
+      rows[next] = i <= d ? i : far;
+      rows[next + jmin - 1] = jmin === 1 ? (rows[next] as number) : far;
+      let best = rows[next] as number;
+      for (let j = jmin; j <= jmax; j++) {
+        const up = (rows[row + j] as number) + 1;
+        const left = (rows[next + j - 1] as number) + 1;
+        const diagonal = (rows[row + j - 1] as number) + (query.charCodeAt(j - 1) === code ? 0 : 1);
+        const v = Math.min(up, left, diagonal, far);
+        rows[next + j] = v;
+        if (v < best) best = v;
+      }
+      if (jmax < m) rows[next + jmax + 1] = far;
+      if (best <= d) walk(lo, end, i);
+      lo = end;
+    }
+  };
+  const [lo, hi] = prefixRange(terms, query.slice(0, p));
+  if (lo < hi) walk(lo, hi, p);
+  return out;
+}
+
+/** Merges two sorted arrays of distinct terms into one sorted array of distinct terms. */
+function mergeTwo(left: readonly string[], right: readonly string[]): string[] {
+  const out: string[] = new Array(left.length + right.length);
+  let a = 0;
+  let b = 0;
+  let n = 0;
+  while (a < left.length && b < right.length) {
+    const x = left[a] as string;
+    const y = right[b] as string;
+    if (x < y) out[n++] = left[a++] as string;
+    else if (y < x) out[n++] = right[b++] as string;
+    else {
+      out[n++] = x;
+      a++;
+      b++;
+    }
+  }
+  while (a < left.length) out[n++] = left[a++] as string;
+  while (b < right.length) out[n++] = right[b++] as string;
+  out.length = n;
+  return out;
+}
+
+/** Merges sorted arrays of distinct terms into one sorted array of distinct terms (pairwise, log depth). */
+export function mergeTerms(lists: readonly (readonly string[])[]): string[] {
+  let level: (readonly string[])[] = [...lists];
+  if (level.length === 0) return [];
+  while (level.length > 1) {
+    const next: (readonly string[])[] = [];
+    for (let i = 0; i < level.length; i += 2) {
+      const right = level[i + 1];
+      next.push(
+        right === undefined
+          ? (level[i] as readonly string[])
+          : mergeTwo(level[i] as readonly string[], right),
+      );
+    }
+    level = next;
+  }
+  return [...(level[0] as readonly string[])];
+}
+
+/** Levenshtein distance of two strings, or `max + 1` as soon as it must exceed `max`. */
+export function boundedDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev = new Uint16Array(b.length + 1);
+  let next = new Uint16Array(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    next[0] = i;
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      const v = Math.min(
+        (prev[j] as number) + 1,
+        (next[j - 1] as number) + 1,
+        (prev[j - 1] as number) + cost,
+      );
+      next[j] = v;
+      if (v < best) best = v;
+    }
+    if (best > max) return max + 1;
+    [prev, next] = [next, prev];
+  }
+  return Math.min(prev[b.length] as number, max + 1);
+}

@@ -1,0 +1,16 @@
+/**
+ * `npm run bench`: every benchmark, each printing a table against its baselines measured in the same
+ * run. `--quick` runs smaller sizes (1k and 10k snapshots for search) for a fast look.
+ */
+import { runAppendBench } from "./append.bench.ts";
+import { runHooksBench } from "./hooks.bench.ts";
+import { runParseBench } from "./parse.bench.ts";
+import { runSearchBench } from "./search.bench.ts";
+
+const quick = process.argv.includes("--quick");
+console.log(`big-memory benchmarks (node ${process.version}, ${quick ? "quick" : "full"} run)`);
+await runParseBench({ snapshots: quick ? 1000 : 3000 });
+await runAppendBench({ runs: quick ? 100 : 200 });
+await runHooksBench({ runs: quick ? 30 : 60 });
+console.log("\n## Search (big-memory vs SQLite FTS5 vs full scan)\n");
+await runSearchBench(quick ? { sizes: [1000, 10_000] } : {});

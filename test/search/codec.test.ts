@@ -1,0 +1,65 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  decodeShard,
+  encodeShard,
+  type Fingerprint,
+  SHARD_FORMAT_VERSION,
+} from "../../plugin/search/codec.ts";
+import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
+import { located, snap } from "./helpers.ts";
+
+const FILES: Record<string, Fingerprint> = {
+  "memory/2026-11-20.md": { size: 120, mtimeMs: 1_790_000_000_000, sha256: "a".repeat(64) },
+};
+
+function sample() {
+  return buildFrozen("2026-11", [
+    located(snap("2026-11-20-01", { goal: "Fix ERR_DUPLICATE_KEY in src/db/upsert.ts", name: "upsert-fix" })),
+    located(snap("2026-11-20-02", { goal: "数据库连接超时", session: null, trigger: null }), 40),
+    located(snap("2026-11-20-03", { tombstone: true, name: "upsert-fix" }), 80),
+  ]);
+}
+
+describe("encodeShard and decodeShard", () => {
+  it("round-trip a shard and its fingerprints", () => {
+    const shard = sample();
+    const decoded = decodeShard(encodeShard(shard, FILES));
+    expect(decoded.files).toEqual(FILES);
+    expect(decoded.shard.parts).toEqual(shard.parts);
+  });
+
+  it("refuses a corrupt file", () => {
+    const data = encodeShard(sample(), FILES);
+    data[data.length - 3] = (data[data.length - 3] as number) ^ 0xff;
+    expect(() => decodeShard(data)).toThrow("checksum mismatch (file is corrupt or truncated)");
+  });
+
+  it("refuses a truncated file", () => {
+    const data = encodeShard(sample(), FILES);
+    expect(() => decodeShard(data.subarray(0, data.length - 100))).toThrow("checksum mismatch");
+    expect(() => decodeShard(data.subarray(0, 10))).toThrow("file is truncated (10 bytes)");
+  });
+
+  it("refuses an unknown format version", () => {
+    const data = encodeShard(sample(), FILES);
+    data.writeUInt32LE(SHARD_FORMAT_VERSION + 1, 4);
+    expect(() => decodeShard(data)).toThrow(
+      `unknown format version ${SHARD_FORMAT_VERSION + 1} (expected 1)`,
+    );
+  });
+
+  it("refuses a file that is not a shard", () => {
+    expect(() => decodeShard(Buffer.from("# 2026-11-20\n\nnot an index at all"))).toThrow(
+      "not a big-memory search shard (bad magic number)",
+    );
+  });
+
+  it("still reads the version 1 fixture", () => {
+    const data = readFileSync(new URL("./fixtures/shard-v1.bmx", import.meta.url));
+    const { shard, files } = decodeShard(data);
+    expect(files).toEqual(FILES);
+    expect(shard.parts.entries.map((e) => e.id)).toEqual(["2026-11-20-03", "2026-11-20-02", "2026-11-20-01"]);
+    expect(shard.parts.terms).toContain("err_duplicate_key");
+  });
+});

@@ -1,0 +1,67 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { encodeShard } from "../../plugin/search/codec.ts";
+import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
+import {
+  indexDir,
+  listShardFiles,
+  loadShardFile,
+  removeShardFile,
+  shardPath,
+  writeShardFile,
+} from "../../plugin/search/persist.ts";
+import { located, snap, tempWorkspace } from "./helpers.ts";
+
+const FILES = { "memory/2026-11-20.md": { size: 1, mtimeMs: 2, sha256: "b".repeat(64) } };
+const shardWith = (goal: string) => buildFrozen("2026-11", [located(snap("2026-11-20-01", { goal }))]);
+
+describe("shard files", () => {
+  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+  let dir: string;
+  beforeEach(async () => {
+    ws = await tempWorkspace();
+    dir = indexDir(ws.dir);
+  });
+  afterEach(() => ws.cleanup());
+
+  it("live under the workspace's .big-memory/, or under a state dir keyed by workspace", () => {
+    expect(indexDir("/w")).toBe(join("/w", ".big-memory", "search"));
+    expect(indexDir("/w", "/state")).toMatch(/^\/state\/search\/[0-9a-f]{16}$/);
+    expect(indexDir("/w", "/state")).not.toBe(indexDir("/v", "/state"));
+  });
+
+  it("round-trip through an atomic write and keep the previous copy", async () => {
+    await writeShardFile(dir, "2026-11", encodeShard(shardWith("first"), FILES));
+    await writeShardFile(dir, "2026-11", encodeShard(shardWith("second"), FILES));
+    const load = await loadShardFile(dir, "2026-11");
+    expect(load.kind === "loaded" && load.file.shard.parts.entries[0]?.goal).toBe("second");
+    const previous = await readFile(`${shardPath(dir, "2026-11")}.prev`);
+    expect(previous.length).toBeGreaterThan(0);
+    expect(await listShardFiles(dir)).toEqual(["2026-11"]);
+  });
+
+  it("fall back to the previous copy when the current one is corrupt, saying why", async () => {
+    await writeShardFile(dir, "2026-11", encodeShard(shardWith("first"), FILES));
+    await writeShardFile(dir, "2026-11", encodeShard(shardWith("second"), FILES));
+    await writeFile(shardPath(dir, "2026-11"), "garbage");
+    const load = await loadShardFile(dir, "2026-11");
+    expect(load).toMatchObject({
+      kind: "loaded",
+      fromPrevious: true,
+      problem: "file is truncated (7 bytes)",
+    });
+    expect(load.kind === "loaded" && load.file.shard.parts.entries[0]?.goal).toBe("first");
+  });
+
+  it("report an unreadable month when no copy can be read, and a missing one when there is none", async () => {
+    await writeShardFile(dir, "2026-11", Buffer.from("not a shard at all"));
+    expect(await loadShardFile(dir, "2026-11")).toEqual({
+      kind: "unreadable",
+      problem: "not a big-memory search shard (bad magic number)",
+    });
+    expect(await loadShardFile(dir, "2026-10")).toEqual({ kind: "missing" });
+    await removeShardFile(dir, "2026-11");
+    expect(await listShardFiles(dir)).toEqual([]);
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { analyse, foldText, MAX_TERM_LENGTH, tokenize } from "../../plugin/search/tokenize.ts";
+
+describe("tokenize", () => {
+  it.each([
+    ["ERR_DUPLICATE_KEY", ["err_duplicate_key", "err", "duplicate", "key"]],
+    ["ADR-016", ["adr-016", "adr", "016"]],
+    ["pt-BR", ["pt-br", "pt", "br"]],
+    ["INV-2026-00417", ["inv-2026-00417", "inv", "2026", "00417"]],
+    ["analytics.events_2026", ["analytics.events_2026", "analytics", "events_2026", "events", "2026"]],
+    [
+      "src/auth/oauth-callback.ts",
+      [
+        "src/auth/oauth-callback.ts",
+        "src",
+        "auth",
+        "oauth-callback.ts",
+        "oauth-callback",
+        "oauth",
+        "callback",
+        "ts",
+      ],
+    ],
+    ["POST /api/v1/users", ["post", "api/v1/users", "api", "v1", "users"]],
+    ["parseDailyLog", ["parsedailylog", "parse", "daily", "log"]],
+    ["HTTPServer", ["httpserver", "http", "server"]],
+  ])("finds %s whole and by its parts", (text, terms) => {
+    expect(tokenize(text)).toEqual(terms);
+  });
+
+  it("folds case, Latin accents and full-width forms", () => {
+    expect(tokenize("Café RÉSUMÉ ＡＤＲ－０１６")).toEqual(["cafe", "resume", "adr-016", "adr", "016"]);
+  });
+
+  it("keeps Japanese voicing marks while folding accents", () => {
+    expect(foldText("がぎ café")).toBe("がぎ cafe");
+  });
+
+  it("splits Chinese into dictionary words and character bigrams", () => {
+    const terms = tokenize("修复数据库连接超时");
+    expect(terms).toEqual(expect.arrayContaining(["修复", "数据", "连接", "超时"]));
+  });
+
+  it("splits Japanese so a word inside a sentence is found", () => {
+    expect(tokenize("ユーザー認証のリファクタリング")).toEqual(expect.arrayContaining(["ユーザー", "認証"]));
+  });
+
+  it("separates an identifier from the CJK text around it", () => {
+    expect(tokenize("使用ERR_DUPLICATE_KEY错误")).toEqual(
+      expect.arrayContaining(["err_duplicate_key", "duplicate", "使用", "错误"]),
+    );
+  });
+
+  it("drops stop words, single letters and sentence punctuation", () => {
+    expect(tokenize("The fix is in config.ts, see a note.")).toEqual([
+      "fix",
+      "config.ts",
+      "config",
+      "ts",
+      "see",
+      "note",
+    ]);
+  });
+
+  it("keeps the parts of a term longer than the limit but not the term", () => {
+    const long = `${"a".repeat(MAX_TERM_LENGTH)}_tail`;
+    expect(tokenize(long)).toEqual(["a".repeat(MAX_TERM_LENGTH), "tail"]);
+  });
+});
+
+describe("analyse", () => {
+  it("numbers words in reading order and tells whole words from parts", () => {
+    expect(analyse("fix ERR_X_Y")).toEqual([
+      { term: "fix", kind: "whole", word: 0 },
+      { term: "err_x_y", kind: "whole", word: 1 },
+      { term: "err", kind: "part", word: 1 },
+    ]);
+  });
+
+  it("marks terms of unspaced scripts as cjk", () => {
+    expect(analyse("数据库").every((t) => t.kind === "cjk" && t.word === 0)).toBe(true);
+  });
+});
