@@ -26,7 +26,8 @@ const FIXED = 16; // magic, version, header length, crc32 (u32 each)
 export const Fingerprint = z.object({
   size: z.number().int().nonnegative(),
   mtimeMs: z.number(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  /** CRC-32 of the bytes, 8 hex digits: enough to tell an edit from a touch, fast to compute. */
+  crc32: z.string().regex(/^[0-9a-f]{8}$/),
 });
 export type Fingerprint = z.infer<typeof Fingerprint>;
 

@@ -67,7 +67,7 @@ const clip = (line: string): string =>
 /** Identifier-looking words of code (with a connector, an inner capital or a digit), each once. */
 export function codeIdentifiers(code: string): string {
   const seen = new Set<string>();
-  const words = ASCII_TEXT.test(code) ? (code.match(ASCII_WORD) ?? []) : code.split(NON_WORD);
+  const words = ASCII_TEXT.test(code) ? asciiWords(code) : code.split(NON_WORD);
   for (const word of words) {
     let start = 0;
     let end = word.length;
@@ -81,9 +81,12 @@ export function codeIdentifiers(code: string): string {
 }
 
 const ASCII_TEXT = /^[\x20-\x7e\t\n\r]*$/;
-const ASCII_WORD = /[A-Za-z0-9_\-./:@#$+~]+/g;
 const NON_WORD = /[^\p{L}\p{N}_\-./:@#$+~]+/u;
 const EDGE = "-./:@#$+~";
+/** 1 for ASCII codes that belong to a code word (letters, digits, connectors). */
+const WORD_CHAR = new Uint8Array(128);
+for (const ch of "_-./:@#$+~0123456789") WORD_CHAR[ch.charCodeAt(0)] = 1;
+for (let c = 65; c <= 90; c++) WORD_CHAR[c] = WORD_CHAR[c + 32] = 1;
 
 /** Holds a connector or a digit, or a lower-case letter followed by a capital. */
 function identifierLike(word: string): boolean {
@@ -98,6 +101,21 @@ function identifierLike(word: string): boolean {
     if (c >= 128) ascii = false;
   }
   return !ascii && /\p{N}|\p{Ll}\p{Lu}/u.test(word);
+}
+
+/** The runs of word characters of ASCII text of 3 characters or more. */
+function asciiWords(code: string): string[] {
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= code.length; i++) {
+    const inWord = i < code.length && WORD_CHAR[code.charCodeAt(i)] === 1;
+    if (inWord && start < 0) start = i;
+    else if (!inWord && start >= 0) {
+      if (i - start >= 3) out.push(code.slice(start, i));
+      start = -1;
+    }
+  }
+  return out;
 }
 
 /**

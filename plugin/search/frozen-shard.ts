@@ -25,8 +25,7 @@ import { findTerm, fuzzyTerms, prefixRange } from "./vocabulary.ts";
 export const MAX_TF = 4095;
 const FIELD_SHIFT = 12;
 const TF_RANGE = MAX_TF + 1;
-/** Documents per shard are below this (2^22), which keeps sort keys exact in a double. */
-const DOC_RANGE = 4_194_304;
+const FIELD_RANGE = 16;
 const F = FIELDS.length;
 
 /** The arrays of a frozen shard; also what the codec writes. */
@@ -38,7 +37,7 @@ export interface FrozenParts {
   terms: string[];
   /** Postings of term i are [termStart[i], termStart[i + 1]). */
   termStart: Uint32Array;
-  /** Document of each posting; within a term, postings are ordered by field, then document. */
+  /** Document of each posting; within a term, postings are ordered by document, then field. */
   postDoc: Uint32Array;
   /** `field << 12 | min(tf, 4095)` of each posting. */
   postFieldTf: Uint16Array;
@@ -49,12 +48,14 @@ export interface FrozenParts {
 }
 
 /**
- * Builds a frozen shard one snapshot at a time (so a caller can yield between snapshots); documents
- * are renumbered newest first when it is built.
+ * Builds a frozen shard: snapshots are collected with `add`, then indexed newest first, a few at a
+ * time with `step` (so a caller can yield between steps), and laid out by `build`.
  */
 export class FrozenBuilder {
   readonly #month: string;
-  readonly #entries: Entry[] = [];
+  readonly #collected: LocatedSnapshot[] = [];
+  #entries: Entry[] | undefined;
+  #next = 0;
   readonly #postings = new Map<string, number[]>();
   readonly #lengths: number[] = [];
   readonly #tf = new Map<string, number>();
@@ -64,12 +65,33 @@ export class FrozenBuilder {
   }
 
   get size(): number {
-    return this.#entries.length;
+    return this.#collected.length;
   }
 
+  /** Collects a snapshot (any order). */
   add(located: LocatedSnapshot): void {
-    const doc = this.#entries.length;
-    this.#entries.push(entryOf(located));
+    if (this.#entries !== undefined) throw new Error("FrozenBuilder.add after indexing started");
+    this.#collected.push(located);
+  }
+
+  /** Indexes up to `count` more snapshots, newest first; false once every snapshot is indexed. */
+  step(count: number): boolean {
+    if (this.#entries === undefined) {
+      const entries = this.#collected.map((located) => ({ located, entry: entryOf(located) }));
+      entries.sort((a, b) => newerFirst(a.entry, b.entry));
+      entries.forEach((e, i) => {
+        this.#collected[i] = e.located;
+      });
+      this.#entries = entries.map((e) => e.entry);
+    }
+    const end = Math.min(this.#collected.length, this.#next + count);
+    for (; this.#next < end; this.#next++)
+      this.#index(this.#next, this.#collected[this.#next] as LocatedSnapshot);
+    return this.#next < this.#collected.length;
+  }
+
+  /** Postings go in document order (and field order within a document) as documents are indexed. */
+  #index(doc: number, located: LocatedSnapshot): void {
     const fields = located.snapshot.tombstone ? undefined : fieldsOf(located);
     const tf = this.#tf;
     for (let f = 0; f < F; f++) {
@@ -90,27 +112,15 @@ export class FrozenBuilder {
   }
 
   build(): FrozenShard {
-    const n = this.#entries.length;
-    const order = this.#entries
-      .map((_, i) => i)
-      .sort((a, b) => newerFirst(this.#entries[a] as Entry, this.#entries[b] as Entry));
-    const newDoc = new Uint32Array(n);
-    order.forEach((old, doc) => {
-      newDoc[old] = doc;
-    });
+    while (this.step(Number.POSITIVE_INFINITY));
+    const entries = this.#entries ?? [];
+    const n = entries.length;
     const fieldLength = new Uint16Array(n * F);
     const avgFieldLength = new Float64Array(F);
-    for (let old = 0; old < n; old++) {
-      for (let f = 0; f < F; f++) {
-        const length = this.#lengths[old * F + f] as number;
-        fieldLength[(newDoc[old] as number) * F + f] = Math.min(length, 0xffff);
-        avgFieldLength[f] = (avgFieldLength[f] as number) + length / n;
-      }
-    }
-    for (const list of this.#postings.values()) {
-      for (let j = 0; j < list.length; j += 2) list[j] = newDoc[list[j] as number] as number;
-    }
-    const entries = order.map((i) => this.#entries[i] as Entry);
+    this.#lengths.forEach((length, i) => {
+      fieldLength[i] = Math.min(length, 0xffff);
+      avgFieldLength[i % F] = (avgFieldLength[i % F] as number) + length / n;
+    });
     return new FrozenShard(assemble(this.#month, entries, this.#postings, fieldLength, avgFieldLength));
   }
 }
@@ -123,8 +133,8 @@ export function buildFrozen(month: string, snapshots: readonly LocatedSnapshot[]
 }
 
 /**
- * Lays out postings given as term -> [doc, fieldTf, doc, fieldTf, ...] (any order) into sorted
- * typed arrays.
+ * Lays out postings given as term -> [doc, fieldTf, doc, fieldTf, ...], each list already in
+ * (document, field) order, into typed arrays with the vocabulary sorted.
  */
 export function assemble(
   month: string,
@@ -133,7 +143,6 @@ export function assemble(
   fieldLength: Uint16Array,
   avgFieldLength: Float64Array,
 ): FrozenParts {
-  if (entries.length >= DOC_RANGE) throw new Error(`a shard holds at most ${DOC_RANGE - 1} snapshots`);
   const terms = [...postings.keys()].sort();
   let total = 0;
   for (const list of postings.values()) total += list.length / 2;
@@ -144,26 +153,35 @@ export function assemble(
   terms.forEach((term, i) => {
     termStart[i] = at;
     const list = postings.get(term) as number[];
-    // One number per posting, (field, doc, tf) from most to least significant: a numeric sort of the
-    // keys orders postings by field, then document.
-    const keys = new Float64Array(list.length / 2);
-    for (let j = 0; j < keys.length; j++) {
-      const fieldTf = list[2 * j + 1] as number;
-      const doc = list[2 * j] as number;
-      keys[j] = ((fieldTf >>> FIELD_SHIFT) * DOC_RANGE + doc) * TF_RANGE + (fieldTf & MAX_TF);
-    }
-    keys.sort();
-    for (const key of keys) {
-      const tf = key % TF_RANGE;
-      const rest = (key - tf) / TF_RANGE;
-      const doc = rest % DOC_RANGE;
-      postDoc[at] = doc;
-      postFieldTf[at] = (((rest - doc) / DOC_RANGE) << FIELD_SHIFT) | tf;
+    for (let j = 0; j < list.length; j += 2) {
+      postDoc[at] = list[j] as number;
+      postFieldTf[at] = list[j + 1] as number;
       at++;
     }
   });
   termStart[terms.length] = at;
   return { month, entries, terms, termStart, postDoc, postFieldTf, fieldLength, avgFieldLength };
+}
+
+/**
+ * Sorts a posting list given as [doc, fieldTf, ...] into (document, field) order, in place: one exact
+ * numeric key per posting, so the sort is a typed-array sort without a comparator.
+ */
+export function sortPostings(list: number[]): void {
+  const keys = new Float64Array(list.length / 2);
+  for (let j = 0; j < keys.length; j++) {
+    const fieldTf = list[2 * j + 1] as number;
+    keys[j] =
+      ((list[2 * j] as number) * FIELD_RANGE + (fieldTf >>> FIELD_SHIFT)) * TF_RANGE + (fieldTf & MAX_TF);
+  }
+  keys.sort();
+  keys.forEach((key, j) => {
+    const tf = key % TF_RANGE;
+    const rest = (key - tf) / TF_RANGE;
+    const field = rest % FIELD_RANGE;
+    list[2 * j] = (rest - field) / FIELD_RANGE;
+    list[2 * j + 1] = (field << FIELD_SHIFT) | tf;
+  });
 }
 
 /** A read-only shard over {@link FrozenParts}. */
@@ -205,16 +223,14 @@ export class FrozenShard implements Shard {
     const i = findTerm(this.parts.terms, term);
     if (i < 0) return 0;
     const { termStart, postDoc } = this.parts;
-    const start = termStart[i] as number;
-    const end = termStart[i + 1] as number;
-    // Postings run field by field, so a document can repeat; counting stops at `cap`.
-    if (cap > 64) return new Set(postDoc.subarray(start, end)).size;
-    const docs: number[] = [];
-    for (let p = start; p < end && docs.length < cap; p++) {
-      const doc = postDoc[p] as number;
-      if (!docs.includes(doc)) docs.push(doc);
+    // Postings are in document order, so each document is one run.
+    let count = 0;
+    let previous = -1;
+    for (let p = termStart[i] as number; p < (termStart[i + 1] as number) && count < cap; p++) {
+      if (postDoc[p] !== previous) count++;
+      previous = postDoc[p] as number;
     }
-    return docs.length;
+    return count;
   }
 
   reach(lookup: TermLookup): Reach[] {

@@ -5,7 +5,7 @@
  */
 import type { AsPlainObject } from "minisearch";
 import { type Entry, FIELDS } from "./document.ts";
-import { assemble, type FrozenParts, MAX_TF } from "./frozen-shard.ts";
+import { assemble, type FrozenParts, MAX_TF, sortPostings } from "./frozen-shard.ts";
 import { newerFirst } from "./shard.ts";
 
 const F = FIELDS.length;
@@ -76,7 +76,9 @@ export function fromPlainIndex(
         if (doc !== undefined) list.push(doc, (Number(field) << 12) | Math.min(tf as number, MAX_TF));
       }
     }
-    if (list.length > 0) postings.set(term, list);
+    if (list.length === 0) continue;
+    sortPostings(list);
+    postings.set(term, list);
   }
   const kept = live.map((key) => entries.get(key) as Entry);
   return assemble(month, kept, postings, fieldLength, Float64Array.from(plain.averageFieldLength));

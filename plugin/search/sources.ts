@@ -3,9 +3,9 @@
  * a month's shard built from them. A log that vanishes between listing and reading is simply gone
  * (null), never an error.
  */
-import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { crc32 } from "node:zlib";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { listDailyLogs } from "../store/daily-log.ts";
@@ -62,9 +62,9 @@ export function unchanged(log: LogStat, fingerprint: Fingerprint | undefined): b
   return fingerprint !== undefined && fingerprint.size === log.size && fingerprint.mtimeMs === log.mtimeMs;
 }
 
-/** sha256 of a text's UTF-8 bytes, hex. */
+/** CRC-32 of a log's bytes, 8 hex digits. */
 export function contentHash(bytes: Buffer): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  return crc32(bytes).toString(16).padStart(8, "0");
 }
 
 /**
@@ -89,8 +89,8 @@ export async function readLog(
       throw error;
     }
     if (bytes.length !== before.size && attempt < 3) continue;
-    const fingerprint = { size: bytes.length, mtimeMs: before.mtimeMs, sha256: contentHash(bytes) };
-    if (known !== undefined && known.sha256 === fingerprint.sha256) {
+    const fingerprint = { size: bytes.length, mtimeMs: before.mtimeMs, crc32: contentHash(bytes) };
+    if (known !== undefined && known.crc32 === fingerprint.crc32) {
       return { fingerprint, snapshots: [], diagnostics: [], same: true };
     }
     const parsed = parseDailyLog(bytes.toString("utf8"), file);
@@ -118,11 +118,10 @@ export async function buildMonth(
     const read = await readLog(workspaceDir, file);
     if (read === null) continue;
     onRead(file, read);
-    for (let i = 0; i < read.snapshots.length; i++) {
-      builder.add(read.snapshots[i] as LocatedSnapshot);
-      if (i % BUILD_CHUNK === BUILD_CHUNK - 1) await yieldToLoop();
-    }
+    for (const located of read.snapshots) builder.add(located);
     await yieldToLoop();
   }
-  return builder.size > 0 ? builder.build() : undefined;
+  if (builder.size === 0) return undefined;
+  while (builder.step(BUILD_CHUNK)) await yieldToLoop();
+  return builder.build();
 }

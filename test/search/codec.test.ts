@@ -10,7 +10,7 @@ import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
 import { located, snap } from "./helpers.ts";
 
 const FILES: Record<string, Fingerprint> = {
-  "memory/2026-11-20.md": { size: 120, mtimeMs: 1_790_000_000_000, sha256: "a".repeat(64) },
+  "memory/2026-11-20.md": { size: 120, mtimeMs: 1_790_000_000_000, crc32: "0badc0de" },
 };
 
 function sample() {

@@ -13,7 +13,7 @@ import {
 } from "../../plugin/search/persist.ts";
 import { located, snap, tempWorkspace } from "./helpers.ts";
 
-const FILES = { "memory/2026-11-20.md": { size: 1, mtimeMs: 2, sha256: "b".repeat(64) } };
+const FILES = { "memory/2026-11-20.md": { size: 1, mtimeMs: 2, crc32: "00c0ffee" } };
 const shardWith = (goal: string) => buildFrozen("2026-11", [located(snap("2026-11-20-01", { goal }))]);
 
 describe("shard files", () => {
