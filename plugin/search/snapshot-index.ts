@@ -4,6 +4,8 @@
  * one of its logs changes and can be frozen again once saved. Search, latest and lookups by id.
  * Pure and synchronous; loading, saving and watching live in search-service.ts.
  */
+
+import type { SnapshotRef as JsonRef } from "../snapshot/json.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import type { Entry, Field } from "./document.ts";
 import { FrozenShard } from "./frozen-shard.ts";
@@ -13,19 +15,8 @@ import { Accumulator } from "./scoring.ts";
 import { matchesFilter, monthOf, newerFirst, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
 import { fuzzyTerms, mergeTerms } from "./vocabulary.ts";
 
-/** A snapshot as `list` and `search` report it (the CLI's SnapshotRef); absent values are null. */
-export interface SnapshotRef {
-  id: string;
-  timestamp: string;
-  file: string;
-  line: number;
-  session: string | null;
-  agent: string | null;
-  trigger: string | null;
-  name: string | null;
-  goal: string;
-  verified: boolean | null;
-}
+/** A snapshot as `list` and `search` report it: the CLI's SnapshotRef, without a score. */
+export type SnapshotRef = Omit<JsonRef, "score">;
 
 /** A search result: the ref, its score, and the stored line that best shows why it matched. */
 export interface SearchHit extends SnapshotRef {
