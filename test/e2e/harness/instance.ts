@@ -69,9 +69,12 @@ export interface Instance {
   logFile: string;
   workspaceDir: string;
   env: NodeJS.ProcessEnv;
-  /** The config as last written. */
+  /** The config as last written or read back by `updateConfig`. */
   readonly config: Record<string, unknown>;
-  /** Deep-merges `patch` into the config file (takes effect for the next process started). */
+  /**
+   * Deep-merges `patch` into the config file as it is on disk now (CLI commands such as `plugins install` or
+   * `config set` rewrite it); takes effect for the next process started.
+   */
   updateConfig(patch: Record<string, unknown>): Promise<void>;
   /** `openclaw agent --local --agent main --message <message> --json`. */
   runAgentTurn(message: string, options?: AgentTurnOptions): Promise<RunResult>;
@@ -130,7 +133,9 @@ export async function createInstance(options: InstanceOptions): Promise<Instance
     });
 
   const updateConfig = async (patch: Record<string, unknown>): Promise<void> => {
-    config = deepMerge(config, patch);
+    const current = await readConfig(configPath);
+    if (!isPlainObject(current)) throw new Error(`instance: ${configPath}: expected a JSON object`);
+    config = deepMerge(current, patch);
     await writeConfig(configPath, config);
   };
   const gateway = createGatewayControl({ install, env, cwd: root, children, run, configure: updateConfig });
@@ -217,7 +222,8 @@ function baseConfig(input: {
     },
     tools: { toolSearch: false },
     plugins: {
-      load: { paths: plugins.map((plugin) => plugin.dir) },
+      // No `load` key at all without local plugins (an installed package must load without one).
+      ...(plugins.length > 0 ? { load: { paths: plugins.map((plugin) => plugin.dir) } } : {}),
       entries: Object.fromEntries(
         plugins.map((plugin) => [
           plugin.id,

@@ -40,13 +40,39 @@ export function needsNode22(version: string): boolean {
   return patch <= 2;
 }
 
+/** The project's own `node_modules/openclaw` (the devDependency). */
+export const projectOpenClawDir: string = path.join(repoRoot, "node_modules", "openclaw");
+
 /**
- * Installs `openclaw@<version>` into `<repo>/.cache/openclaw/<version>/` (skipped when a completed install is
- * there) and returns its CLI entry with a Node binary able to run it: the project's Node 24 for 2026.9.3+,
- * a Node 22 from the npm `node` package (in `<repo>/.cache/node/22/`) for 2026.9.2 and older.
- * Concurrent callers (other vitest workers) wait on a lock file instead of installing twice.
+ * Returns the CLI entry of `openclaw@<version>` with a Node binary able to run it: the project's Node 24 for
+ * 2026.9.3+, a Node 22 from the npm `node` package (in `<repo>/.cache/node/22/`) for 2026.9.2 and older.
+ * When the project's own `node_modules/openclaw` is exactly that version it is used as is; otherwise the
+ * release is installed into `<repo>/.cache/openclaw/<version>/` (skipped when a completed install is there),
+ * and concurrent callers (other vitest workers) wait on a lock file instead of installing twice.
  */
 export async function ensureOpenClaw(version: string): Promise<OpenClawInstall> {
+  const packageDir =
+    (await projectOpenClawVersion()) === version ? projectOpenClawDir : await cachedOpenClaw(version);
+  const manifest: unknown = JSON.parse(await readFile(path.join(packageDir, "package.json"), "utf8"));
+  const installed = readStringField(manifest, "version");
+  const entry = readBinEntry(manifest);
+  if (installed === undefined || entry === undefined) {
+    throw new Error(`openclaw-install: ${packageDir}/package.json: expected "version" and "bin.openclaw"`);
+  }
+  const nodeBin = needsNode22(installed) ? await ensureNode22() : await projectNode();
+  return { version: installed, nodeBin, openclawEntry: path.join(packageDir, entry), packageDir };
+}
+
+/** The version of the project's `node_modules/openclaw`, or undefined when it is not installed. */
+export async function projectOpenClawVersion(): Promise<string | undefined> {
+  const file = path.join(projectOpenClawDir, "package.json");
+  if (!existsSync(file)) return undefined;
+  const manifest: unknown = JSON.parse(await readFile(file, "utf8"));
+  return readStringField(manifest, "version");
+}
+
+/** Installs `openclaw@<version>` under `<repo>/.cache/openclaw/` once and returns its package directory. */
+async function cachedOpenClaw(version: string): Promise<string> {
   const dir = path.join(cacheRoot, "openclaw", version);
   await installOnce(dir, async () => {
     await runNpm([
@@ -59,15 +85,7 @@ export async function ensureOpenClaw(version: string): Promise<OpenClawInstall> 
       `openclaw@${version}`,
     ]);
   });
-  const packageDir = path.join(dir, "node_modules", "openclaw");
-  const manifest: unknown = JSON.parse(await readFile(path.join(packageDir, "package.json"), "utf8"));
-  const installed = readStringField(manifest, "version");
-  const entry = readBinEntry(manifest);
-  if (installed === undefined || entry === undefined) {
-    throw new Error(`openclaw-install: ${packageDir}/package.json: expected "version" and "bin.openclaw"`);
-  }
-  const nodeBin = needsNode22(installed) ? await ensureNode22() : await projectNode();
-  return { version: installed, nodeBin, openclawEntry: path.join(packageDir, entry), packageDir };
+  return path.join(dir, "node_modules", "openclaw");
 }
 
 /** Real path of the project's own Node (devDependency `node`, Node 24). */
