@@ -37,7 +37,7 @@ export interface RestoreInput {
   /** Checksum result: `true` holds, `false` modified after it was written, `null` no checksum. */
   verified: boolean | null;
   reason: RestoreReason;
-  /** Shown as written (after neutralisation): "src/x.ts no longer exists", "src/y.ts changed since the snapshot". */
+  /** Shown as written (after neutralisation): "src/x.ts does not exist (any more, or yet)", "src/y.ts changed since the snapshot". */
   warnings: string[];
   related?: RelatedHit[];
   /** Upper bound of `estimateTokens(text)`; default {@link DEFAULT_TOKEN_BUDGET}. Kept whenever it is >= 300. */

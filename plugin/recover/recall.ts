@@ -54,7 +54,8 @@ export function inScope(
   req: Pick<RecallRequest, "scope" | "sessionKey" | "agentId">,
   own: ReadonlySet<string>,
 ): boolean {
-  if (own.has(l.snapshot.id) || (req.sessionKey !== null && l.snapshot.session === req.sessionKey)) return true;
+  if (own.has(l.snapshot.id) || (req.sessionKey !== null && l.snapshot.session === req.sessionKey))
+    return true;
   if (req.scope === "session") return false;
   if (isSharedSession(req.sessionKey) && !isSharedSession(l.snapshot.session)) return false;
   if (req.scope === "workspace") return true;

@@ -28,7 +28,7 @@ export async function staleWarnings(workspaceDir: string, located: LocatedSnapsh
         : null;
     } catch (error) {
       const code = errorCode(error);
-      return code === "ENOENT" || code === "ENOTDIR" ? `${path} no longer exists` : null;
+      return code === "ENOENT" || code === "ENOTDIR" ? `${path} does not exist (any more, or yet)` : null;
     }
   });
   const warnings = (await Promise.all(checks)).filter((w): w is string => w !== null);

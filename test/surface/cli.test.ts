@@ -136,7 +136,7 @@ describe("big-memory save", () => {
         extra: [],
         parent: null,
       },
-      warnings: ["src/auth/oauth-callback.ts no longer exists"],
+      warnings: ["src/auth/oauth-callback.ts does not exist (any more, or yet)"],
     });
   });
 
@@ -320,7 +320,7 @@ describe("big-memory search, recall and reindex", () => {
     const byName = await cli(["recall", "--name", "oauth-dup-fix", "--dir", dir, "--json"]);
     expect(byName.json() as { snapshot: { name: string }; warnings: string[] }).toMatchObject({
       snapshot: { name: "oauth-dup-fix" },
-      warnings: ["src/auth/oauth-callback.ts no longer exists"],
+      warnings: ["src/auth/oauth-callback.ts does not exist (any more, or yet)"],
     });
     const missing = await cli(["recall", "--session", "agent:main:nobody", "--dir", dir, "--json"]);
     expect([missing.code, missing.json()]).toEqual([1, { snapshot: null, warnings: [] }]);

@@ -97,7 +97,7 @@ describe("/big-memory", () => {
     await d.command("save oauth-dup-fix");
     const reply = await d.command("resume oauth-dup-fix");
     expect(reply).toBe(
-      `Resuming: Fix ERR_DUPLICATE_KEY on second login in src/auth/oauth-callback.ts. Last progress: ${snapshots(d)[0]?.state.progress}. Next action: ${snapshots(d)[0]?.next[0]}\nwarning: src/auth/oauth-callback.ts no longer exists`,
+      `Resuming: Fix ERR_DUPLICATE_KEY on second login in src/auth/oauth-callback.ts. Last progress: ${snapshots(d)[0]?.state.progress}. Next action: ${snapshots(d)[0]?.next[0]}\nwarning: src/auth/oauth-callback.ts does not exist (any more, or yet)`,
     );
     expect(await d.userTurn("go")).toContain(`${today()}-01`);
     expect(await d.userTurn("go on")).toBeUndefined();
