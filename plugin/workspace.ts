@@ -1,8 +1,8 @@
 import { appendFile, mkdir, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { PluginConfig } from "./config.ts";
-import type { SnapshotFilter } from "./search/shard.ts";
 import { SearchService } from "./search/search-service.ts";
+import type { SnapshotFilter } from "./search/shard.ts";
 import { liveSnapshots } from "./snapshot/lifecycle.ts";
 import { parseDailyLog } from "./snapshot/parse.ts";
 import type { LocatedSnapshot, SnapshotContent } from "./snapshot/snapshot.ts";
@@ -14,7 +14,13 @@ import {
   SessionState,
   sessionStatePath,
 } from "./store/session-state.ts";
-import { readAllSnapshots, type SaveMeta, type SaveResult, saveSnapshot, tombstone } from "./store/snapshots.ts";
+import {
+  readAllSnapshots,
+  type SaveMeta,
+  type SaveResult,
+  saveSnapshot,
+  tombstone,
+} from "./store/snapshots.ts";
 import { JsonState, type StateLogger } from "./store/state.ts";
 
 /** What a Workspace needs from outside: config, logger and clock are injected. */
@@ -94,7 +100,10 @@ export class Workspace {
   }
 
   /** Deletes a checkpoint name by appending a tombstone (see store/snapshots.ts). */
-  async deleteName(name: string, meta: { session: string | null; agent: string | null }): Promise<SaveResult> {
+  async deleteName(
+    name: string,
+    meta: { session: string | null; agent: string | null },
+  ): Promise<SaveResult> {
     const saved = await tombstone({
       workspaceDir: this.dir,
       name,
@@ -156,7 +165,10 @@ export class Workspace {
    * process (the gateway); one-shot processes refresh it after their own writes.
    */
   index(): Promise<SearchService> {
-    this.searchService ??= SearchService.open(this.dir, { logger: this.deps.logger, watch: this.deps.watch?.() ?? false });
+    this.searchService ??= SearchService.open(this.dir, {
+      logger: this.deps.logger,
+      watch: this.deps.watch?.() ?? false,
+    });
     return this.searchService;
   }
 

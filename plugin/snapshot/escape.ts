@@ -90,8 +90,10 @@ export function encodeInline(value: string, ctx: InlineContext = {}): string {
     else if (ch === ">" && value.charAt(i - 1) === "-" && value.charAt(i - 2) === "-") tokens.push("\\>");
     else if (ch === "-" && ctx.noDoubleDash === true && value.charAt(i - 1) === "-") tokens.push("\\-");
     else if (ch === ":" && ctx.noColon === true) tokens.push("\\:");
-    else if (ch === "`" && (ctx.backticks === true || (i === 0 && ctx.lineStart === true))) tokens.push("\\`");
-    else if (i === 0 && ctx.lineStart === true && (ch === "#" || ch === "<" || ch === "~")) tokens.push(`\\${ch}`);
+    else if (ch === "`" && (ctx.backticks === true || (i === 0 && ctx.lineStart === true)))
+      tokens.push("\\`");
+    else if (i === 0 && ctx.lineStart === true && (ch === "#" || ch === "<" || ch === "~"))
+      tokens.push(`\\${ch}`);
     else tokens.push(ch);
   }
   return finish(tokens, ESCAPE_LETTERS, ctx);

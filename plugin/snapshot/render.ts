@@ -99,7 +99,9 @@ export function renderSnapshot(s: Snapshot): string {
       listOrNone(
         s.names.map((n) => {
           const value = `\`${encodeInline(n.value, { backticks: true }) || "\\@"}\``;
-          return n.label === "" ? `- ${value}` : `- ${encodeInline(n.label, { noColon: true, lineStart: true })}: ${value}`;
+          return n.label === ""
+            ? `- ${value}`
+            : `- ${encodeInline(n.label, { noColon: true, lineStart: true })}: ${value}`;
         }),
       ),
     ),
