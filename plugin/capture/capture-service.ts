@@ -133,7 +133,10 @@ export async function ensureCycleSnapshot(
     }
     const existing =
       s.cycle.captured === null ? undefined : s.snapshots.find((x) => x.id === s.cycle.captured);
-    if (existing !== undefined && trigger !== "threshold") {
+    // An earlier snapshot covers the cycle only if nothing was observed after it.
+    const current =
+      existing !== undefined && (s.trail.updatedAt === null || s.trail.updatedAt <= existing.at);
+    if (existing !== undefined && current && trigger !== "threshold") {
       capture = { id: existing.id, file: existing.file, source: "existing" };
       return s;
     }

@@ -1,11 +1,20 @@
 import type { Command } from "commander";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { defineCommands } from "./cli.ts";
+import { workspaceForAgent } from "./context.ts";
 
 /** Mounts the `big-memory` CLI under `openclaw big-memory`. */
 export function registerBigMemoryCli(api: OpenClawPluginApi): void {
   api.registerCli(
-    ({ program }: { program: Command }) => {
+    ({
+      program,
+      config,
+      workspaceDir,
+    }: {
+      program: Command;
+      config: unknown;
+      workspaceDir?: string | undefined;
+    }) => {
       const root = program
         .command("big-memory")
         .description("Task snapshots: list, search, show, verify, save, status.");
@@ -23,6 +32,7 @@ export function registerBigMemoryCli(api: OpenClawPluginApi): void {
           cwd: process.cwd(),
           env: process.env,
           now: () => new Date(),
+          defaultWorkspace: workspaceDir ?? workspaceForAgent(config, undefined, process.env),
         },
         (code) => {
           process.exitCode = code;

@@ -32,6 +32,8 @@ export interface CliIO {
   cwd: string;
   env: NodeJS.ProcessEnv;
   now(): Date;
+  /** The workspace to use when neither --dir nor the current folder names one (OpenClaw's configured one). */
+  defaultWorkspace?: string | undefined;
 }
 
 /** Exit codes of the contract. */
@@ -48,7 +50,10 @@ interface CommonOptions {
  * The workspace a command works on: `--dir`, else the current folder when it has `memory/`, else
  * OpenClaw's default workspace (`$OPENCLAW_STATE_DIR/workspace`, or `~/.openclaw/workspace`).
  */
-export function resolveWorkspace(dir: string | undefined, io: Pick<CliIO, "cwd" | "env">): string {
+export function resolveWorkspace(
+  dir: string | undefined,
+  io: Pick<CliIO, "cwd" | "env" | "defaultWorkspace">,
+): string {
   if (dir !== undefined) {
     const abs = resolve(io.cwd, dir);
     if (!existsSync(abs) || !statSync(abs).isDirectory()) {
@@ -57,6 +62,7 @@ export function resolveWorkspace(dir: string | undefined, io: Pick<CliIO, "cwd" 
     return abs;
   }
   if (existsSync(join(io.cwd, "memory"))) return io.cwd;
+  if (io.defaultWorkspace !== undefined) return io.defaultWorkspace;
   const stateDir = io.env.OPENCLAW_STATE_DIR ?? join(io.env.HOME ?? homedir(), ".openclaw");
   return join(stateDir, "workspace");
 }

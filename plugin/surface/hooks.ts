@@ -67,6 +67,21 @@ export function contextUse(
   return used > 0 ? used / budget : null;
 }
 
+/** The usage of the run's last model call (`llm_output.lastAssistant.usage`), or undefined. */
+export function lastCallUsage(
+  lastAssistant: unknown,
+): { input?: number; output?: number; cacheRead?: number; cacheWrite?: number } | undefined {
+  if (typeof lastAssistant !== "object" || lastAssistant === null) return undefined;
+  const usage: unknown = Reflect.get(lastAssistant, "usage");
+  if (typeof usage !== "object" || usage === null) return undefined;
+  const out: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number } = {};
+  for (const key of ["input", "output", "cacheRead", "cacheWrite"] as const) {
+    const v: unknown = Reflect.get(usage, key);
+    if (typeof v === "number" && Number.isFinite(v)) out[key] = v;
+  }
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
 /** What the user typed this turn, without OpenClaw's internal context. */
 function userText(event: { prompt?: string; currentUserMessage?: string }): string {
   const text = event.currentUserMessage ?? event.prompt ?? "";
@@ -178,7 +193,11 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
         event.assistantTexts.length === 0
           ? await ws.session(ref.sessionKey, ref.agentId).read()
           : await observe(ws, ref, { type: "assistant", texts: event.assistantTexts, at: now.toISOString() });
-      const use = contextUse(event.usage, event.contextTokenBudget ?? ctx.contextTokenBudget);
+      // event.usage sums every model call of the run; the last call's usage is the context in use.
+      const use = contextUse(
+        lastCallUsage(event.lastAssistant) ?? event.usage,
+        event.contextTokenBudget ?? ctx.contextTokenBudget,
+      );
       if (use === null) return;
       const crossed = config.capture.thresholds.filter(
         (t) => use >= t && !state.cycle.thresholds.includes(t),

@@ -78,7 +78,7 @@ async function blocksInDailyLogs(workspaceDir: string): Promise<string[]> {
 /** The plugin's state file of a session (`.big-memory/sessions/<slug>-<hash>.json`), parsed. */
 async function sessionState(workspaceDir: string, sessionKey: string): Promise<unknown> {
   const dir = path.join(workspaceDir, ".big-memory", "sessions");
-  const slug = sessionKey.replace(/[^a-zA-Z0-9_-]+/g, "-");
+  const slug = sessionKey.replace(/[^a-zA-Z0-9_-]+/g, "-").slice(0, 60);
   const names = (await readdir(dir)).filter((name) => name.startsWith(`${slug}-`) && name.endsWith(".json"));
   expect(names, `state files of ${sessionKey} in ${dir}`).toHaveLength(1);
   const state: unknown = JSON.parse(await readFile(path.join(dir, names[0] ?? ""), "utf8"));

@@ -29,12 +29,10 @@
  *                 from OpenClaw's trajectory export of that session.
  *
  * Runs outside vitest; like the tests it strips VITEST*, NODE_ENV=test and OPENCLAW_* from the children's
- * environment (OpenClaw goes silent under a test runner).
+ * environment (OpenClaw goes silent under a test runner). The `--real` plumbing is harness/user-instance.ts.
  */
-import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { homedir, tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import {
   type ClassifiedRequest,
@@ -45,10 +43,11 @@ import {
   startFakeModel,
   toolResults,
 } from "./harness/fake-model.ts";
-import { type AgentTurnOptions, createInstance, type Instance, type RunResult } from "./harness/instance.ts";
+import { createInstance, type Instance, type RunResult } from "./harness/instance.ts";
 import { ensureOpenClaw, type OpenClawInstall } from "./harness/openclaw-install.ts";
 import { type PluginStage, stageBigMemory } from "./harness/plugin-stage.ts";
-import { killGroup, runToCompletion } from "./harness/processes.ts";
+import { runToCompletion } from "./harness/processes.ts";
+import { createUserInstance } from "./harness/user-instance.ts";
 import {
   ASKS,
   afterCompaction,
@@ -62,7 +61,6 @@ import {
   TASK,
   type TaskInstance,
   taskScript,
-  turnRestores,
 } from "./scenario.ts";
 
 const USAGE = "usage: npm run demo [-- --safety-net] [-- --real]";
@@ -122,7 +120,7 @@ const clock = (date: Date): string => date.toISOString().slice(11, 23);
 
 /** A reply in one or a few lines: the text, or each tool call with its arguments (long values by size). */
 function describeReply(reply: Reply): string {
-  if ("text" in reply) return `assistant: ${reply.text}`;
+  if ("text" in reply) return labelled("assistant: ", reply.text);
   return reply.toolCalls
     .map((call) => {
       const args = Object.entries(call.arguments).map(([key, value]) => {
@@ -194,98 +192,20 @@ async function fakeRun(
   };
 }
 
-/** The user's OpenClaw config file, or undefined when there is none. */
-function userConfigPath(): string | undefined {
-  const stateDir = process.env.OPENCLAW_STATE_DIR ?? path.join(process.env.HOME ?? homedir(), ".openclaw");
-  const file = process.env.OPENCLAW_CONFIG_PATH ?? path.join(stateDir, "openclaw.json");
-  return existsSync(file) ? file : undefined;
-}
-
-/** The parent environment without test-runner markers and inherited OpenClaw overrides. */
-function childEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith("VITEST") || key.startsWith("JEST_") || key === "NODE_ENV" || key === "NODE_OPTIONS")
-      continue;
-    if (key.startsWith("OPENCLAW_") && key !== "OPENCLAW_STATE_DIR") continue;
-    env[key] = value;
-  }
-  return { ...env, ...extra };
-}
-
 /**
- * The `--real` instance: OpenClaw 2026.9.6 with an overlay config that `$include`s the user's config and adds a
- * throwaway workspace, the staged plugin and (on request) forced compaction; HOME and the state dir are the
- * user's, the session key is new.
+ * The `--real` run: OpenClaw on the user's config (harness/user-instance.ts); what the model received is read
+ * back from the session's trajectory export.
  */
 async function realRun(install: OpenClawInstall, stage: PluginStage, cleanups: Cleanup[]): Promise<DemoRun> {
-  const userConfig = userConfigPath();
-  if (userConfig === undefined) {
-    throw new Error("--real: no OpenClaw config found ($OPENCLAW_CONFIG_PATH or ~/.openclaw/openclaw.json)");
-  }
-  const root = await mkdtemp(path.join(tmpdir(), "big-memory-demo-"));
-  cleanups.push(() => rm(root, { recursive: true, force: true, maxRetries: 3 }));
-  const workspaceDir = path.join(root, "workspace");
-  const configPath = path.join(root, "openclaw.json");
-  const logFile = path.join(root, "openclaw.log");
-  await mkdir(workspaceDir, { recursive: true });
-  const sessionKey = `agent:main:big-memory-demo-${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}`;
-  const env = childEnv({
-    OPENCLAW_CONFIG_PATH: configPath,
-    OPENCLAW_INCLUDE_ROOTS: path.dirname(userConfig),
-    OPENCLAW_NO_AUTO_UPDATE: "1",
-    NO_COLOR: "1",
-    PATH: `${path.dirname(install.nodeBin)}${path.delimiter}${process.env.PATH ?? ""}`,
-  });
-  let overlay: Record<string, unknown> = {};
-  const writeOverlay = async (patch: Record<string, unknown>): Promise<void> => {
-    overlay = {
-      $include: [userConfig],
-      logging: { file: logFile, level: "debug" },
-      agents: { defaults: { workspace: workspaceDir, ...compactionOf(patch) } },
-      plugins: {
-        load: { paths: [stage.dir] },
-        entries: { "big-memory": { enabled: true, hooks: { allowConversationAccess: true }, config: {} } },
-      },
-    };
-    await writeFile(configPath, `${JSON.stringify(overlay, null, 2)}\n`);
-  };
-  await writeOverlay({});
-  const children = new Set<ChildProcess>();
-  cleanups.push(async () => {
-    for (const child of children) killGroup(child, "SIGKILL");
-  });
-  const run = (args: readonly string[]): Promise<RunResult> =>
-    runToCompletion(install.nodeBin, [install.openclawEntry, ...args], {
-      env,
-      cwd: root,
-      children,
-      timeoutMs: 300_000,
-    });
-  const instance: DemoRun["instance"] = {
-    root,
-    env,
-    workspaceDir,
-    updateConfig: writeOverlay,
-    runAgentTurn: (message: string, options: AgentTurnOptions = {}) =>
-      run([
-        "agent",
-        "--local",
-        "--agent",
-        "main",
-        "--session-key",
-        options.sessionKey ?? sessionKey,
-        "--message",
-        message,
-        "--json",
-      ]),
-  };
-  const prompts = async (): Promise<string[]> => trajectoryPrompts(run, sessionKey, workspaceDir);
+  const user = await createUserInstance({ install, plugins: [{ dir: stage.dir, id: "big-memory" }] });
+  cleanups.push(() => user.dispose());
+  const asks: string[] = Object.values(ASKS);
+  const prompts = () => user.exportedStrings((text) => asks.some((ask) => text.includes(ask)));
   return {
-    instance,
+    instance: user.instance,
     calls: [],
-    sessionKey,
-    logFile,
+    sessionKey: user.sessionKey,
+    logFile: user.logFile,
     firstTurnAfterCompaction: async () => (await prompts()).find((text) => restoreFences(text).length > 0),
     laterTurns: async () => {
       const all = await prompts();
@@ -293,57 +213,6 @@ async function realRun(install: OpenClawInstall, stage: PluginStage, cleanups: C
       return first === -1 ? [] : all.slice(first + 1);
     },
   };
-}
-
-/** `{ compaction }` of a FORCE/RELAX patch, or nothing. */
-function compactionOf(patch: Record<string, unknown>): Record<string, unknown> {
-  const agents: unknown = patch.agents;
-  const defaults: unknown =
-    typeof agents === "object" && agents !== null ? Reflect.get(agents, "defaults") : undefined;
-  const compaction: unknown =
-    typeof defaults === "object" && defaults !== null ? Reflect.get(defaults, "compaction") : undefined;
-  return compaction === undefined ? {} : { compaction };
-}
-
-/**
- * The user prompts OpenClaw recorded for the session, oldest first, from `openclaw sessions export-trajectory`
- * (`prompts.json`, or the `prompt.submitted` events). Strings that look like prompts are collected wherever
- * they sit, since the bundle's layout is OpenClaw's.
- */
-async function trajectoryPrompts(
-  run: (args: readonly string[]) => Promise<RunResult>,
-  sessionKey: string,
-  workspaceDir: string,
-): Promise<string[]> {
-  const name = `demo-${Date.now()}`;
-  const exported = await run([
-    "sessions",
-    "export-trajectory",
-    "--session-key",
-    sessionKey,
-    "--workspace",
-    workspaceDir,
-    "--output",
-    name,
-    "--json",
-  ]);
-  if (exported.code !== 0)
-    throw new Error(`export-trajectory exited ${exported.code}: ${exported.stderr.slice(-1500)}`);
-  const dir = path.join(workspaceDir, ".openclaw", "trajectory-exports", name);
-  const file = existsSync(path.join(dir, "prompts.json")) ? "prompts.json" : "events.jsonl";
-  const text = await readFile(path.join(dir, file), "utf8");
-  const strings: string[] = [];
-  const collect = (value: unknown): void => {
-    if (typeof value === "string") {
-      if (value.includes(ASKS.proceed) || value.includes(ASKS.after) || value.includes(ASKS.fix))
-        strings.push(value);
-    } else if (Array.isArray(value)) value.forEach(collect);
-    else if (typeof value === "object" && value !== null) Object.values(value).forEach(collect);
-  };
-  for (const line of file === "prompts.json" ? [text] : text.split("\n")) {
-    if (line.trim() !== "") collect(JSON.parse(line));
-  }
-  return [...new Set(strings)];
 }
 
 /** The snapshot block with `id` in a daily log: from its `## Task Snapshot` heading to the end marker. */
@@ -403,6 +272,195 @@ async function sessionState(
   return typeof state === "object" && state !== null ? Object.fromEntries(Object.entries(state)) : undefined;
 }
 
+/** Step 1: runs the four turns (compaction forced for the third) and prints each ask, call and reply. */
+async function runTask(run: DemoRun, real: boolean): Promise<void> {
+  const { instance, calls } = run;
+  heading("1. The task");
+  await seedWorkspace(instance.workspaceDir);
+  out(`Seeded ${TASK.file} and ${TASK.testScript} (a test that fails with ${TASK.errorCode}).`);
+  const turn = async (ask: string, note = ""): Promise<void> => {
+    out();
+    out(`> user: ${ask}${note}`);
+    const from = calls.length;
+    const result = await agentTurn(instance, ask, { sessionKey: run.sessionKey });
+    let shown = 0;
+    for (const call of calls.slice(from)) {
+      if (call.req.kind !== "turn") {
+        const what = call.req.kind === "flush" ? "pre-compaction memory flush" : "compaction summarizer";
+        const first = describeReply(call.reply).split("\n")[0] ?? "";
+        out(indent(`(model call: OpenClaw's ${what}; ${first.slice(0, 70)})`));
+        continue;
+      }
+      const results = toolResults(call.req);
+      for (const text of results.slice(shown))
+        out(indent(labelled("tool result: ", abridge(text.trim(), 3, 90))));
+      shown = results.length;
+      out(indent(describeReply(call.reply)));
+    }
+    if (real) out(indent(labelled("assistant: ", abridge(replyText(result), 6))));
+    out(indent(`(${(result.durationMs / 1000).toFixed(1)} s, a new OpenClaw process)`));
+  };
+  await turn(ASKS.fix);
+  await turn(ASKS.test);
+  await instance.updateConfig(FORCE_COMPACTION);
+  await turn(ASKS.proceed, "   [compaction forced: 4 kb transcript cap, flush from 2 kb]");
+  await instance.updateConfig(RELAX_COMPACTION);
+  await turn(ASKS.after);
+}
+
+/** Step 2: the prompt big-memory prepended to the flush run, abridged, and the model's answer. */
+function printFlushPrompt(calls: readonly Call[], real: boolean): void {
+  heading("2. The snapshot prompt big-memory added to the memory flush (abridged)");
+  const flush = calls.find((call) => call.req.kind === "flush");
+  if (flush === undefined) {
+    out(
+      real
+        ? "(not shown with --real: the flush run is not part of the session's prompts)"
+        : "No memory flush ran.",
+    );
+    return;
+  }
+  const prompt = lastUserText(flush.req);
+  const observed = prompt.indexOf("What big-memory observed");
+  out(indent(abridge(prompt, 14)));
+  if (observed !== -1) {
+    out(indent("[…]"));
+    out(indent(abridge(prompt.slice(observed, prompt.indexOf("After writing the snapshot")).trim(), 16)));
+  }
+  out(
+    indent('[… then OpenClaw\'s own instructions: "Pre-compaction memory flush. Store durable memories …"]'),
+  );
+  out();
+  out(`The model answered: ${describeReply(flush.reply)}`);
+}
+
+/** Step 3: the daily logs' snapshot ids, and the block restored (else the newest) as it is on disk. */
+async function printSnapshot(
+  workspaceDir: string,
+  restoredId: string | undefined,
+): Promise<{ file: string; block: string } | undefined> {
+  heading("3. The snapshot written");
+  const memoryDir = path.join(workspaceDir, "memory");
+  const logs = existsSync(memoryDir)
+    ? (await readdir(memoryDir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.md$/.test(n))
+    : [];
+  let written: { file: string; block: string } | undefined;
+  for (const name of logs) {
+    const text = await readFile(path.join(memoryDir, name), "utf8");
+    const ids = [...text.matchAll(SNAPSHOT_ID)].map((m) => m[1]);
+    out(`memory/${name}: ${ids.length} snapshot block(s): ${ids.join(", ")}`);
+    const id = restoredId ?? ids.at(-1);
+    const block = id === undefined ? undefined : blockOf(text, id);
+    if (block !== undefined && (written === undefined || id === restoredId))
+      written = { file: `memory/${name}`, block };
+  }
+  if (written === undefined) out("No snapshot block was written.");
+  else {
+    out();
+    out(`${written.file}:`);
+    out(indent(abridge(written.block, 60)));
+  }
+  return written;
+}
+
+/** A string field of a JSON object, "" when absent. */
+function field(value: unknown, key: string): string {
+  const v: unknown = typeof value === "object" && value !== null ? Reflect.get(value, key) : undefined;
+  return v === undefined ? "" : String(v);
+}
+
+/** What big-memory's session state and restore log say happened, with times, labelled by hook. */
+async function pluginTimeline(run: DemoRun, state: unknown): Promise<{ at: Date; what: string }[]> {
+  const rows: { at: Date; what: string }[] = [];
+  const restoreLog = path.join(run.instance.workspaceDir, ".big-memory", "restore-log.jsonl");
+  const lines = existsSync(restoreLog) ? (await readFile(restoreLog, "utf8")).split("\n") : [];
+  for (const line of lines.filter((l) => l.trim() !== "")) {
+    const entry: unknown = JSON.parse(line);
+    rows.push({
+      at: new Date(field(entry, "at")),
+      what: `before_prompt_build (trigger=user): big-memory restored ${field(entry, "id")} (${field(entry, "reason")}, ${field(entry, "tokens")} tokens)`,
+    });
+  }
+  const how: Record<string, string> = {
+    flush: "before_compaction: big-memory claimed the block the flush wrote,",
+    compaction: "before_compaction: big-memory's safety net drafted",
+    reset: "before_reset: big-memory's safety net drafted",
+    threshold: "llm_output: big-memory autosaved (context threshold)",
+  };
+  const snapshots: unknown =
+    typeof state === "object" && state !== null ? Reflect.get(state, "snapshots") : [];
+  for (const s of Array.isArray(snapshots) ? snapshots : []) {
+    const trigger = field(s, "trigger");
+    rows.push({
+      at: new Date(field(s, "at")),
+      what: `${how[trigger] ?? `big-memory recorded (${trigger})`} snapshot ${field(s, "id")} for ${run.sessionKey}`,
+    });
+  }
+  return rows;
+}
+
+/** Step 4: the timeline of the compacting turn from the model calls, OpenClaw's debug log and big-memory. */
+async function printCompaction(run: DemoRun): Promise<void> {
+  heading("4. Compaction happened");
+  const state = await sessionState(run.instance.workspaceDir, run.sessionKey);
+  const timeline = [
+    ...run.calls
+      .filter((c) => c.req.kind !== "turn")
+      .map((c) => ({
+        at: c.at,
+        what:
+          c.req.kind === "flush"
+            ? "model call: the memory flush run (its before_prompt_build, trigger=memory, carried big-memory's prompt)"
+            : "model call: the compaction summarizer (OpenClaw compacts between before_ and after_compaction)",
+      })),
+    ...(await logTimeline(run.logFile)).map((row) => ({ ...row, what: `OpenClaw log: ${row.what}` })),
+    ...(await pluginTimeline(run, state)),
+  ].sort((a, b) => a.at.getTime() - b.at.getTime());
+  out("Timeline (model calls, OpenClaw's debug log, big-memory's session state and restore log):");
+  out();
+  for (const row of timeline) out(`  ${clock(row.at)}  ${row.what}`);
+  out();
+  out(
+    `big-memory session state: compactions seen = ${field(state?.cycle, "n") || "?"}, pending restore = ${JSON.stringify(state?.pendingRestore ?? null)}`,
+  );
+  out("Hook order in one compacting `agent --local` process (test/e2e/harness.test.ts verifies it):");
+  out("before_prompt_build (trigger memory, the flush run) → before_compaction → summarizer call →");
+  out("after_compaction → before_prompt_build (trigger user) → agent_end.");
+}
+
+/** Step 5: the restore the first turn after compaction received, and what the later turns received. */
+async function printRestore(run: DemoRun): Promise<{ restoredId: string | undefined; again: number }> {
+  heading("5. What the model received first after compaction (abridged)");
+  const firstAfter = await run.firstTurnAfterCompaction();
+  const fence = firstAfter === undefined ? undefined : restoreFences(firstAfter)[0];
+  if (firstAfter === undefined || fence === undefined)
+    out("No user turn after the compaction carried a restore.");
+  else {
+    out(indent(abridge(firstAfter.slice(firstAfter.indexOf(fence)), 40)));
+    out();
+    out(`(OpenClaw's compaction summary is a separate message, "${SUMMARY_PREFIX} …";`);
+    out("the restore is put in front of the user's own words, for this one request only.)");
+  }
+  const later = await run.laterTurns();
+  const again = later.flatMap((text) => restoreFences(text)).length;
+  out();
+  out(
+    `The ${later.length} later request(s) received ${again === 0 ? "no restore: it is injected exactly once." : `${again} restore(s) again.`}`,
+  );
+  return { restoredId: fence === undefined ? undefined : fenceId(fence), again };
+}
+
+/** Step 6: `big-memory status` of the workspace, as a person reads it. */
+async function printStatus(stage: PluginStage, instance: DemoRun["instance"]): Promise<void> {
+  heading("6. big-memory status");
+  const status = await stage.cli(["status", "--dir", instance.workspaceDir], {
+    env: instance.env,
+    cwd: instance.root,
+  });
+  out(indent(status.stdout.trim() || status.stderr.trim()));
+}
+
+/** The demo; resolves the exit code (0 loop closed, 1 not closed, 2 usage or setup error, 130 interrupted). */
 async function main(argv: readonly string[]): Promise<number> {
   const unknown = argv.filter((arg) => arg !== "--real" && arg !== "--safety-net");
   if (unknown.length > 0) {
@@ -416,7 +474,10 @@ async function main(argv: readonly string[]): Promise<number> {
   const cleanUp = async (): Promise<void> => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   };
+  let stopping = false;
   const interrupted = (): void => {
+    stopping = true;
+    process.stderr.write("\ndemo: interrupted, stopping OpenClaw and removing temp directories\n");
     void cleanUp().then(() => process.exit(130));
   };
   process.once("SIGINT", interrupted);
@@ -431,212 +492,56 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     const [install, stage] = await Promise.all([ensureOpenClaw("2026.9.6"), stageBigMemory()]);
     cleanups.push(() => stage.dispose());
-    out();
     const node = await runToCompletion(install.nodeBin, ["--version"], {
       env: process.env,
       cwd: stage.dir,
       children: new Set(),
       timeoutMs: 30_000,
     });
+    out();
     out(
       `OpenClaw ${install.version} on Node ${node.stdout.trim()}; big-memory staged and built in ${stage.buildMs} ms`,
     );
     const run = real
       ? await realRun(install, stage, cleanups)
       : await fakeRun(install, stage, safetyNet, cleanups);
-    const { instance, calls } = run;
-    out(
-      `model: ${real ? "your configured model" : `scripted on 127.0.0.1 (flush answer: ${safetyNet ? "NO_REPLY" : "writes a snapshot"})`}`,
-    );
-    out(`workspace: ${instance.workspaceDir}`);
+    const flushAnswer = safetyNet ? "NO_REPLY" : "writes a snapshot";
+    out(`model: ${real ? "your configured model" : `scripted on 127.0.0.1 (flush answer: ${flushAnswer})`}`);
+    out(`workspace: ${run.instance.workspaceDir}`);
 
-    heading("1. The task");
-    await seedWorkspace(instance.workspaceDir);
-    out(`Seeded ${TASK.file} and ${TASK.testScript} (a test that fails with ${TASK.errorCode}).`);
-    const turn = async (ask: string, note = ""): Promise<void> => {
-      out();
-      out(`> user: ${ask}${note}`);
-      const from = calls.length;
-      const result = await agentTurn(instance, ask, { sessionKey: run.sessionKey });
-      let shown = 0;
-      for (const call of calls.slice(from)) {
-        if (call.req.kind !== "turn") {
-          const what = call.req.kind === "flush" ? "pre-compaction memory flush" : "compaction summarizer";
-          out(
-            indent(
-              `(model call: OpenClaw's ${what}; ${describeReply(call.reply).split("\n")[0]?.slice(0, 60)})`,
-            ),
-          );
-          continue;
-        }
-        const results = toolResults(call.req);
-        for (const result of results.slice(shown))
-          out(indent(`tool result: ${abridge(result.trim(), 3, 90)}`, "    "));
-        shown = results.length;
-        out(indent(labelled("", describeReply(call.reply))));
-      }
-      if (real) out(indent(labelled("assistant: ", abridge(replyText(result), 6))));
-      out(indent(`(${(result.durationMs / 1000).toFixed(1)} s, a new OpenClaw process)`));
-    };
-    await turn(ASKS.fix);
-    await turn(ASKS.test);
-    await instance.updateConfig(FORCE_COMPACTION);
-    await turn(ASKS.proceed, "   [compaction forced: 4 kb transcript cap, flush from 2 kb]");
-    await instance.updateConfig(RELAX_COMPACTION);
-    await turn(ASKS.after);
-
-    heading("2. The snapshot prompt big-memory added to the memory flush (abridged)");
-    const flush = calls.find((call) => call.req.kind === "flush");
-    if (flush === undefined) {
-      out(
-        real
-          ? "(not visible with --real: the flush prompt is not part of the session's prompts)"
-          : "No memory flush ran.",
-      );
-    } else {
-      const prompt = lastUserText(flush.req);
-      const observed = prompt.indexOf("What big-memory observed");
-      out(indent(abridge(prompt, 14)));
-      if (observed !== -1) {
-        out(indent("[…]"));
-        out(indent(abridge(prompt.slice(observed, prompt.indexOf("After writing the snapshot")).trim(), 16)));
-      }
-      out(
-        indent(
-          '[… then OpenClaw\'s own flush instructions: "Pre-compaction memory flush. Store durable memories …"]',
-        ),
-      );
-      out();
-      out(`The model answered: ${describeReply(flush.reply).slice(0, 100)}${safetyNet || real ? "" : " …"}`);
-    }
-
-    heading("3. The snapshot written");
-    const memoryDir = path.join(instance.workspaceDir, "memory");
-    const logs = existsSync(memoryDir)
-      ? (await readdir(memoryDir)).filter((n) => /^\d{4}-\d{2}-\d{2}\.md$/.test(n))
-      : [];
+    await runTask(run, real);
+    printFlushPrompt(run.calls, real);
     const firstAfter = await run.firstTurnAfterCompaction();
-    const restored = firstAfter === undefined ? [] : restoreFences(firstAfter);
-    const restoredId = restored[0] === undefined ? undefined : fenceId(restored[0]);
-    let written: { file: string; block: string } | undefined;
-    for (const name of logs) {
-      const text = await readFile(path.join(memoryDir, name), "utf8");
-      const ids = [...text.matchAll(SNAPSHOT_ID)].map((m) => m[1]);
-      out(`memory/${name}: ${ids.length} snapshot block(s): ${ids.join(", ")}`);
-      const id = restoredId ?? ids.at(-1);
-      const block = id === undefined ? undefined : blockOf(text, id);
-      if (block !== undefined && (written === undefined || id === restoredId))
-        written = { file: `memory/${name}`, block };
-    }
-    if (written === undefined) out("No snapshot block was written.");
-    else {
-      out();
-      out(`${written.file}:`);
-      out(indent(abridge(written.block, 60)));
-    }
+    const fence = firstAfter === undefined ? undefined : restoreFences(firstAfter)[0];
+    const written = await printSnapshot(
+      run.instance.workspaceDir,
+      fence === undefined ? undefined : fenceId(fence),
+    );
+    await printCompaction(run);
+    const { restoredId, again } = await printRestore(run);
+    await printStatus(stage, run.instance);
 
-    heading("4. Compaction happened");
-    const state = await sessionState(instance.workspaceDir, run.sessionKey);
-    const timeline: { at: Date; what: string }[] = [
-      ...calls
-        .filter((c) => c.req.kind !== "turn")
-        .map((c) => ({
-          at: c.at,
-          what:
-            c.req.kind === "flush"
-              ? "model call: the memory flush run (its before_prompt_build, trigger=memory, carried big-memory's prompt)"
-              : "model call: the compaction summarizer (OpenClaw compacts between before_ and after_compaction)",
-        })),
-      ...(await logTimeline(run.logFile)).map((row) => ({ ...row, what: `OpenClaw log: ${row.what}` })),
-    ];
-    const restoreLog = path.join(instance.workspaceDir, ".big-memory", "restore-log.jsonl");
-    if (existsSync(restoreLog)) {
-      for (const line of (await readFile(restoreLog, "utf8")).split("\n").filter((l) => l.trim() !== "")) {
-        const entry: unknown = JSON.parse(line);
-        const field = (key: string): string =>
-          String(typeof entry === "object" && entry !== null ? Reflect.get(entry, key) : "");
-        timeline.push({
-          at: new Date(field("at")),
-          what: `before_prompt_build (trigger=user): big-memory restored ${field("id")} (${field("reason")}, ${field("tokens")} tokens)`,
-        });
-      }
-    }
-    const snapshotsOfSession: unknown = state?.snapshots;
-    for (const s of Array.isArray(snapshotsOfSession) ? snapshotsOfSession : []) {
-      const field = (key: string): string =>
-        String(typeof s === "object" && s !== null ? Reflect.get(s, key) : "");
-      const how: Record<string, string> = {
-        flush: "before_compaction: big-memory claimed the block the flush wrote,",
-        compaction: "before_compaction: big-memory's safety net drafted",
-        reset: "before_reset: big-memory's safety net drafted",
-        threshold: "llm_output: big-memory autosaved (context threshold)",
-      };
-      timeline.push({
-        at: new Date(field("at")),
-        what: `${how[field("trigger")] ?? `big-memory recorded (${field("trigger")})`} snapshot ${field("id")} for ${run.sessionKey}`,
-      });
-    }
-    timeline.sort((a, b) => a.at.getTime() - b.at.getTime());
-    out("Timeline of the compacting turn and around it (OpenClaw debug log, model calls, big-memory state):");
-    out();
-    for (const row of timeline) out(`  ${clock(row.at)}  ${row.what}`);
-    const cycle: unknown = state?.cycle;
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    const problem =
+      written === undefined
+        ? "no snapshot was written"
+        : restoredId === undefined
+          ? "no restore reached the model after compaction"
+          : !written.block.includes(`<!-- snapshot-id: ${restoredId} -->`)
+            ? `the restore (${restoredId}) is not the snapshot written`
+            : again > 0
+              ? "the restore was injected more than once"
+              : undefined;
     out();
     out(
-      `big-memory session state: compactions seen = ${typeof cycle === "object" && cycle !== null ? String(Reflect.get(cycle, "n")) : "?"}, pending restore = ${JSON.stringify(state?.pendingRestore ?? null)}`,
+      problem === undefined
+        ? `✔ The loop closed: snapshot ${restoredId} was written before compaction and restored once after it (${seconds} s).`
+        : `✘ The loop did not close: ${problem} (${seconds} s).`,
     );
-    out(
-      "Hook order in one compacting `agent --local` process: before_prompt_build (trigger memory, the flush) →",
-    );
-    out(
-      "before_compaction → summarizer call → after_compaction → before_prompt_build (trigger user) → agent_end.",
-    );
-
-    heading("5. What the model received first after compaction (abridged)");
-    if (firstAfter === undefined) out("No user turn after the compaction carried a restore.");
-    else {
-      const fenceStart = firstAfter.indexOf("<big-memory-snapshot");
-      out(indent(abridge(fenceStart === -1 ? firstAfter : firstAfter.slice(fenceStart), 40)));
-      out();
-      out(
-        `(The compaction summary is a separate message starting "${SUMMARY_PREFIX}"; the restore sits in front of the user's own words.)`,
-      );
-    }
-    const later = await run.laterTurns();
-    const again = later.flatMap((text) => restoreFences(text));
-    out();
-    out(
-      `The ${later.length} later request(s) received ${again.length === 0 ? "no restore: it is injected exactly once." : `${again.length} restore(s) again.`}`,
-    );
-    if (!real && firstAfter !== undefined) {
-      const firstReq = afterCompaction(calls.map((c) => c.req)).find((req) => req.kind === "turn");
-      out(
-        `Restores in that request's user turn: ${firstReq === undefined ? 0 : turnRestores(firstReq).length}`,
-      );
-    }
-
-    heading("6. big-memory status");
-    const status = await stage.cli(["status", "--dir", instance.workspaceDir], {
-      env: instance.env,
-      cwd: instance.root,
-    });
-    out(indent(status.stdout.trim() || status.stderr.trim()));
-
-    const closed =
-      written !== undefined &&
-      restoredId !== undefined &&
-      written.block.includes(restoredId) &&
-      again.length === 0;
-    out();
-    out(
-      closed
-        ? `✔ The loop closed: snapshot ${restoredId} was written before compaction and restored once after it (${((Date.now() - started) / 1000).toFixed(0)} s).`
-        : `✘ The loop did not close: ${written === undefined ? "no snapshot was written" : restoredId === undefined ? "no restore reached the model after compaction" : again.length > 0 ? "the restore was injected more than once" : `the restore (${restoredId}) is not the snapshot written`}.`,
-    );
-    return closed ? 0 : 1;
+    return problem === undefined ? 0 : 1;
   } catch (error) {
-    process.stderr.write(`demo: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 2;
+    if (!stopping) process.stderr.write(`demo: ${error instanceof Error ? error.message : String(error)}\n`);
+    return stopping ? 130 : 2;
   } finally {
     await cleanUp();
     process.off("SIGINT", interrupted);

@@ -246,7 +246,7 @@ export function nth<T>(list: readonly T[], index: number, what: string): T {
   return item;
 }
 
-/** The requests that came after the summarizer call, or none when there was no compaction. */
+/** The requests that came after the last summarizer call, or none when there was no compaction. */
 export function afterCompaction(requests: readonly ClassifiedRequest[]): ClassifiedRequest[] {
   const last = requests.findLastIndex((req) => req.kind === "summarizer");
   return last === -1 ? [] : requests.slice(last + 1);

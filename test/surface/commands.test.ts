@@ -119,7 +119,7 @@ describe("/big-memory", () => {
       'saved as "oauth-dup-mobile", branched from "oauth-dup-fix"',
     );
     await d.userTurn("now the mobile client in app/mobile/session.kt");
-    // This cycle is covered by the save above; the next one gets a safety-net snapshot on the new line.
+    // Work went on after the save, so each compaction gets a fresh safety-net snapshot on the new line.
     await d.fire("before_compaction", { messageCount: 20 });
     await d.fire("after_compaction", { messageCount: 2, compactedCount: 18 });
     await d.userTurn("retry logic for the mobile refresh");
@@ -128,6 +128,7 @@ describe("/big-memory", () => {
     await d.command("save");
     expect(snapshots(d).map((s) => [s.name, s.parent, s.trigger])).toEqual([
       ["oauth-dup-fix", null, "manual"],
+      ["oauth-dup-mobile", "oauth-dup-fix", "compaction"],
       ["oauth-dup-mobile", "oauth-dup-fix", "compaction"],
       ["oauth-dup-mobile", "oauth-dup-fix", "manual"],
     ]);
