@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { PluginConfig } from "./config.ts";
 import { SearchService } from "./search/search-service.ts";
@@ -7,6 +7,7 @@ import { liveSnapshots } from "./snapshot/lifecycle.ts";
 import { parseDailyLog } from "./snapshot/parse.ts";
 import type { LocatedSnapshot, SnapshotContent } from "./snapshot/snapshot.ts";
 import { errorCode } from "./store/fs-durable.ts";
+import { appendPrivateJsonLine } from "./store/gate.ts";
 import {
   FlushMarks,
   initialFlushMarks,
@@ -214,10 +215,9 @@ export class Workspace {
     return found.filter((f) => f !== null);
   }
 
-  /** Appends one line to `.big-memory/restore-log.jsonl`. */
+  /** Appends one line to `.big-memory/restore-log.jsonl` (through the persistence gate). */
   async logRestore(entry: RestoreLogEntry): Promise<void> {
-    await mkdir(this.stateDir, { recursive: true });
-    await appendFile(join(this.stateDir, "restore-log.jsonl"), `${JSON.stringify(entry)}\n`);
+    await appendPrivateJsonLine(join(this.stateDir, "restore-log.jsonl"), entry);
   }
 
   /** Releases what the workspace holds open: the index (saved) and its watcher. */

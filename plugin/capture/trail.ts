@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { redactDeep } from "../snapshot/redact.ts";
 
 /**
  * The session trail: what the plugin observes turn by turn (asks, tool calls and the files they touched,
@@ -694,5 +695,27 @@ function reduceValid(trail: Trail, e: TrailEvent, options: ReduceOptions): Trail
  */
 export function reduceTrail(trail: Trail, event: TrailEvent, options: ReduceOptions = {}): Trail {
   const parsed = TrailEvent.safeParse(event);
-  return parsed.success ? reduceValid(trail, parsed.data, options) : trail;
+  return parsed.success ? reduceValid(trail, redactEvent(parsed.data), options) : trail;
+}
+
+/**
+ * The event with every string redacted before anything of it reaches the trail (which is kept in memory and
+ * written to disk). A string longer than twice `scanChars` keeps its head and its tail (`scanChars` each):
+ * no rule reads more, and redaction stays bounded whatever a tool returns.
+ */
+function redactEvent(event: TrailEvent): TrailEvent {
+  return redactDeep(boundStrings(event, L.scanChars)).value;
+}
+
+function boundStrings<T>(value: T, keep: number): T {
+  const walk = (node: unknown): unknown => {
+    if (typeof node === "string") {
+      return node.length <= 2 * keep ? node : `${node.slice(0, keep)}\n…\n${node.slice(-keep)}`;
+    }
+    if (Array.isArray(node)) return node.map(walk);
+    if (!isRecord(node)) return node;
+    return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, walk(child)]));
+  };
+  // `walk` keeps the shape of strings, arrays and records, so the result is still a T.
+  return walk(value) as T;
 }

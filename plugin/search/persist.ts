@@ -1,12 +1,13 @@
 /**
  * Where the derived search index lives and how its files are written: one file per month under
  * `<workspace>/.big-memory/search/` (or `<stateDir>/search/<workspace hash>/`), written atomically
- * (temp file, fsync, rename, directory fsync) with the previous copy kept as `<month>.bmx.prev`.
+ * through the store's persistence gate (atomic, mode 0600) with the previous copy kept as `<month>.bmx.prev`.
  */
 import { createHash } from "node:crypto";
-import { open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { readdir, readFile, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { ensureDirectory, errorCode, fsyncDirectory, writeAll } from "../store/fs-durable.ts";
+import { errorCode } from "../store/fs-durable.ts";
+import { writePrivateBytes } from "../store/gate.ts";
 import { decodeShard, encodeShard, type Fingerprint, type ShardFile } from "./codec.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
@@ -70,28 +71,12 @@ export async function loadShardFile(dir: string, month: string): Promise<ShardLo
   return problem === undefined ? { kind: "missing" } : { kind: "unreadable", problem };
 }
 
-/** Writes a month's shard atomically, keeping the copy it replaces as `<month>.bmx.prev`. */
+/**
+ * Writes a month's shard through the persistence gate (atomic, mode 0600), keeping the copy it replaces as
+ * `<month>.bmx.prev`. Shards hold only text read through `parseDailyLog`, which redacts every snapshot.
+ */
 export async function writeShardFile(dir: string, month: string, data: Buffer): Promise<void> {
-  await ensureDirectory(dir);
-  const path = shardPath(dir, month);
-  const temp = join(dir, `.${month}${SUFFIX}.${process.pid}.${Date.now().toString(36)}.tmp`);
-  const handle = await open(temp, "wx");
-  try {
-    await writeAll(handle, data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(path, path + PREVIOUS);
-  } catch (error) {
-    if (errorCode(error) !== "ENOENT") {
-      await rm(temp, { force: true });
-      throw error;
-    }
-  }
-  await rename(temp, path);
-  await fsyncDirectory(dir);
+  await writePrivateBytes(shardPath(dir, month), data, { keepPreviousAs: PREVIOUS });
 }
 
 /** Removes a month's shard files (current and previous). */

@@ -1,6 +1,7 @@
 import { START_MARKER_PREFIX } from "./format.ts";
 import { readStrict } from "./read-strict.ts";
 import { readTolerant } from "./read-tolerant.ts";
+import { redactDeep } from "./redact.ts";
 import type { Diagnostic, LocatedSnapshot } from "./snapshot.ts";
 
 /** Everything read from one daily log: valid snapshots in file order, and what was skipped and why. */
@@ -31,6 +32,10 @@ function countLines(text: string, from: number, to: number): number {
  * that still hold a start marker go through remark. Text with no marker is never parsed as markdown.
  * Torn blocks, unknown versions, invalid blocks and duplicate ids are skipped with a diagnostic; the
  * rest of the file still parses. Never throws on content.
+ *
+ * Every snapshot returned is redacted (`[REDACTED:<kind>]`), after its checksum was verified on the text as
+ * written: daily logs are also written by people and models, and this is the one function that reads
+ * snapshots out of them, so nothing indexed, printed, returned by a tool or injected carries a secret.
  *
  * @param file the workspace-relative path used in results and diagnostics (`memory/2026-11-22.md`)
  */
@@ -78,7 +83,7 @@ export function parseDailyLog(text: string, file: string): ParsedLog {
     const first = seen.get(s.snapshot.id);
     if (first === undefined) {
       seen.set(s.snapshot.id, s.line);
-      snapshots.push(s);
+      snapshots.push(redactLocated(s));
     } else {
       diagnostics.push({
         file,
@@ -89,6 +94,12 @@ export function parseDailyLog(text: string, file: string): ParsedLog {
   }
   diagnostics.sort((a, b) => a.line - b.line);
   return { snapshots, diagnostics };
+}
+
+/** The snapshot with every value redacted; the same object when there was nothing to redact. */
+function redactLocated(located: LocatedSnapshot): LocatedSnapshot {
+  const redacted = redactDeep(located.snapshot);
+  return redacted.total === 0 ? located : { ...located, snapshot: redacted.value };
 }
 
 /** `big-memory: memory/2026-11-22.md:14: message`, the one-line form of a diagnostic. */

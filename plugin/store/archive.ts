@@ -1,13 +1,13 @@
-import { open, readFile, rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { END_MARKER } from "../snapshot/format.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { dailyLogLockPath, listDailyLogs, MEMORY_DIR } from "./daily-log.ts";
-import { ensureDirectory, errorCode, fsyncDirectory, writeAll } from "./fs-durable.ts";
+import { errorCode } from "./fs-durable.ts";
+import { appendPrivateText, ensurePrivateDir, gateText, rewriteUserLog } from "./gate.ts";
 import { withLock } from "./lock.ts";
-import { writeFileAtomic } from "./state.ts";
 
 /**
  * `big-memory archive --before DATE`: the one place where daily logs are rewritten, and only on
@@ -51,16 +51,6 @@ function blockSpans(text: string, lines: number[]): [number, number][] | string 
   return spans;
 }
 
-async function appendDurably(path: string, data: string): Promise<void> {
-  const handle = await open(path, "a");
-  try {
-    await writeAll(handle, Buffer.from(data, "utf8"));
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 const comparable = (s: LocatedSnapshot) => ({ snapshot: s.snapshot, verified: s.verified });
 
 /** Moves the snapshot blocks of daily logs dated before `before` (YYYY-MM-DD) into memory/archive/. */
@@ -69,7 +59,7 @@ export async function archiveBefore(workspaceDir: string, before: string): Promi
   const logs = (await listDailyLogs(workspaceDir)).filter((l) => l.date < before);
   if (logs.length === 0) return result;
   const archiveDir = join(workspaceDir, MEMORY_DIR, "archive");
-  await ensureDirectory(archiveDir);
+  await ensurePrivateDir(archiveDir);
   await withLock(
     dailyLogLockPath(workspaceDir),
     async () => {
@@ -85,7 +75,9 @@ export async function archiveBefore(workspaceDir: string, before: string): Promi
           result.problems.push({ file: log.file, problem: `not archived: ${spans}` });
           continue;
         }
-        const moved = spans.map(([a, b]) => text.slice(a, b)).join("\n");
+        // The blocks pass the persistence gate like every text big-memory writes; a block whose checksum
+        // that would break does not read back identically below and stays where it is.
+        const moved = gateText(spans.map(([a, b]) => text.slice(a, b)).join("\n")).text;
         const relArchive = `${MEMORY_DIR}/archive/${log.date}.md`;
         const check = parseDailyLog(moved, relArchive);
         if (!isDeepStrictEqual(check.snapshots.map(comparable), parsed.snapshots.map(comparable))) {
@@ -102,11 +94,10 @@ export async function archiveBefore(workspaceDir: string, before: string): Promi
         } catch (error) {
           if (errorCode(error) !== "ENOENT") throw error;
         }
-        await appendDurably(
+        await appendPrivateText(
           archivePath,
           `${before === "" || before.endsWith("\n\n") ? "" : before.endsWith("\n") ? "\n" : "\n\n"}${moved}`,
         );
-        await fsyncDirectory(archiveDir);
         const copied = parseDailyLog(await readFile(archivePath, "utf8"), relArchive).snapshots;
         const ids = new Map(copied.map((s) => [s.snapshot.id, s]));
         const missing = parsed.snapshots.filter((s) => {
@@ -129,7 +120,7 @@ export async function archiveBefore(workspaceDir: string, before: string): Promi
         rest += text.slice(at);
         const removed = rest.replace(/^(?:\s|---)*$/, "") === "";
         if (removed) await rm(log.path);
-        else await writeFileAtomic(log.path, rest);
+        else await rewriteUserLog(log.path, rest);
         result.archived.push({
           file: log.file,
           archive: relArchive,

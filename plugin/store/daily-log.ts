@@ -6,7 +6,8 @@
 import type { FileHandle } from "node:fs/promises";
 import { constants, open, readdir, readFile, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { ensureDirectory, errorCode, errorMessage, fsyncDirectory, writeAll } from "./fs-durable.ts";
+import { errorCode, errorMessage, fsyncDirectory, writeAll } from "./fs-durable.ts";
+import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
 
 /** The folder of the daily logs, relative to the workspace. */
@@ -116,13 +117,20 @@ export interface AppendedSnapshot {
 export async function appendSnapshotBlock(options: AppendSnapshotOptions): Promise<AppendedSnapshot> {
   const { workspaceDir, date, render } = options;
   const file = dailyLogRelative(date);
-  const path = dailyLogPath(workspaceDir, date);
   try {
-    await ensureDirectory(dirname(path));
-    return await withLock(dailyLogLockPath(workspaceDir), () => appendLocked(path, file, date, render), {
-      timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-      staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
-    });
+    // A log or `memory/` that is a link out of the workspace is refused, never written through.
+    await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
+    await ensurePrivateDir(join(workspaceDir, MEMORY_DIR));
+    const path = await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
+    const appended = await withLock(
+      dailyLogLockPath(workspaceDir),
+      () => appendLocked(path, file, date, render),
+      {
+        timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+        staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
+      },
+    );
+    return { ...appended, path: dailyLogPath(workspaceDir, date) };
   } catch (error) {
     throw new Error(`big-memory: cannot append to ${file}: ${errorMessage(error)}`, { cause: error });
   }
@@ -143,7 +151,8 @@ async function appendLocked(
       const before = handle === null ? Buffer.alloc(0) : await handle.readFile();
       const existing = before.toString("utf8");
       const id = nextSnapshotId(existing, date);
-      const block = withFinalLineEnding(render(id));
+      // The persistence gate: every appended byte is redacted (the renderer already redacted its values).
+      const block = gateText(withFinalLineEnding(render(id))).text;
       const markerLine = checkBlock(block, id);
       const separator = separatorBefore(existing);
       const created = handle === null;
@@ -171,9 +180,14 @@ async function appendLocked(
  * creates it exclusively, `null` when it appeared meanwhile.
  */
 async function openForAppend(path: string, create: boolean): Promise<FileHandle | null> {
-  const flags = constants.O_RDWR | constants.O_APPEND | (create ? constants.O_CREAT | constants.O_EXCL : 0);
+  // `path` is the log's real path (links resolved and checked), so a link swapped in meanwhile is not followed.
+  const flags =
+    constants.O_RDWR |
+    constants.O_APPEND |
+    constants.O_NOFOLLOW |
+    (create ? constants.O_CREAT | constants.O_EXCL : 0);
   try {
-    return await open(path, flags, 0o666);
+    return await open(path, flags, PRIVATE_FILE_MODE);
   } catch (error) {
     if (errorCode(error) === (create ? "EEXIST" : "ENOENT")) return null;
     throw error;

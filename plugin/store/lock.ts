@@ -24,6 +24,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { errorCode, errorMessage } from "./fs-durable.ts";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./gate.ts";
 
 /** How long `withLock` waits for a held lock before it fails, in milliseconds. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
@@ -137,8 +138,8 @@ async function tryAcquire(lockPath: string, nonce: string, createdAt: number): P
     nonce,
   };
   try {
-    await mkdir(tmp);
-    await writeFile(ownerPath, JSON.stringify(owner));
+    await mkdir(tmp, { mode: PRIVATE_DIR_MODE });
+    await writeFile(ownerPath, JSON.stringify(owner), { mode: PRIVATE_FILE_MODE });
   } catch (error) {
     await removeQuietly(ownerPath, tmp);
     throw new Error(`big-memory: cannot take lock ${lockPath}: ${errorMessage(error)}`, { cause: error });

@@ -1,40 +1,19 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { z } from "zod";
-import { errorCode, errorMessage, fsyncDirectory, writeAll } from "./fs-durable.ts";
+import { errorCode, errorMessage } from "./fs-durable.ts";
+import { ensurePrivateDir, writePrivateJson } from "./gate.ts";
 import { withLock } from "./lock.ts";
 
 /**
  * Small versioned JSON files under `.big-memory/` (session trails, pending restores, flush marks).
- * Every write is atomic (temp file, fsync, rename) and every read-modify-write runs under a
+ * Every write passes the persistence gate (redacted, atomic, mode 0600) and every read-modify-write runs under a
  * cross-process lock, so hooks of concurrent processes never lose each other's updates. A file that
  * is missing, corrupt or of an unknown version reads as the initial value, with one warning.
  */
 
 export interface StateLogger {
   warn(message: string): void;
-}
-
-/** Writes `data` to `path` atomically: temp file in the same folder, fsync, rename, fsync the folder. */
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const handle = await open(tmp, "w");
-  try {
-    await writeAll(handle, Buffer.from(data, "utf8"));
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(tmp, path);
-  } catch (error) {
-    await rm(tmp, { force: true });
-    throw error;
-  }
-  await fsyncDirectory(dir);
 }
 
 /** One JSON state file validated by a zod schema whose `version` field is a literal. */
@@ -78,13 +57,11 @@ export class JsonState<T> {
 
   /** Reads, applies `fn`, and writes the result atomically, under the file's lock. */
   async update(fn: (value: T) => T | Promise<T>): Promise<T> {
-    await mkdir(dirname(this.path), { recursive: true });
+    await ensurePrivateDir(dirname(this.path));
     return withLock(
       `${this.path}.lock`,
       async () => {
-        const next = await fn(await this.read());
-        await writeFileAtomic(this.path, `${JSON.stringify(next)}\n`);
-        return next;
+        return (await writePrivateJson(this.path, await fn(await this.read()))).value;
       },
       { timeoutMs: 10_000, staleMs: 30_000 },
     );

@@ -1,0 +1,257 @@
+/**
+ * The persistence gate: every byte big-memory writes goes through one of the functions here, and every
+ * text among those bytes through `redact`, so a new file format cannot forget redaction or modes.
+ *
+ * - Text and JSON are redacted (`[REDACTED:<kind>]`) before they are written; the counts come back.
+ * - Bytes (the search index) are accepted only as derived from text that was redacted on read
+ *   (`parseDailyLog` redacts every snapshot it returns); they are written with the same modes.
+ * - Folders the gate creates are 0700, files 0600. The state root `.big-memory/` carries a `.gitignore`
+ *   holding `*`, so a workspace pushed to a public repository never carries the plugin's state.
+ * - Writes are atomic (temp file, fsync, rename, folder fsync) or durable appends (O_APPEND, fsync).
+ */
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, open, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { type Redaction, type RedactionCounts, redact, redactDeep } from "../snapshot/redact.ts";
+import { errorCode, fsyncDirectory, writeAll } from "./fs-durable.ts";
+
+/** Mode of every folder big-memory creates. */
+export const PRIVATE_DIR_MODE = 0o700;
+/** Mode of every file big-memory creates (state, index, locks, restore log, daily logs it creates). */
+export const PRIVATE_FILE_MODE = 0o600;
+/** The plugin's state folder inside a workspace. */
+export const STATE_DIR_NAME = ".big-memory";
+/** What the state folder's `.gitignore` holds: everything in it is ignored, the file itself included. */
+export const STATE_GITIGNORE = "# big-memory's private state: never commit it.\n*\n";
+
+/** What a gated write replaced, by kind, and the total. */
+export interface GateReport {
+  counts: RedactionCounts;
+  total: number;
+}
+
+/** Redacts one text for the disk. */
+export function gateText(text: string): Redaction {
+  return redact(text);
+}
+
+/** Redacts every string of a JSON-like value for the disk (see `redactDeep`). */
+export function gateJson<T>(value: T): { value: T; counts: RedactionCounts; total: number } {
+  return redactDeep(value);
+}
+
+/**
+ * Creates `dir` and its missing ancestors with mode 0700, fsyncing the parent of each one it created.
+ * A created folder named `.big-memory` gets its `.gitignore`. Returns the folders created, outermost first.
+ */
+export async function ensurePrivateDir(dir: string): Promise<string[]> {
+  const target = resolve(dir);
+  const first = await mkdir(target, { recursive: true, mode: PRIVATE_DIR_MODE });
+  if (first === undefined) return [];
+  const created: string[] = [];
+  for (let current = target; ; current = dirname(current)) {
+    created.unshift(current);
+    if (current === first || dirname(current) === current) break;
+  }
+  for (const made of created) {
+    // mkdir's mode passes through the umask; a folder of ours is 0700 whatever the umask is.
+    await chmod(made, PRIVATE_DIR_MODE);
+    await fsyncDirectory(dirname(made));
+    if (basename(made) === STATE_DIR_NAME) await ensureStateGitignore(made);
+  }
+  return created;
+}
+
+/**
+ * Makes an existing state folder private: mode 0700 and its `.gitignore` (older versions wrote neither).
+ * Returns what it changed, as short phrases (`[]` when nothing needed a change).
+ */
+export async function secureStateDir(stateDir: string): Promise<string[]> {
+  const changed: string[] = [];
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(stateDir);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return changed;
+    throw error;
+  }
+  if ((info.mode & 0o777) !== PRIVATE_DIR_MODE) {
+    await chmod(stateDir, PRIVATE_DIR_MODE);
+    changed.push(`${STATE_DIR_NAME}/ mode ${(info.mode & 0o777).toString(8)} -> 700`);
+  }
+  if (await ensureStateGitignore(stateDir)) changed.push(`${STATE_DIR_NAME}/.gitignore written`);
+  return changed;
+}
+
+/** Writes the state folder's `.gitignore` when it is missing or differs; `true` when it wrote. */
+async function ensureStateGitignore(stateDir: string): Promise<boolean> {
+  const path = join(stateDir, ".gitignore");
+  const current = await readFile(path, "utf8").catch(() => null);
+  if (current === STATE_GITIGNORE) return false;
+  await writeFile(path, STATE_GITIGNORE, { mode: PRIVATE_FILE_MODE });
+  await chmod(path, PRIVATE_FILE_MODE);
+  return true;
+}
+
+/** Options of {@link writePrivateBytes}. */
+export interface WriteBytesOptions {
+  /** Keep the file being replaced as `<path><suffix>` (the search index keeps `.prev`). */
+  keepPreviousAs?: string;
+  /** Give the new file the mode of the one it replaces (a daily log rewritten on request keeps its mode). */
+  keepMode?: boolean;
+}
+
+/**
+ * Writes `data` to `path` atomically with mode 0600: temp file in the same folder, fsync, rename, fsync of
+ * the folder. For bytes derived from redacted text only (the search index); text goes through
+ * {@link writePrivateText}.
+ */
+export async function writePrivateBytes(
+  path: string,
+  data: Uint8Array,
+  options: WriteBytesOptions = {},
+): Promise<void> {
+  const dir = dirname(path);
+  await ensurePrivateDir(dir);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const mode = options.keepMode === true ? await modeOf(path) : PRIVATE_FILE_MODE;
+  const handle = await open(tmp, "wx", mode);
+  try {
+    await handle.chmod(mode);
+    await writeAll(handle, data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    if (options.keepPreviousAs !== undefined) {
+      await rename(path, path + options.keepPreviousAs).catch((error: unknown) => {
+        if (errorCode(error) !== "ENOENT") throw error;
+      });
+    }
+    await rename(tmp, path);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw error;
+  }
+  await fsyncDirectory(dir);
+}
+
+/** The permission bits of an existing file, 0600 when it does not exist. */
+async function modeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).mode & 0o777;
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return PRIVATE_FILE_MODE;
+    throw error;
+  }
+}
+
+/** Redacts `text` and writes it to `path` atomically with mode 0600. Returns what was redacted. */
+export async function writePrivateText(
+  path: string,
+  text: string,
+  options: WriteBytesOptions = {},
+): Promise<GateReport> {
+  const gated = gateText(text);
+  await writePrivateBytes(path, Buffer.from(gated.text, "utf8"), options);
+  return { counts: gated.counts, total: gated.total };
+}
+
+/**
+ * Redacts every string of `value` and writes it as one line of JSON, atomically, mode 0600. Returns the
+ * value as written, so that what stays in memory is what is on disk.
+ */
+export async function writePrivateJson<T>(path: string, value: T): Promise<GateReport & { value: T }> {
+  const gated = gateJson(value);
+  await writePrivateBytes(path, Buffer.from(`${JSON.stringify(gated.value)}\n`, "utf8"));
+  return gated;
+}
+
+/**
+ * Redacts `text` and appends it to `path` (created 0600) durably: one write on an `O_APPEND` handle, then
+ * fsync, and an fsync of the folder when the file is new. Returns what was redacted.
+ */
+export async function appendPrivateText(path: string, text: string): Promise<GateReport> {
+  const gated = gateText(text);
+  await ensurePrivateDir(dirname(path));
+  const created = !(await exists(path));
+  const handle = await open(path, "a", PRIVATE_FILE_MODE);
+  try {
+    await writeAll(handle, Buffer.from(gated.text, "utf8"));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  if (created) await fsyncDirectory(dirname(path));
+  return { counts: gated.counts, total: gated.total };
+}
+
+/**
+ * Redacts `value` and appends it as one JSON line to `path` (see {@link appendPrivateText}). Lines of
+ * concurrent appenders never interleave on a local file system.
+ */
+export async function appendPrivateJsonLine(path: string, value: unknown): Promise<GateReport> {
+  const gated = gateJson(value);
+  await appendPrivateText(path, `${JSON.stringify(gated.value)}\n`);
+  return { counts: gated.counts, total: gated.total };
+}
+
+/**
+ * Rewrites a daily log of the user's atomically, keeping its mode: the one write of text big-memory did not
+ * produce, done only on explicit request (`archive`, `scrub --logs`). The caller decides what the text is.
+ */
+export async function rewriteUserLog(path: string, text: string): Promise<void> {
+  await writePrivateBytes(path, Buffer.from(text, "utf8"), { keepMode: true });
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return false;
+    throw error;
+  }
+}
+
+/** A path that resolves outside the workspace through a symbolic link. */
+export class OutsideWorkspaceError extends Error {
+  readonly path: string;
+  readonly target: string;
+
+  constructor(path: string, target: string, workspaceDir: string) {
+    super(
+      `big-memory: refusing to write through ${path}: it resolves to ${target}, outside the workspace ${workspaceDir} (a symbolic link); replace the link with a folder or file of the workspace`,
+    );
+    this.name = "OutsideWorkspaceError";
+    this.path = path;
+    this.target = target;
+  }
+}
+
+/**
+ * The real path of `path` (which must lie in `workspaceDir`), following symbolic links of every existing
+ * component; throws {@link OutsideWorkspaceError} when that real path is outside the workspace's own real
+ * path. Components that do not exist yet resolve as they are written.
+ */
+export async function resolveInside(workspaceDir: string, path: string): Promise<string> {
+  const root = await realpath(workspaceDir).catch(() => resolve(workspaceDir));
+  const absolute = resolve(path);
+  let existing = absolute;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      const real = await realpath(existing);
+      const target = join(real, ...rest);
+      const rel = relative(root, target);
+      if (rel.startsWith("..") || isAbsolute(rel)) throw new OutsideWorkspaceError(path, target, root);
+      return target;
+    } catch (error) {
+      if (error instanceof OutsideWorkspaceError) throw error;
+      if (errorCode(error) !== "ENOENT" || dirname(existing) === existing) throw error;
+      rest.unshift(basename(existing));
+      existing = dirname(existing);
+    }
+  }
+}
