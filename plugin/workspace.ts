@@ -7,7 +7,7 @@ import { liveSnapshots } from "./snapshot/lifecycle.ts";
 import { parseDailyLog } from "./snapshot/parse.ts";
 import type { LocatedSnapshot, SnapshotContent } from "./snapshot/snapshot.ts";
 import { errorCode } from "./store/fs-durable.ts";
-import { appendPrivateJsonLine } from "./store/gate.ts";
+import { appendPrivateJsonLine, secureStateDir } from "./store/gate.ts";
 import {
   FlushMarks,
   initialFlushMarks,
@@ -54,6 +54,7 @@ export class Workspace {
   private readonly sessions = new Map<string, JsonState<SessionState>>();
   private flushState: JsonState<FlushMarks> | null = null;
   private searchService: Promise<SearchService> | null = null;
+  private secured: Promise<unknown> | null = null;
 
   constructor(dir: string, deps: WorkspaceDeps) {
     this.dir = resolve(dir);
@@ -70,6 +71,7 @@ export class Workspace {
         SessionState,
         () => initialSessionState(sessionKey, agentId),
         this.deps.logger,
+        () => this.secureState(),
       );
       this.sessions.set(sessionKey, state);
     }
@@ -83,6 +85,7 @@ export class Workspace {
       FlushMarks,
       initialFlushMarks,
       this.deps.logger,
+      () => this.secureState(),
     );
     return this.flushState;
   }
@@ -217,7 +220,20 @@ export class Workspace {
 
   /** Appends one line to `.big-memory/restore-log.jsonl` (through the persistence gate). */
   async logRestore(entry: RestoreLogEntry): Promise<void> {
+    await this.secureState();
     await appendPrivateJsonLine(join(this.stateDir, "restore-log.jsonl"), entry);
+  }
+
+  /**
+   * Once per process: a state folder left by an older version becomes private (0700, `.gitignore`) before
+   * anything more is written into it; a new one is created that way by the gate.
+   */
+  private secureState(): Promise<unknown> {
+    this.secured ??= secureStateDir(this.stateDir).catch((error: unknown) => {
+      this.secured = null;
+      throw error;
+    });
+    return this.secured;
   }
 
   /** Releases what the workspace holds open: the index (saved) and its watcher. */

@@ -12,7 +12,13 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, open, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { type Redaction, type RedactionCounts, redact, redactDeep } from "../snapshot/redact.ts";
+import {
+  REDACTION_KINDS,
+  type Redaction,
+  type RedactionCounts,
+  redact,
+  redactDeep,
+} from "../snapshot/redact.ts";
 import { errorCode, fsyncDirectory, writeAll } from "./fs-durable.ts";
 
 /** Mode of every folder big-memory creates. */
@@ -28,6 +34,16 @@ export const STATE_GITIGNORE = "# big-memory's private state: never commit it.\n
 export interface GateReport {
   counts: RedactionCounts;
   total: number;
+}
+
+/** The sum of two redaction counts, by kind. */
+export function addCounts(a: RedactionCounts, b: RedactionCounts): RedactionCounts {
+  const out: RedactionCounts = { ...a };
+  for (const kind of REDACTION_KINDS) {
+    const n = b[kind];
+    if (n !== undefined) out[kind] = (out[kind] ?? 0) + n;
+  }
+  return out;
 }
 
 /** Redacts one text for the disk. */

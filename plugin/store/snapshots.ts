@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parseDailyLog } from "../snapshot/parse.ts";
-import { REDACTION_KINDS, type RedactionCounts, redactDeep } from "../snapshot/redact.ts";
+import { type RedactionCounts, redactDeep } from "../snapshot/redact.ts";
 import { renderSnapshot } from "../snapshot/render.ts";
 import {
   type Diagnostic,
@@ -14,7 +14,7 @@ import {
 import { localTime, timestampMillis } from "../snapshot/time.ts";
 import { type AppendedSnapshot, appendSnapshotBlock, listDailyLogs } from "./daily-log.ts";
 import { errorCode } from "./fs-durable.ts";
-import { gateText } from "./gate.ts";
+import { addCounts, gateText } from "./gate.ts";
 
 /** Who and what a saved snapshot is attributed to. Absent values are written as absent. */
 export interface SaveMeta {
@@ -101,15 +101,6 @@ function renderClean(snapshot: Snapshot): { snapshot: Snapshot; text: string; co
   }
   // Left to the gate in the append, which redacts the text whatever it costs the checksum.
   return { snapshot: current, text: renderSnapshot(current), counts };
-}
-
-function addCounts(a: RedactionCounts, b: RedactionCounts): RedactionCounts {
-  const out: RedactionCounts = { ...a };
-  for (const kind of REDACTION_KINDS) {
-    const n = b[kind];
-    if (n !== undefined) out[kind] = (out[kind] ?? 0) + n;
-  }
-  return out;
 }
 
 /** Every snapshot of a workspace and every problem found reading it. */

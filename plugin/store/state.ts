@@ -22,12 +22,21 @@ export class JsonState<T> {
   private readonly schema: z.ZodType<T>;
   private readonly initial: () => T;
   private readonly logger: StateLogger;
+  private readonly prepare: () => Promise<unknown>;
 
-  constructor(path: string, schema: z.ZodType<T>, initial: () => T, logger: StateLogger) {
+  /** `prepare` runs before every write (the Workspace makes its state folder private there). */
+  constructor(
+    path: string,
+    schema: z.ZodType<T>,
+    initial: () => T,
+    logger: StateLogger,
+    prepare: () => Promise<unknown> = async () => {},
+  ) {
     this.path = path;
     this.schema = schema;
     this.initial = initial;
     this.logger = logger;
+    this.prepare = prepare;
   }
 
   /** The current value; the initial value when the file is missing or unreadable. */
@@ -57,6 +66,7 @@ export class JsonState<T> {
 
   /** Reads, applies `fn`, and writes the result atomically, under the file's lock. */
   async update(fn: (value: T) => T | Promise<T>): Promise<T> {
+    await this.prepare();
     await ensurePrivateDir(dirname(this.path));
     return withLock(
       `${this.path}.lock`,

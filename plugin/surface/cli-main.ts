@@ -1,12 +1,12 @@
 import { runCli } from "./cli.ts";
 
 /** The `big-memory` executable: real stdin/stdout, colour on a TTY, exit code per the contract. */
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY === true) return "";
+async function readStdin(): Promise<Uint8Array> {
+  if (process.stdin.isTTY === true) return new Uint8Array();
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin)
     chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 const code = await runCli(process.argv.slice(2), {

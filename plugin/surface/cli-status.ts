@@ -1,8 +1,9 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { errorCode } from "../store/fs-durable.ts";
+import { STATE_DIR_NAME } from "../store/gate.ts";
 import { readAllSnapshots } from "../store/snapshots.ts";
 import { relativeAge, type Style, table } from "./cli-text.ts";
 
@@ -37,6 +38,31 @@ export async function readRestoreLog(workspace: string): Promise<{ entries: Rest
     }
   }
   return { entries, bad };
+}
+
+/** `[REDACTED:<kind>]` markers in `text`, by kind, and their sum. */
+export function countMarkers(text: string): { total: number; kinds: Record<string, number> } {
+  const kinds: Record<string, number> = {};
+  let total = 0;
+  for (const m of text.matchAll(/\[REDACTED:([a-z0-9-]+)\]/g)) {
+    const kind = m[1] ?? "";
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+    total++;
+  }
+  return { total, kinds };
+}
+
+/** The text of big-memory's own state files (session state, flush marks, restore log), concatenated. */
+async function stateText(workspace: string): Promise<string> {
+  const dir = join(workspace, STATE_DIR_NAME);
+  const sessions = await readdir(join(dir, "sessions")).catch(() => [] as string[]);
+  const paths = [
+    ...sessions.filter((n) => n.endsWith(".json")).map((n) => join(dir, "sessions", n)),
+    join(dir, "flush.json"),
+    join(dir, "restore-log.jsonl"),
+  ];
+  const texts = await Promise.all(paths.map((p) => readFile(p, "utf8").catch(() => "")));
+  return texts.join("\n");
 }
 
 const capture = (s: LocatedSnapshot) => ({
@@ -93,9 +119,26 @@ export async function statusDoc(workspace: string) {
       };
     }),
     lastCapture: last === undefined ? null : { ...capture(last), session: last.snapshot.session },
+    /** Values replaced by `[REDACTED:<kind>]`: in the snapshots as read, and in big-memory's state files. */
+    redactions: {
+      snapshots: countMarkers(ws.snapshots.map((s) => JSON.stringify(s.snapshot)).join("\n")),
+      state: countMarkers(await stateText(workspace)),
+    },
   };
 }
 export type StatusDoc = Awaited<ReturnType<typeof statusDoc>>;
+
+function redactionLine(r: StatusDoc["redactions"]): string {
+  const part = (c: { total: number; kinds: Record<string, number> }, where: string) =>
+    `${c.total} value${c.total === 1 ? "" : "s"} in ${where}${
+      c.total === 0
+        ? ""
+        : ` (${Object.entries(c.kinds)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(", ")})`
+    }`;
+  return `${part(r.snapshots, "snapshots")}, ${part(r.state, "session state")}`;
+}
 
 /** The `status` document for people. */
 export function statusText(doc: StatusDoc, now: Date, style: Style): string {
@@ -103,6 +146,7 @@ export function statusText(doc: StatusDoc, now: Date, style: Style): string {
   return [
     `${style.bold("workspace")}  ${doc.workspace}`,
     `${style.bold("snapshots")}  ${doc.snapshots} in ${doc.files} daily logs (${(doc.bytes / 1024).toFixed(1)} KiB): ${doc.verified} verified, ${doc.unverified} unverified, ${doc.modified} modified; ${doc.autosaves} autosaves; ${doc.restores} restores; ${doc.problems} problems`,
+    `${style.bold("redacted")}  ${redactionLine(doc.redactions)}`,
     `${style.bold("last capture")}  ${last === null ? "none" : `${last.id} ${relativeAge(last.timestamp, now)} (${last.trigger ?? "-"})`}`,
     ...(doc.sessions.length === 0
       ? []

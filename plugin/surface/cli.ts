@@ -11,9 +11,11 @@ import { nameProblem } from "../snapshot/naming.ts";
 import { formatDiagnostic } from "../snapshot/parse.ts";
 import { type LocatedSnapshot, Trigger } from "../snapshot/snapshot.ts";
 import { timeZoneProblem } from "../snapshot/time.ts";
+import { decodeUtf8Strict } from "../snapshot/utf8.ts";
 import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
+import { kindsText, runScrub, scrubText } from "./cli-scrub.ts";
 import { statusDoc, statusText } from "./cli-status.ts";
 import { oneLine, refTable, relativeAge, snapshotText, styleFor } from "./cli-text.ts";
 
@@ -27,7 +29,8 @@ import { oneLine, refTable, relativeAge, snapshotText, styleFor } from "./cli-te
 export interface CliIO {
   stdout(text: string): void;
   stderr(text: string): void;
-  readStdin(): Promise<string>;
+  /** Standard input: bytes (checked as strict UTF-8) or, in tests, text. */
+  readStdin(): Promise<string | Uint8Array>;
   color: boolean;
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -303,6 +306,17 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
       setExit(result.archived.length === 0 ? EXIT.notFound : EXIT.ok);
     });
 
+  common(root.command("scrub"))
+    .description(
+      "redact big-memory's own files written by older versions and make them private; --logs also redacts the daily logs (backup kept)",
+    )
+    .option("--logs", "also redact memory/*.md and memory/archive/*.md, after a verified backup")
+    .action(async (o: CommonOptions & { logs?: boolean }) => {
+      const report = await runScrub(resolveWorkspace(o.dir, io), { logs: o.logs === true, now: io.now() });
+      out(o.json, report, () => scrubText(report, style));
+      setExit(EXIT.ok);
+    });
+
   common(root.command("save"))
     .description("save a snapshot read as JSON from stdin")
     .option("--name <name>", "checkpoint name (kebab-case, 3-64 characters)")
@@ -330,7 +344,12 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
           const problem = timeZoneProblem(o.timeZone);
           if (problem !== null) throw new UsageError(`--time-zone: ${problem}`);
         }
-        const raw = await io.readStdin();
+        const bytes = await io.readStdin();
+        const decoded = decodeUtf8Strict(typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes);
+        if (!decoded.ok) {
+          throw new UsageError(`stdin is not valid UTF-8 text: ${decoded.problem} (nothing was saved)`);
+        }
+        const raw = decoded.text;
         let input: unknown;
         try {
           input = JSON.parse(raw);
@@ -357,13 +376,14 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
           now: io.now(),
           ...(o.timeZone === undefined ? {} : { timeZone: o.timeZone }),
         });
-        out(o.json, { id: saved.id, file: saved.file, line: saved.line }, () =>
+        const redacted = { total: saved.redacted, kinds: saved.redactions };
+        out(o.json, { id: saved.id, file: saved.file, line: saved.line, redacted }, () =>
           [
             `saved ${saved.id} to ${saved.file}:${saved.line}`,
             ...(saved.redacted > 0
               ? [
                   style.yellow(
-                    `redacted ${saved.redacted} secret${saved.redacted === 1 ? "" : "s"} before writing`,
+                    `redacted ${saved.redacted} value${saved.redacted === 1 ? "" : "s"} before writing (${kindsText(saved.redactions)})`,
                   ),
                 ]
               : []),

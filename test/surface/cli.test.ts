@@ -111,7 +111,12 @@ describe("big-memory save", () => {
       },
     );
     expect(saved.code).toBe(0);
-    expect(saved.json()).toEqual({ id: "2026-11-22-01", file: "memory/2026-11-22.md", line: 5 });
+    expect(saved.json()).toEqual({
+      id: "2026-11-22-01",
+      file: "memory/2026-11-22.md",
+      line: 5,
+      redacted: { total: 1, kinds: { "openai-key": 1 } },
+    });
     expect(readFileSync(join(dir, "memory/2026-11-22.md"), "utf8")).not.toContain(secret);
     const shown = await cli(["show", "oauth-dup-fix", "--dir", dir, "--json"]);
     expect(shown.json()).toEqual({

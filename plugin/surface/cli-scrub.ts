@@ -1,0 +1,59 @@
+import { SearchService } from "../search/search-service.ts";
+import type { RedactionCounts } from "../snapshot/redact.ts";
+import { type ScrubReport, scrubWorkspace } from "../store/scrub.ts";
+import type { Style } from "./cli-text.ts";
+
+/**
+ * `big-memory scrub [--logs]`: the runtime of the command declared in cli.ts. Scrubs the plugin's state
+ * (and with `--logs` the daily logs, after a verified backup), then rebuilds the search index from
+ * redacted reads so that no old index file keeps a secret.
+ */
+export async function runScrub(
+  workspaceDir: string,
+  options: { logs: boolean; now: Date },
+): Promise<ScrubReport & { reindexed: number | null }> {
+  const report = await scrubWorkspace(workspaceDir, options);
+  let reindexed: number | null = null;
+  if (report.indexRemoved) {
+    const index = await SearchService.open(workspaceDir, { logger: { warn: () => {} }, watch: false });
+    try {
+      reindexed = (await index.reindex()).snapshots;
+    } finally {
+      await index.close();
+    }
+  }
+  return { ...report, reindexed };
+}
+
+/** `github-token 2, password 1`: redaction counts by kind, most first (never the values). */
+export function kindsText(counts: RedactionCounts): string {
+  return Object.entries(counts)
+    .sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0) || (a[0] < b[0] ? -1 : 1))
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(", ");
+}
+
+/** The scrub report for people. */
+export function scrubText(report: ScrubReport & { reindexed: number | null }, style: Style): string {
+  const lines = [
+    report.total === 0
+      ? "No secrets found in big-memory's files."
+      : `Redacted ${report.total} value${report.total === 1 ? "" : "s"} (${kindsText(report.counts)}):`,
+    ...report.files.map(
+      (f) =>
+        `  ${f.file}: ${f.total} (${kindsText(f.redactions)})${f.rechecksummed ? `; ${f.rechecksummed} block checksum${f.rechecksummed === 1 ? "" : "s"} renewed` : ""}`,
+    ),
+    ...report.fixed.map((f) => `  fixed: ${f}`),
+    ...(report.indexRemoved
+      ? [`  search index rebuilt from redacted reads (${report.reindexed ?? 0} snapshots)`]
+      : []),
+  ];
+  if (report.backup !== null) {
+    lines.push(
+      style.yellow(
+        `The original daily logs were copied to ${report.backup}/ (private, git-ignored) and still hold the secrets: check the logs, then delete that folder.`,
+      ),
+    );
+  }
+  return lines.join("\n");
+}
