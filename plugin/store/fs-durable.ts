@@ -1,6 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
-import { mkdir, open } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { open } from "node:fs/promises";
 
 /** The `code` of a Node system error (`"ENOENT"`, `"EEXIST"`...), or `undefined` for anything else. */
 export function errorCode(error: unknown): string | undefined {
@@ -29,23 +28,6 @@ export async function fsyncDirectory(dir: string): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-/**
- * Creates `dir` and any missing ancestors, fsyncing the parent of each directory it created so the new
- * entries survive a crash. Returns the absolute paths it created, outermost first (`[]` when `dir` existed).
- */
-export async function ensureDirectory(dir: string): Promise<string[]> {
-  const target = resolve(dir);
-  const first = await mkdir(target, { recursive: true });
-  if (first === undefined) return [];
-  const created: string[] = [];
-  for (let current = target; ; current = dirname(current)) {
-    created.unshift(current);
-    if (current === first || dirname(current) === current) break;
-  }
-  for (const made of created) await fsyncDirectory(dirname(made));
-  return created;
 }
 
 /**

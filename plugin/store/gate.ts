@@ -10,7 +10,19 @@
  * - Writes are atomic (temp file, fsync, rename, folder fsync) or durable appends (O_APPEND, fsync).
  */
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, open, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import {
   REDACTION_KINDS,
@@ -248,26 +260,34 @@ export class OutsideWorkspaceError extends Error {
 
 /**
  * The real path of `path` (which must lie in `workspaceDir`), following symbolic links of every existing
- * component; throws {@link OutsideWorkspaceError} when that real path is outside the workspace's own real
- * path. Components that do not exist yet resolve as they are written.
+ * component, dangling ones included; throws {@link OutsideWorkspaceError} when that real path is outside the
+ * workspace's own real path. Components that do not exist yet resolve as they are written.
  */
 export async function resolveInside(workspaceDir: string, path: string): Promise<string> {
   const root = await realpath(workspaceDir).catch(() => resolve(workspaceDir));
-  const absolute = resolve(path);
+  const target = await realPathOf(resolve(path));
+  const rel = relative(root, target);
+  if (rel.startsWith("..") || isAbsolute(rel)) throw new OutsideWorkspaceError(path, target, root);
+  return target;
+}
+
+/** The real path of `absolute`, resolving links even when their target does not exist (yet). */
+async function realPathOf(absolute: string): Promise<string> {
   let existing = absolute;
   const rest: string[] = [];
-  for (;;) {
+  for (let hops = 0; hops < 64; hops++) {
     try {
-      const real = await realpath(existing);
-      const target = join(real, ...rest);
-      const rel = relative(root, target);
-      if (rel.startsWith("..") || isAbsolute(rel)) throw new OutsideWorkspaceError(path, target, root);
-      return target;
+      return join(await realpath(existing), ...rest);
     } catch (error) {
-      if (error instanceof OutsideWorkspaceError) throw error;
       if (errorCode(error) !== "ENOENT" || dirname(existing) === existing) throw error;
+    }
+    const info = await lstat(existing).catch(() => null);
+    if (info?.isSymbolicLink() === true) {
+      existing = resolve(dirname(existing), await readlink(existing));
+    } else {
       rest.unshift(basename(existing));
       existing = dirname(existing);
     }
   }
+  throw new Error(`big-memory: too many symbolic links resolving ${absolute}`);
 }

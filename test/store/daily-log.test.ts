@@ -1,4 +1,15 @@
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import {
+  chmod,
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -183,6 +194,48 @@ describe("appendSnapshotBlock", () => {
     expect(await readFile(logPath, "utf8")).toBe(block);
     expect(await readdir(workspace)).toEqual(["memory"]);
     expect(await readdir(join(workspace, "memory"))).toEqual(["2026-11-22.md"]);
+  });
+
+  it("creates memory/ 0700 and the log 0600; an existing log keeps its mode", async () => {
+    await append("a");
+    expect((await stat(join(workspace, "memory"))).mode & 0o777).toBe(0o700);
+    expect((await stat(logPath)).mode & 0o777).toBe(0o600);
+    const other = dailyLogPath(workspace, "2026-11-23");
+    await writeFile(other, "# notes\n", { mode: 0o644 });
+    await chmod(other, 0o644);
+    await appendSnapshotBlock({
+      workspaceDir: workspace,
+      date: "2026-11-23",
+      render: (id) => renderTestBlock(id, "b", "p"),
+    });
+    expect((await stat(other)).mode & 0o777).toBe(0o644);
+  });
+
+  it("redacts the rendered block before it reaches the disk", async () => {
+    const token = `ghp_${"Zz90".repeat(9)}`;
+    await append("a", `GITHUB_TOKEN=${token}`);
+    const text = await readFile(logPath, "utf8");
+    expect(text).not.toContain(token);
+    expect(text).toContain("GITHUB_TOKEN=[REDACTED:github-token]");
+  });
+
+  it("refuses a daily log or a memory/ linked out of the workspace, writing nothing through it", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "big-memory-outside-"));
+    try {
+      await mkdir(join(workspace, "memory"), { recursive: true });
+      await writeFile(join(outside, "target.md"), "outside\n");
+      await symlink(join(outside, "target.md"), logPath);
+      await expect(append("a")).rejects.toThrow(
+        /refusing to write through .*memory\/2026-11-22\.md: it resolves to .*target\.md, outside the workspace/,
+      );
+      expect(await readFile(join(outside, "target.md"), "utf8")).toBe("outside\n");
+      await rm(join(workspace, "memory"), { recursive: true });
+      await symlink(outside, join(workspace, "memory"));
+      await expect(append("b")).rejects.toThrow(/outside the workspace/);
+      expect(await readdir(outside)).toEqual(["target.md"]);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 
   it("separates consecutive blocks by one blank line and numbers them in order", async () => {

@@ -1,14 +1,8 @@
-import { mkdir, mkdtemp, open, readFile, rm } from "node:fs/promises";
+import { mkdtemp, open, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  ensureDirectory,
-  errorCode,
-  errorMessage,
-  fsyncDirectory,
-  writeAll,
-} from "../../plugin/store/fs-durable.ts";
+import { errorCode, errorMessage, fsyncDirectory, writeAll } from "../../plugin/store/fs-durable.ts";
 
 let dir: string;
 
@@ -18,19 +12,6 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
-});
-
-describe("ensureDirectory", () => {
-  it("creates missing ancestors and returns them outermost first", async () => {
-    const target = join(dir, "a", "b", "memory");
-    expect(await ensureDirectory(target)).toEqual([join(dir, "a"), join(dir, "a", "b"), target]);
-    expect(await ensureDirectory(target)).toEqual([]);
-  });
-
-  it("returns [] for an existing directory", async () => {
-    await mkdir(join(dir, "memory"));
-    expect(await ensureDirectory(join(dir, "memory"))).toEqual([]);
-  });
 });
 
 describe("fsyncDirectory", () => {

@@ -18,7 +18,7 @@ export function tempWorkspace(files: Record<string, string> = {}): { dir: string
 /** Runs the CLI in-process and captures what it printed. */
 export async function cli(
   argv: string[],
-  opts: { stdin?: string; now?: Date; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: { stdin?: string | Uint8Array; now?: Date; cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ code: number; stdout: string; stderr: string; json(): unknown }> {
   let stdout = "";
   let stderr = "";

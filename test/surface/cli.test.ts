@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { binCli, cli, tempWorkspace } from "./cli-harness.ts";
@@ -359,5 +359,83 @@ describe("big-memory delete and list --all", () => {
     ]);
     expect((await cli(["delete", "oauth-dup-fix", "--dir", dir])).code).toBe(1);
     expect((await cli(["show", "oauth-dup-fix", "--dir", dir])).code).toBe(1);
+  });
+});
+
+describe("big-memory save input", () => {
+  it("refuses invalid UTF-8 and lone surrogates with exit 2, naming the byte offset, writing nothing", async () => {
+    const { dir, dispose } = tempWorkspace();
+    try {
+      const bad = Buffer.concat([Buffer.from('{"goal":"caf'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+      const r = await cli(["save", "--dir", dir], { stdin: bad });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        "big-memory: stdin is not valid UTF-8 text: invalid UTF-8 at byte 12 (nothing was saved)\n",
+      );
+      const lone = await cli(["save", "--dir", dir], { stdin: '{"goal":"x\\ud800"}' });
+      expect(lone.code).toBe(2);
+      expect(lone.stderr).toBe(
+        "big-memory: stdin is not valid UTF-8 text: lone surrogate escape \\ud800 at byte 10 (nothing was saved)\n",
+      );
+      expect(readdirSync(join(dir, "memory"))).toEqual([]);
+    } finally {
+      dispose();
+    }
+  });
+
+  it("says how many values were redacted and of which kinds, never the values", async () => {
+    const { dir, dispose } = tempWorkspace();
+    try {
+      const token = `ghp_${"Kd4e".repeat(9)}`;
+      const r = await cli(["save", "--dir", dir], {
+        stdin: JSON.stringify({
+          goal: `push with ${token}`,
+          names: [{ label: "DB_PASSWORD", value: "Tr0ub4dor-x9" }],
+        }),
+      });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(
+        "saved 2026-11-22-01 to memory/2026-11-22.md:5\nredacted 2 values before writing (github-token 1, secret-assignment 1)\n",
+      );
+      const status = await cli(["status", "--dir", dir, "--json"]);
+      expect((status.json() as { redactions: unknown }).redactions).toEqual({
+        snapshots: { total: 2, kinds: { "github-token": 1, "secret-assignment": 1 } },
+        state: { total: 0, kinds: {} },
+      });
+    } finally {
+      dispose();
+    }
+  });
+});
+
+describe("big-memory scrub", () => {
+  it("reports what it redacted in big-memory's files, and touches logs only with --logs", async () => {
+    const token = `ghp_${"Ws3c".repeat(9)}`;
+    const log = `# notes\nGITHUB_TOKEN=${token}\n`;
+    const { dir, dispose } = tempWorkspace({
+      "memory/2026-11-22.md": log,
+      ".big-memory/sessions/agent-main-main-0123456789.json": `{"version":1,"ask":"use ${token}"}\n`,
+    });
+    try {
+      const first = await cli(["scrub", "--dir", dir]);
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain(
+        "Redacted 1 value (github-token 1):\n  .big-memory/sessions/agent-main-main-0123456789.json: 1 (github-token 1)",
+      );
+      expect(first.stdout).toContain("fixed: .big-memory/.gitignore written");
+      expect(first.stdout).not.toContain(token);
+      expect(readFileSync(join(dir, "memory/2026-11-22.md"), "utf8")).toBe(log);
+      const second = await cli(["scrub", "--dir", dir, "--logs", "--json"]);
+      expect(second.code).toBe(0);
+      expect(second.json()).toMatchObject({
+        files: [{ file: "memory/2026-11-22.md", total: 1, redactions: { "github-token": 1 } }],
+        backup: ".big-memory/scrub-backup/2026-11-22T12-00-00-000Z",
+      });
+      expect(readFileSync(join(dir, "memory/2026-11-22.md"), "utf8")).toBe(
+        "# notes\nGITHUB_TOKEN=[REDACTED:github-token]\n",
+      );
+    } finally {
+      dispose();
+    }
   });
 });
