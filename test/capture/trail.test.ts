@@ -52,6 +52,31 @@ describe("Trail", () => {
 });
 
 describe("reduceTrail", () => {
+  it("redacts every event before anything of it reaches the trail", () => {
+    const token = `ghp_${"Tr4l".repeat(9)}`;
+    const secret = "mN8/qR3+sT".repeat(4);
+    const t = trailOf(
+      ask(`Deploy with GITHUB_TOKEN=${token} please, the release is blocked`, 0),
+      exec(`export AWS_SECRET_ACCESS_KEY=${secret} && ./deploy.sh`, `denied for ${token}`, 1, 1),
+      said(`Pushed with ${token}. Next:\n1. Rotate ${token}`, 2),
+    );
+    const json = JSON.stringify(t);
+    expect(json).not.toContain(token);
+    expect(json).not.toContain(secret);
+    expect(t.asks[0]?.text).toBe(
+      "Deploy with GITHUB_TOKEN=[REDACTED:github-token] please, the release is blocked",
+    );
+    expect(t.commands[0]?.command).toBe("export AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret] && ./deploy.sh");
+  });
+
+  it("redacts a secret at the end of a tool output far longer than what it scans", () => {
+    const token = `ghp_${"Lo9g".repeat(9)}`;
+    const output = `${"ok\n".repeat(40_000)}fatal: auth failed for ${token}`;
+    const t = trailOf(exec("git push", output, 128, 0));
+    expect(JSON.stringify(t)).not.toContain(token);
+    expect(t.commands[0]?.error).toContain("[REDACTED:github-token]");
+  });
+
   describe("asks", () => {
     it("keeps the first substantial ask apart and every ask in order when several arrive", () => {
       const t = trailOf(ask("hi", 0), ask("Migrate the billing export to the v2 API", 1), ask("continue", 2));

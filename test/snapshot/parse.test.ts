@@ -27,6 +27,32 @@ function snap(id: string, over: Partial<Snapshot> = {}): Snapshot {
 }
 
 describe("parseDailyLog", () => {
+  it("redacts every snapshot it returns, after verifying the checksum on the text as written", () => {
+    const token = `ghp_${"Pr5e".repeat(9)}`;
+    const canonical = renderSnapshot(snap("2026-11-20-01", { goal: `push with ${token}` }));
+    const handWritten = [
+      "<!-- BIG-MEMORY-SNAPSHOT v1 -->",
+      "<!-- snapshot-id: 2026-11-20-02 -->",
+      "### [SNAPSHOT] Active Goal",
+      "Deploy",
+      "### [SNAPSHOT] Key Names & Values",
+      "- 服务器密码: `Xk9mP2vLq7`",
+      `- token: \`${token}\``,
+      "<!-- /BIG-MEMORY-SNAPSHOT -->",
+      "",
+    ].join("\n");
+    const { snapshots } = parseDailyLog(`${canonical}\n${handWritten}`, FILE);
+    expect(snapshots.map((s) => [s.snapshot.id, s.verified])).toEqual([
+      ["2026-11-20-01", true],
+      ["2026-11-20-02", null],
+    ]);
+    expect(snapshots[0]?.snapshot.goal).toBe("push with [REDACTED:github-token]");
+    expect(JSON.stringify(snapshots)).not.toContain(token);
+    expect(snapshots[1]?.snapshot.names.find((n) => n.label === "token")?.value).toBe(
+      "[REDACTED:github-token]",
+    );
+  });
+
   it("reads a log written by hand in the original skill's format", () => {
     const { snapshots, diagnostics } = parseDailyLog(skillLog, FILE);
     expect(diagnostics).toEqual([]);
