@@ -1,6 +1,3 @@
-import { existsSync, statSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
 import { Command, CommanderError } from "commander";
 import { staleWarnings } from "../recover/restore-service.ts";
 import { SearchService } from "../search/search-service.ts";
@@ -15,6 +12,7 @@ import { decodeUtf8Strict } from "../snapshot/utf8.ts";
 import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
+import { type CommonOptions, EXIT, parsePositiveInt, resolveWorkspace, UsageError } from "./cli-args.ts";
 import { kindsText, runScrub, scrubText } from "./cli-scrub.ts";
 import { statusDoc, statusText } from "./cli-status.ts";
 import { oneLine, refTable, relativeAge, snapshotText, styleFor } from "./cli-text.ts";
@@ -37,44 +35,6 @@ export interface CliIO {
   now(): Date;
   /** The workspace to use when neither --dir nor the current folder names one (OpenClaw's configured one). */
   defaultWorkspace?: string | undefined;
-}
-
-/** Exit codes of the contract. */
-export const EXIT = { ok: 0, notFound: 1, usage: 2, failure: 3 } as const;
-
-class UsageError extends Error {}
-
-interface CommonOptions {
-  dir?: string;
-  json?: boolean;
-}
-
-/**
- * The workspace a command works on: `--dir`, else the current folder when it has `memory/`, else
- * OpenClaw's default workspace (`$OPENCLAW_STATE_DIR/workspace`, or `~/.openclaw/workspace`).
- */
-export function resolveWorkspace(
-  dir: string | undefined,
-  io: Pick<CliIO, "cwd" | "env" | "defaultWorkspace">,
-): string {
-  if (dir !== undefined) {
-    const abs = resolve(io.cwd, dir);
-    if (!existsSync(abs) || !statSync(abs).isDirectory()) {
-      throw new UsageError(`workspace ${abs} does not exist (expected a folder holding memory/)`);
-    }
-    return abs;
-  }
-  if (existsSync(join(io.cwd, "memory"))) return io.cwd;
-  if (io.defaultWorkspace !== undefined) return io.defaultWorkspace;
-  const stateDir = io.env.OPENCLAW_STATE_DIR ?? join(io.env.HOME ?? homedir(), ".openclaw");
-  return join(stateDir, "workspace");
-}
-
-function parsePositiveInt(raw: string, flag: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`${flag} expects a whole number of at least 1, received "${raw}"`);
-  return n;
 }
 
 /** Finds a snapshot by id, or the newest live snapshot carrying a checkpoint name. */
