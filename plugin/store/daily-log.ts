@@ -4,7 +4,7 @@
  * one, and nothing outside `memory/` is touched.
  */
 import type { FileHandle } from "node:fs/promises";
-import { constants, open, readdir, readFile, stat } from "node:fs/promises";
+import { constants, open, readdir, readFile, stat, statfs, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { errorCode, errorMessage, fsyncDirectory, writeAll } from "./fs-durable.ts";
 import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
@@ -162,8 +162,13 @@ async function appendLocked(
         throw new Error(`${file} keeps appearing while being created`);
       }
       const offset = before.length;
-      const bytes = await writeAll(handle, Buffer.from(separator + block, "utf8"));
-      await handle.sync();
+      let bytes: number;
+      try {
+        bytes = await writeAll(handle, Buffer.from(separator + block, "utf8"));
+        await handle.sync();
+      } catch (error) {
+        throw await undoAppend(handle, path, offset, created, error);
+      }
       if (created) await fsyncDirectory(dirname(path));
       // Counted apart to avoid copying the log; a CR at its end and an LF opening the separator are one break.
       const joined = existing.endsWith("\r") && separator.startsWith("\n") ? 1 : 0;
@@ -172,6 +177,52 @@ async function appendLocked(
     } finally {
       await handle?.close();
     }
+  }
+}
+
+/**
+ * After a failed write (a full disk, a quota, an I/O error), cuts the log back to its length before the append
+ * (removing it when the append had created it), so no partial block is left for readers to trip on, and
+ * returns the error to throw: what failed, the free space where the log lives, and what was undone.
+ */
+async function undoAppend(
+  handle: FileHandle,
+  path: string,
+  offset: number,
+  created: boolean,
+  error: unknown,
+): Promise<Error> {
+  const free = await freeSpace(dirname(path));
+  try {
+    await handle.truncate(offset);
+    await handle.sync();
+    if (created && offset === 0) await unlink(path);
+  } catch (undo) {
+    return new Error(
+      `${errorMessage(error)} (${free}); the partial block could not be removed (${errorMessage(undo)}): verify reports it as torn from byte ${offset}`,
+      { cause: error },
+    );
+  }
+  return new Error(`${errorMessage(error)} (${free}); nothing was written, the log is as it was`, {
+    cause: error,
+  });
+}
+
+/** `12.0 KiB free` on the file system holding `dir`, or a note that it is unknown. */
+async function freeSpace(dir: string): Promise<string> {
+  try {
+    const fs = await statfs(dir);
+    const bytes = fs.bavail * fs.bsize;
+    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let value = bytes;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+      value /= 1024;
+      unit++;
+    }
+    return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]} free on its file system`;
+  } catch {
+    return "free space unknown";
   }
 }
 

@@ -12,6 +12,7 @@
 import { randomBytes } from "node:crypto";
 import {
   chmod,
+  link,
   lstat,
   mkdir,
   open,
@@ -152,17 +153,33 @@ export async function writePrivateBytes(
     await handle.close();
   }
   try {
-    if (options.keepPreviousAs !== undefined) {
-      await rename(path, path + options.keepPreviousAs).catch((error: unknown) => {
-        if (errorCode(error) !== "ENOENT") throw error;
-      });
-    }
+    if (options.keepPreviousAs !== undefined) await keepCopy(path, path + options.keepPreviousAs);
     await rename(tmp, path);
   } catch (error) {
     await rm(tmp, { force: true });
     throw error;
   }
   await fsyncDirectory(dir);
+}
+
+/**
+ * Makes `copy` a hard link to the current `path` (replacing an older `copy`), so `path` itself never goes
+ * missing while it is replaced. Nothing to keep when `path` does not exist.
+ */
+async function keepCopy(path: string, copy: string): Promise<void> {
+  const staging = `${copy}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    await link(path, staging);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return;
+    throw error;
+  }
+  try {
+    await rename(staging, copy);
+  } catch (error) {
+    await rm(staging, { force: true });
+    throw error;
+  }
 }
 
 /** The permission bits of an existing file, 0600 when it does not exist. */
@@ -190,9 +207,13 @@ export async function writePrivateText(
  * Redacts every string of `value` and writes it as one line of JSON, atomically, mode 0600. Returns the
  * value as written, so that what stays in memory is what is on disk.
  */
-export async function writePrivateJson<T>(path: string, value: T): Promise<GateReport & { value: T }> {
+export async function writePrivateJson<T>(
+  path: string,
+  value: T,
+  options: WriteBytesOptions = {},
+): Promise<GateReport & { value: T }> {
   const gated = gateJson(value);
-  await writePrivateBytes(path, Buffer.from(`${JSON.stringify(gated.value)}\n`, "utf8"));
+  await writePrivateBytes(path, Buffer.from(`${JSON.stringify(gated.value)}\n`, "utf8"), options);
   return gated;
 }
 

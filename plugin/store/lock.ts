@@ -3,22 +3,39 @@
  *
  * Protocol. The lock is held while the directory `lockPath` exists and contains an owner file
  * `owner.<nonce>.json` (`{ version, pid, hostname, createdAt, nonce }`, the nonce unique per acquisition).
+ * - Queue: a waiter first takes a ticket, a file `<lockPath>.queue/<time>-<pid>-<nonce>`, and tries the lock
+ *   only while no older live ticket stands before it, so waiters enter in the order they came (fair).
+ *   Tickets of dead processes are removed by whoever sees them.
  * - Acquire: write the owner file into a fresh sibling directory `<lockPath>.<nonce>.tmp`, then
  *   `rename(tmp, lockPath)`. The rename is atomic and succeeds only when `lockPath` is absent or an empty
- *   directory; a held lock is never empty, so at most one contender gets it. A failed attempt removes its
- *   temporary directory and waits a short jittered delay before the next one.
+ *   directory; a held lock is never empty, so at most one contender gets it.
+ * - Heartbeat: while `fn` runs, the holder touches its owner file every `staleMs / 4`.
  * - Release: unlink our own `owner.<nonce>.json`, then `rmdir(lockPath)`, which can only remove an empty
  *   directory, that is never somebody else's held lock.
- * - Break a stale lock: unlink the stale owner file by its unique name, then `rmdir` as on release. Exactly
- *   one waiter can unlink a given owner file; every other waiter gets `ENOENT` and simply retries, so two
- *   waiters that judged the same lock stale never both break it, and a lock taken after the stale one (a
- *   different nonce, a different file name) can never be removed by a late breaker.
- * A lock is stale when its owner process is dead on this host (`process.kill(pid, 0)` fails with `ESRCH`) or
- * when it is older than `staleMs` (other hosts, reused pids, an owner file lost in a crash).
+ * - Stale: the owner process is dead on this host (`process.kill(pid, 0)` fails with `ESRCH`), or its
+ *   heartbeat is older than `staleMs` (another host, a frozen process, an owner file lost in a crash). Break it:
+ *   unlink the stale owner file by its unique name, then `rmdir` as on release. Exactly one waiter can unlink a
+ *   given owner file, and a lock taken later (another nonce, another file name) is never removed by a late
+ *   breaker.
+ * - Stray contents: anything in the lock directory that is not an owner file (left by a crash, a sync tool or
+ *   a person) is removed by name when no owner file is there, so it never blocks the lock.
+ * - Wait bound: a waiter waits as long as the holder is alive and its heartbeat fresh, up to `timeoutMs`
+ *   (default five minutes), never a fixed few seconds.
  * The lock is not reentrant: nesting `withLock` on the same path in one process waits until the timeout.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import {
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -26,10 +43,10 @@ import { z } from "zod";
 import { errorCode, errorMessage } from "./fs-durable.ts";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./gate.ts";
 
-/** How long `withLock` waits for a held lock before it fails, in milliseconds. */
-export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
-/** Age after which a lock is broken even when its owner looks alive, in milliseconds. */
-export const DEFAULT_LOCK_STALE_MS = 30_000;
+/** Upper bound of the wait for a live, heartbeating holder, in milliseconds. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 5 * 60_000;
+/** Age of the holder's heartbeat after which its lock is broken even when its owner looks alive, in ms. */
+export const DEFAULT_LOCK_STALE_MS = 10_000;
 /** Version of the owner record written into the lock directory. */
 export const LOCK_OWNER_VERSION = 1;
 
@@ -46,7 +63,7 @@ export type LockOwner = z.infer<typeof LockOwner>;
 export interface LockOptions {
   /** Give up waiting after this many milliseconds. Default {@link DEFAULT_LOCK_TIMEOUT_MS}; `0` tries once. */
   timeoutMs?: number;
-  /** Break a lock older than this many milliseconds. Default {@link DEFAULT_LOCK_STALE_MS}. */
+  /** Break a lock whose heartbeat is older than this many milliseconds. Default {@link DEFAULT_LOCK_STALE_MS}. */
   staleMs?: number;
   /** The clock, in milliseconds since the epoch. Default `Date.now`. */
   now?: () => number;
@@ -77,6 +94,7 @@ const BUSY_CODES = new Set(["ENOTEMPTY", "EEXIST", "EPERM"]);
 /** What a waiter found at the lock path. */
 type Holder =
   | { kind: "free" }
+  | { kind: "stray"; names: string[] }
   | { kind: "held"; ownerFile: string; owner: LockOwner | null; ageMs: number; alive: boolean };
 
 /**
@@ -91,9 +109,19 @@ export async function withLock<T>(
   options: LockOptions = {},
 ): Promise<T> {
   const nonce = await acquire(lockPath, options);
+  const ownerPath = join(lockPath, ownerFileName(nonce));
+  const beat = setInterval(
+    () => {
+      const at = new Date();
+      utimes(ownerPath, at, at).catch(() => {});
+    },
+    Math.max(10, (options.staleMs ?? DEFAULT_LOCK_STALE_MS) / 4),
+  );
+  beat.unref();
   try {
     return await fn();
   } finally {
+    clearInterval(beat);
     await release(lockPath, nonce);
   }
 }
@@ -109,21 +137,90 @@ async function acquire(lockPath: string, options: LockOptions): Promise<string> 
   const staleMs = options.staleMs ?? DEFAULT_LOCK_STALE_MS;
   const now = options.now ?? Date.now;
   const deadline = now() + timeoutMs;
+  const ticket = await takeTicket(lockPath);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      const first = await isFirstInQueue(lockPath, ticket);
+      const nonce = randomBytes(8).toString("hex");
+      if (first && (await tryAcquire(lockPath, nonce, now()))) return nonce;
+      const holder = await inspect(lockPath, now(), staleMs);
+      if (holder.kind === "stray") {
+        await removeStrays(lockPath, holder.names);
+        continue;
+      }
+      if (holder.kind === "held" && (!holder.alive || holder.ageMs > staleMs)) {
+        await breakStale(lockPath, holder.ownerFile);
+        continue;
+      }
+      if (now() >= deadline) {
+        throw new LockTimeoutError(lockPath, timeoutMs, holder.kind === "held" ? holder.owner : null);
+      }
+      // The first in the queue retries fast; the others wait their turn with a longer, jittered delay.
+      const cap = first ? 10 : 40;
+      const delay = Math.min(cap, 2 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random());
+      await sleep(Math.max(1, Math.min(delay, deadline - now())));
+    }
+  } finally {
+    await dropTicket(lockPath, ticket);
+  }
+}
+
+/** The queue folder of a lock: one ticket file per waiter. */
+function queueDir(lockPath: string): string {
+  return `${lockPath}.queue`;
+}
+
+/** A ticket name sorts by arrival: wall-clock microseconds, zero-padded, then the pid and a nonce. */
+async function takeTicket(lockPath: string): Promise<string> {
+  const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
+  const name = `${String(micros).padStart(18, "0")}-${process.pid}-${randomBytes(4).toString("hex")}`;
   for (let attempt = 0; ; attempt++) {
-    const nonce = randomBytes(8).toString("hex");
-    if (await tryAcquire(lockPath, nonce, now())) return nonce;
-    const holder = await inspect(lockPath, now(), staleMs);
-    if (holder.kind === "held" && (!holder.alive || holder.ageMs > staleMs)) {
-      await breakStale(lockPath, holder.ownerFile);
+    try {
+      await mkdir(queueDir(lockPath), { mode: PRIVATE_DIR_MODE }).catch((error: unknown) => {
+        if (errorCode(error) !== "EEXIST") throw error;
+      });
+    } catch (error) {
+      throw new Error(`big-memory: cannot take lock ${lockPath}: ${errorMessage(error)}`, { cause: error });
+    }
+    try {
+      await writeFile(join(queueDir(lockPath), name), "", { mode: PRIVATE_FILE_MODE, flag: "wx" });
+      return name;
+    } catch (error) {
+      // The queue folder was removed by a waiter leaving it empty at that moment: make it again.
+      if (errorCode(error) !== "ENOENT" || attempt >= 20) {
+        throw new Error(`big-memory: cannot take lock ${lockPath}: ${errorMessage(error)}`, { cause: error });
+      }
+    }
+  }
+}
+
+async function dropTicket(lockPath: string, ticket: string): Promise<void> {
+  await unlink(join(queueDir(lockPath), ticket)).catch(() => {});
+  await rmdir(queueDir(lockPath)).catch(() => {});
+}
+
+/** Whether no live ticket older than `ticket` is queued; tickets of dead processes are removed on the way. */
+async function isFirstInQueue(lockPath: string, ticket: string): Promise<boolean> {
+  const names = (await readdir(queueDir(lockPath)).catch(() => [] as string[])).sort();
+  for (const name of names) {
+    if (name >= ticket) return true;
+    const pid = Number(name.split("-")[1]);
+    if (Number.isSafeInteger(pid) && pid > 0 && !isProcessAlive(pid)) {
+      await unlink(join(queueDir(lockPath), name)).catch(() => {});
       continue;
     }
-    if (now() >= deadline) {
-      throw new LockTimeoutError(lockPath, timeoutMs, holder.kind === "held" ? holder.owner : null);
-    }
-    // Exponential backoff from 2 ms to 50 ms, jittered so that waiters do not retry in lockstep.
-    const delay = Math.min(50, 2 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random());
-    await sleep(Math.max(1, Math.min(delay, deadline - now())));
+    return false;
   }
+  return true;
+}
+
+/** Removes what is in the lock directory without an owner file, entry by entry, then the directory. */
+async function removeStrays(lockPath: string, names: readonly string[]): Promise<void> {
+  for (const name of names) {
+    if (OWNER_FILE.test(name)) continue;
+    await rm(join(lockPath, name), { recursive: true, force: true });
+  }
+  await rmdir(lockPath).catch(() => {});
 }
 
 /** One acquisition attempt: `true` when the lock is now ours. The temporary directory never outlives it. */
@@ -214,7 +311,7 @@ async function inspect(lockPath: string, now: number, staleMs: number): Promise<
   }
   const ownerFile = names.find((name) => OWNER_FILE.test(name));
   // An empty directory is a lock being released or broken right now: the next rename replaces it.
-  if (ownerFile === undefined) return { kind: "free" };
+  if (ownerFile === undefined) return names.length === 0 ? { kind: "free" } : { kind: "stray", names };
   const path = join(lockPath, ownerFile);
   let text: string;
   let mtimeMs: number;
@@ -230,7 +327,8 @@ async function inspect(lockPath: string, now: number, staleMs: number): Promise<
     return { kind: "held", ownerFile, owner, ageMs: now - mtimeMs, alive: now - mtimeMs <= staleMs };
   }
   const alive = owner.hostname !== hostname() || isProcessAlive(owner.pid);
-  return { kind: "held", ownerFile, owner, ageMs: now - owner.createdAt, alive };
+  // The owner file's modification time is the holder's heartbeat.
+  return { kind: "held", ownerFile, owner, ageMs: now - mtimeMs, alive };
 }
 
 function parseOwner(text: string): LockOwner | null {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -225,5 +225,62 @@ describe("withLock", () => {
     expect(intervals).toHaveLength(8);
     expect(overlaps(intervals)).toEqual([]);
     expect((await readdir(dir)).filter((name) => name.startsWith(".big-memory.lock"))).toEqual([]);
+  });
+
+  it("recovers a lock folder holding stray files and folders but no owner, whatever they are", async () => {
+    await mkdir(join(lockPath, "sync-conflict"), { recursive: true });
+    await writeFile(join(lockPath, ".DS_Store"), "finder");
+    await writeFile(join(lockPath, "sync-conflict", "owner.json"), "{}");
+    await expect(withLock(lockPath, () => "entered", { timeoutMs: 2_000 })).resolves.toBe("entered");
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("lets the next waiter in once a holder with a stray file beside its owner file releases", async () => {
+    const holder = start(["hold", lockPath]);
+    await holder.waitForLine("locked");
+    await writeFile(join(lockPath, "desktop.ini"), "stray");
+    const waiter = withLock(lockPath, () => "entered", { timeoutMs: 10_000 });
+    holder.send("release");
+    await expect(waiter).resolves.toBe("entered");
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("never breaks a live holder whose heartbeat is fresh, however long it holds", async () => {
+    let holderDone = false;
+    let enteredWhileHeld = true;
+    const holding = withLock(
+      lockPath,
+      async () => {
+        await sleep(900);
+        holderDone = true;
+      },
+      { staleMs: 200 },
+    );
+    await sleep(50);
+    await withLock(
+      lockPath,
+      () => {
+        enteredWhileHeld = !holderDone;
+      },
+      { staleMs: 200 },
+    );
+    await holding;
+    expect(enteredWhileHeld).toBe(false);
+  });
+
+  it("lets waiters in in the order they came", async () => {
+    const order: number[] = [];
+    let release: () => void = () => {};
+    const held = withLock(lockPath, () => new Promise<void>((resolve) => (release = resolve)));
+    await sleep(20);
+    const waiters: Promise<void>[] = [];
+    for (let i = 0; i < 6; i++) {
+      waiters.push(withLock(lockPath, async () => void order.push(i)));
+      await sleep(15);
+    }
+    release();
+    await Promise.all([held, ...waiters]);
+    expect(order).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(await readdir(dir)).toEqual([]);
   });
 });

@@ -1,0 +1,96 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { BACKUP_SUFFIX, JsonState } from "../../plugin/store/state.ts";
+
+const Counter = z.object({ version: z.literal(1), n: z.number().int(), pending: z.string().nullable() });
+type Counter = z.infer<typeof Counter>;
+
+let dir: string;
+let warnings: string[];
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "big-memory-state-"));
+  warnings = [];
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function state(name = "s.json"): JsonState<Counter> {
+  return new JsonState(join(dir, name), Counter, () => ({ version: 1, n: 0, pending: null }), {
+    warn: (m) => warnings.push(m),
+  });
+}
+
+describe("JsonState", () => {
+  it("starts from the initial value, silently, when the file does not exist", async () => {
+    expect(await state().read()).toEqual({ version: 1, n: 0, pending: null });
+    expect(warnings).toEqual([]);
+  });
+
+  it("keeps the previous good copy beside the file, written 0600", async () => {
+    const s = state();
+    await s.update((v) => ({ ...v, n: 1, pending: "2026-11-22-01" }));
+    await s.update((v) => ({ ...v, n: 2 }));
+    expect(JSON.parse(await readFile(join(dir, "s.json"), "utf8"))).toEqual({
+      version: 1,
+      n: 2,
+      pending: "2026-11-22-01",
+    });
+    expect(JSON.parse(await readFile(join(dir, `s.json${BACKUP_SUFFIX}`), "utf8"))).toEqual({
+      version: 1,
+      n: 1,
+      pending: "2026-11-22-01",
+    });
+    expect((await stat(join(dir, "s.json"))).mode & 0o777).toBe(0o600);
+  });
+
+  it("reads the previous copy when the file is torn, so a pending restore is never lost, and warns once", async () => {
+    const s = state();
+    await s.update((v) => ({ ...v, n: 1, pending: "2026-11-22-01" }));
+    await s.update((v) => ({ ...v, n: 2 }));
+    await writeFile(join(dir, "s.json"), '{"version":1,"n":');
+    expect(await s.read()).toEqual({ version: 1, n: 1, pending: "2026-11-22-01" });
+    expect(await s.read()).toEqual({ version: 1, n: 1, pending: "2026-11-22-01" });
+    expect(warnings).toEqual([
+      `big-memory: ${join(dir, "s.json")} is not valid JSON (corrupt or torn); using the previous copy ${join(dir, "s.json.bak")}`,
+    ]);
+    // The next write starts from the good copy and does not keep the torn file as the previous copy.
+    await s.update((v) => ({ ...v, n: v.n + 10 }));
+    expect(await s.read()).toEqual({ version: 1, n: 11, pending: "2026-11-22-01" });
+    expect(JSON.parse(await readFile(join(dir, "s.json.bak"), "utf8"))).toMatchObject({ n: 1 });
+  });
+
+  it("starts fresh with one warning when neither the file nor its copy can be read as state", async () => {
+    await writeFile(join(dir, "s.json"), '{"version":9}');
+    expect(await state().read()).toEqual({ version: 1, n: 0, pending: null });
+    expect(warnings).toEqual([
+      `big-memory: ${join(dir, "s.json")} has an unknown version or shape (version: Invalid input: expected 1); no previous copy either, starting fresh`,
+    ]);
+  });
+
+  it("affects only its own file: another state in the same folder reads as written", async () => {
+    const good = state("a.json");
+    await good.update((v) => ({ ...v, n: 5 }));
+    await writeFile(join(dir, "b.json"), "garbage");
+    expect(await state("b.json").read()).toMatchObject({ n: 0 });
+    expect(await good.read()).toMatchObject({ n: 5 });
+  });
+
+  it("throws, naming the file, when the environment fails rather than the content", async () => {
+    await writeFile(join(dir, "blocker"), "a file where a folder should be");
+    const s = new JsonState(
+      join(dir, "blocker", "s.json"),
+      Counter,
+      () => ({ version: 1, n: 0, pending: null }),
+      {
+        warn: (m) => warnings.push(m),
+      },
+    );
+    await expect(s.read()).rejects.toThrow(
+      `big-memory: cannot read ${join(dir, "blocker", "s.json")}: ENOTDIR`,
+    );
+  });
+});
