@@ -2,7 +2,11 @@ import { isSharedSession } from "../snapshot/lifecycle.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../surface/cli-text.ts";
 import type { Workspace } from "../workspace.ts";
+import { newNonce } from "./fence.ts";
+import { renderHits } from "./hits.ts";
+import { snapshotPhrase } from "./inject.ts";
 import { restoreFor } from "./restore-service.ts";
+import { cleanInline, truncateToTokens } from "./tokens.ts";
 
 /**
  * Recall for the agent tool and the chat command: a snapshot by id or checkpoint name, the best
@@ -23,12 +27,16 @@ export interface RecallRequest {
   tokenBudget: number;
   retentionDays?: number | undefined;
   now: Date;
+  /** The nonce of the answer's fence; default a fresh `newNonce()`. */
+  nonce?: string | undefined;
 }
 
 export interface RecallResult {
   found: boolean;
-  /** Short text for the model or a chat reply. */
+  /** For the model (a tool result): snapshot text inside a nonce fence, or a fixed message. */
   text: string;
+  /** For the user (a chat reply): the same without the fence and the instructions, neutralised. */
+  reply: string;
   ids: string[];
   /** Set when a whole snapshot was returned (logged as a restore). */
   restored: { id: string } | null;
@@ -89,13 +97,8 @@ export async function recall(ws: Workspace, req: RecallRequest): Promise<RecallR
   if (req.id !== undefined || req.name !== undefined) {
     const found = req.id !== undefined ? await ws.byId(req.id) : await ws.byName(req.name ?? "");
     if (found === null || !visible(found)) {
-      const what = req.id !== undefined ? `id ${req.id}` : `name "${req.name}"`;
-      return {
-        found: false,
-        text: `No snapshot with ${what} in this ${req.scope}'s memory.`,
-        ids: [],
-        restored: null,
-      };
+      const what = req.id !== undefined ? `id ${echo(req.id)}` : `name "${echo(req.name ?? "")}"`;
+      return missing(`No snapshot with ${what} in this ${req.scope}'s memory.`);
     }
     return whole(ws, found, req);
   }
@@ -105,26 +108,42 @@ export async function recall(ws: Workspace, req: RecallRequest): Promise<RecallR
     )
       .filter((h) => visible(h.located))
       .slice(0, req.limit ?? 3);
-    if (hits.length === 0)
-      return { found: false, text: `No snapshot matches "${req.query}".`, ids: [], restored: null };
-    const lines = hits.map(
-      (h, i) =>
-        `${i + 1}. ${h.located.snapshot.id} (${relativeAge(h.located.snapshot.timestamp, req.now)}${h.located.snapshot.name === null ? "" : `, "${h.located.snapshot.name}"`}): ${h.located.snapshot.goal || "(no goal)"}\n   match: ${h.snippet}`,
-    );
-    return {
-      found: true,
-      text: `Snapshots matching "${req.query}", best first:\n${lines.join("\n")}\nCall big_memory_recall with an id for the whole snapshot.`,
-      ids: hits.map((h) => h.located.snapshot.id),
-      restored: null,
-    };
+    if (hits.length === 0) return missing(`No snapshot matches "${echo(req.query)}".`);
+    const shown = renderHits({
+      query: req.query,
+      hits: hits.map(({ located: { snapshot: s }, snippet }) => ({
+        ...{ id: s.id, timestamp: s.timestamp, age: relativeAge(s.timestamp, req.now) },
+        ...{ name: s.name, goal: s.goal, snippet },
+      })),
+      nonce: req.nonce ?? newNonce(),
+    });
+    return { found: true, ...shown, ids: hits.map((h) => h.located.snapshot.id), restored: null };
   }
   const latest = await ws.latestVisible(visible);
-  if (latest === null)
-    return { found: false, text: "No snapshot saved yet in this scope.", ids: [], restored: null };
+  if (latest === null) return missing("No snapshot saved yet in this scope.");
   return whole(ws, latest, req);
 }
 
+/** What the requester typed, cleaned and cut to 40 tokens, to quote in a message. */
+function echo(text: string): string {
+  return truncateToTokens(cleanInline(text), 40);
+}
+
+function missing(message: string): RecallResult {
+  return { found: false, text: message, reply: message, ids: [], restored: null };
+}
+
 async function whole(ws: Workspace, l: LocatedSnapshot, req: RecallRequest): Promise<RecallResult> {
-  const restored = await restoreFor(ws, l, "recall", { tokenBudget: req.tokenBudget });
-  return { found: true, text: restored.text, ids: [l.snapshot.id], restored: { id: l.snapshot.id } };
+  const restored = await restoreFor(ws, l, "recall", {
+    tokenBudget: req.tokenBudget,
+    ...(req.nonce === undefined ? {} : { nonce: req.nonce }),
+  });
+  const source = `${cleanInline(l.file)}:${l.line}`;
+  return {
+    found: true,
+    text: restored.text,
+    reply: `Recalled ${snapshotPhrase(l.snapshot)} from ${source}:\n${restored.notes}`,
+    ids: [l.snapshot.id],
+    restored: { id: l.snapshot.id },
+  };
 }

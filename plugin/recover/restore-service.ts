@@ -5,6 +5,7 @@ import { timestampMillis } from "../snapshot/time.ts";
 import { errorCode } from "../store/fs-durable.ts";
 import type { RestoreReason, SessionState } from "../store/session-state.ts";
 import type { Workspace } from "../workspace.ts";
+import { newNonce } from "./fence.ts";
 import { type RestoreInput, renderRestore } from "./inject.ts";
 
 /**
@@ -37,13 +38,16 @@ export async function staleWarnings(workspaceDir: string, located: LocatedSnapsh
   return warnings;
 }
 
-/** The text to put in front of the model for `located`, with warnings, and what it cost. */
+/**
+ * The text to put in front of the model for `located` (fenced with `opts.nonce`, default a fresh
+ * {@link newNonce}), with warnings, the notes alone (for a chat reply), and what it cost.
+ */
 export async function restoreFor(
   ws: Workspace,
   located: LocatedSnapshot,
   reason: RestoreReason,
-  opts: { tokenBudget: number; related?: RestoreInput["related"] },
-): Promise<{ text: string; tokens: number; warnings: string[] }> {
+  opts: { tokenBudget: number; related?: RestoreInput["related"]; nonce?: string },
+): Promise<{ text: string; tokens: number; warnings: string[]; notes: string }> {
   const warnings = await staleWarnings(ws.dir, located);
   const rendered = renderRestore({
     snapshot: located.snapshot,
@@ -53,9 +57,10 @@ export async function restoreFor(
     reason,
     warnings,
     tokenBudget: opts.tokenBudget,
+    nonce: opts.nonce ?? newNonce(),
     ...(opts.related === undefined ? {} : { related: opts.related }),
   });
-  return { text: rendered.text, tokens: rendered.tokens, warnings };
+  return { text: rendered.text, tokens: rendered.tokens, warnings, notes: rendered.notes };
 }
 
 /** Queues `capture` for the next user turn of the session. */

@@ -14,6 +14,7 @@
  *
  * The sum is rounded up to a whole token, so `estimateTokens("abcde") === 2` and `estimateTokens("") === 0`.
  */
+import { escapeSites, neutralise, sanitize } from "./fence.ts";
 
 /** True for the CJK blocks that tokenizers spend about one token per character on. */
 function isCjk(code: number): boolean {
@@ -107,34 +108,20 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   return `${text.slice(0, end).trimEnd()}${ELLIPSIS}`;
 }
 
-const NEWLINES = /\r\n?|[\u0085\u2028\u2029]/gu;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
-// C0 and C1 controls except tab and line feed, DEL, and the bidirectional overrides that reorder text.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
-const INVISIBLE = "\\u00ad\\u200b-\\u200d\\u2060\\ufeff";
-/** `<big-memory`, `</big-memory`, `< BIG_memory` ... with look-alike brackets and invisible characters. */
-const FENCE_LIKE = new RegExp(
-  `[<\\uff1c\\ufe64]((?:[\\s/${INVISIBLE}])*big[\\s_\\-\\u2010-\\u2015${INVISIBLE}]*memory)`,
-  "giu",
-);
-
 /**
- * A multi-line value made safe to show inside the fence: line breaks normalised to `\n`, control and
- * bidi-override characters removed, lone surrogates replaced by U+FFFD, and every `<big-memory` (any case,
- * spacing or slash) turned into `&lt;big-memory`, so a value can neither close the fence nor forge one.
+ * A multi-line value made safe to show inside a fence: line breaks normalised to `\n`, control, bidi and
+ * invisible characters removed, lone surrogates replaced by U+FFFD, and every `<` (or look-alike: ＜ ﹤ ‹ ᐸ
+ * ...) that starts something reading as a `big-memory` tag (any case, spacing, slash or look-alike letters)
+ * turned into `&lt;`, so a value can neither close the fence nor forge one. See {@link neutralise}.
  */
 export function cleanBlock(value: string): string {
-  return value
-    .replace(NEWLINES, "\n")
-    .replace(LONE_SURROGATE, "\ufffd")
-    .replace(CONTROL, "")
-    .replace(FENCE_LIKE, "&lt;$1");
+  return neutralise(value);
 }
 
-/** {@link cleanBlock}, then every run of white space collapsed to one space and the ends trimmed. */
+/** {@link cleanBlock}, with every run of white space collapsed to one space and the ends trimmed. */
 export function cleanInline(value: string): string {
-  return cleanBlock(value).replace(/\s+/gu, " ").trim();
+  // Collapse first: removing a run of spaces must not join a `<` to a tag word unseen.
+  return escapeSites(sanitize(value).replace(/\s+/gu, " ").trim());
 }
 
 /**

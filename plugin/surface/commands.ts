@@ -1,7 +1,9 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { draftHasSubstance, draftSnapshot } from "../capture/draft.ts";
+import { neutralise } from "../recover/fence.ts";
 import { recall, visibility } from "../recover/recall.ts";
 import { staleWarnings, withPendingRestore } from "../recover/restore-service.ts";
+import { cleanInline } from "../recover/tokens.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { withCapture } from "../store/session-state.ts";
 import { oneLine, relativeAge } from "./cli-text.ts";
@@ -25,8 +27,19 @@ interface CommandCtx {
   agentId?: string | undefined;
 }
 
-/** Runs `/big-memory ARGS` for a chat session and returns the reply text. */
+/**
+ * Runs `/big-memory ARGS` for a chat session and returns the reply text. Snapshot text in the reply is
+ * cleaned value by value, and the whole reply neutralised once more: no control, bidi or invisible
+ * characters, and no `<` (or look-alike) that starts a `big-memory` tag.
+ */
 export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
+  return neutralise(await answer(deps, ctx));
+}
+
+/** A snapshot value on one line, cleaned and cut to `max` characters. */
+const shown = (value: string, max: number): string => oneLine(cleanInline(value), max);
+
+async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
   const [verb = "status", ...rest] = (ctx.args ?? "")
     .trim()
     .split(/\s+/)
@@ -81,7 +94,7 @@ export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<st
       await session.update((s) =>
         withCapture(s, { id: saved.id, file: saved.file, trigger: "manual", at: now.toISOString() }),
       );
-      return `Saved snapshot ${saved.id}${arg === "" ? "" : ` "${arg}"`} to ${saved.file}:${saved.line}: ${oneLine(content.goal, 100)}`;
+      return `Saved snapshot ${saved.id}${arg === "" ? "" : ` "${arg}"`} to ${saved.file}:${saved.line}: ${shown(content.goal, 100)}`;
     }
     case "recall": {
       const byId = /^\d{4}-\d{2}-\d{2}-\d{2,}$/.test(arg);
@@ -90,7 +103,7 @@ export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<st
         ...base,
         ...(byId ? { id: arg } : named !== null ? { name: arg } : arg === "" ? {} : { query: arg }),
       });
-      return result.found ? summarize(result.text) : `big-memory: ${result.text}`;
+      return result.found ? result.reply : `big-memory: ${result.reply}`;
     }
     case "list": {
       const visible = await visibility(ws, base);
@@ -102,16 +115,14 @@ export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<st
       return refs
         .map(
           (l) =>
-            `${l.snapshot.id}  ${relativeAge(l.snapshot.timestamp, now)}  ${l.snapshot.name ?? "-"}  ${oneLine(l.snapshot.goal || "(no goal)", 70)}`,
+            `${l.snapshot.id}  ${relativeAge(l.snapshot.timestamp, now)}  ${l.snapshot.name === null ? "-" : shown(l.snapshot.name, 64)}  ${shown(l.snapshot.goal, 70) || "(no goal)"}`,
         )
         .join("\n");
     }
     case "search": {
       if (arg === "") return `big-memory: search needs words to look for.\n${COMMAND_USAGE}`;
       const result = await recall(ws, { ...base, query: arg, limit: 5 });
-      return result.found
-        ? result.text.replace(/\nCall big_memory_recall.*$/, "")
-        : `big-memory: ${result.text}`;
+      return result.found ? result.reply : `big-memory: ${result.reply}`;
     }
     case "resume": {
       if (sessionKey === null) return "big-memory: no session to resume into.";
@@ -139,11 +150,11 @@ export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<st
       const s = found.snapshot;
       const warnings = await staleWarnings(ws.dir, found);
       return [
-        `Resuming: ${oneLine(s.goal || "(no goal)", 100)}. Last progress: ${s.state.progress || "unknown"}. Next action: ${s.next[0] ?? "none recorded"}`,
+        `Resuming: ${shown(s.goal, 100) || "(no goal)"}. Last progress: ${shown(s.state.progress, 200) || "unknown"}. Next action: ${shown(s.next[0] ?? "", 200) || "none recorded"}`,
         ...(as === undefined
           ? []
           : [`New snapshots of this session are saved as "${as}", branched from "${name}".`]),
-        ...warnings.map((w) => `warning: ${w}`),
+        ...warnings.map((w) => `warning: ${shown(w, 300)}`),
       ].join("\n");
     }
     case "delete": {
@@ -155,12 +166,6 @@ export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<st
     default:
       return `big-memory: unknown subcommand "${verb}".\n${COMMAND_USAGE}`;
   }
-}
-
-/** A chat-sized view of a restore text: the sections, without the fence and the model instructions. */
-function summarize(text: string): string {
-  const inner = /<big-memory-snapshot[^>]*>\n?([\s\S]*?)\n?<\/big-memory-snapshot>/.exec(text)?.[1];
-  return (inner ?? text).trim();
 }
 
 /** Registers `/big-memory`. */
@@ -175,7 +180,9 @@ export function registerCommands(api: OpenClawPluginApi, deps: SurfaceDeps): voi
       } catch (error) {
         warnOnce(deps, "/big-memory", error);
         return {
-          text: `big-memory: the command failed: ${error instanceof Error ? error.message : String(error)}`,
+          text: neutralise(
+            `big-memory: the command failed: ${error instanceof Error ? error.message : String(error)}`,
+          ),
         };
       }
     },

@@ -42,6 +42,9 @@ export const BILLING: Snapshot = {
   extra: [{ heading: "Notes", body: "Ops contact: dana (#billing-ops)" }],
 };
 
+/** The nonce of every fixed render in the tests. */
+export const NONCE = "0123456789abcdef";
+
 /** A compaction restore of {@link BILLING}, with one stale-file warning. */
 export function billingInput(over: Partial<RestoreInput> = {}): RestoreInput {
   return {
@@ -52,6 +55,7 @@ export function billingInput(over: Partial<RestoreInput> = {}): RestoreInput {
     reason: "compaction",
     warnings: ["src/billing/events/client.ts changed since the snapshot was taken"],
     tokenBudget: 1500,
+    nonce: NONCE,
     ...over,
   };
 }
