@@ -207,8 +207,11 @@ export function taskScript(flush: FlushBehaviour): Script {
   };
 }
 
-/** big-memory's restore fence: `<big-memory-snapshot id="..." ...>` ... `</big-memory-snapshot>`. */
-const FENCE = /<big-memory-snapshot\b[^>]*>[\s\S]*?<\/big-memory-snapshot>/g;
+/**
+ * big-memory's restore fence: `<big-memory-snapshot-NONCE id="..." ...>` ... `</big-memory-snapshot-NONCE>`,
+ * the nonce being 16 hex digits drawn for each render and the same in both tags.
+ */
+const FENCE = /<big-memory-snapshot-([0-9a-f]{16})\b[^>]*>[\s\S]*?<\/big-memory-snapshot-\1>/g;
 
 /** Every restore fence in a text, in order. */
 export function restoreFences(text: string): string[] {
@@ -217,7 +220,7 @@ export function restoreFences(text: string): string[] {
 
 /** The `id` attribute of a restore fence. */
 export function fenceId(fence: string): string | undefined {
-  return /^<big-memory-snapshot\b[^>]*\bid="([^"]+)"/.exec(fence)?.[1];
+  return /^<big-memory-snapshot-[0-9a-f]{16}\b[^>]*\bid="([^"]+)"/.exec(fence)?.[1];
 }
 
 /** OpenClaw's compaction summary message starts with this. */
