@@ -84,11 +84,29 @@ describe("cleanBlock", () => {
   it("normalises line breaks and replaces lone surrogates", () => {
     expect(cleanBlock("a\r\nb\rc\u2028d\ud800e")).toBe("a\nb\nc\nd\ufffde");
   });
+
+  it("neutralises look-alike brackets, slashes, dashes and letters, and shows them as written", () => {
+    expect(
+      cleanBlock(
+        "\uff1c\uff0fbig memory\uff1e \u2039\u2215b\u0456g\u2010memory\u203a \ufe64\u200bBIG\u2011MEMORY",
+      ),
+    ).toBe("&lt;\uff0fbig memory\uff1e &lt;\u2215b\u0456g\u2010memory\u203a &lt;BIG\u2011MEMORY");
+  });
+
+  it("leaves other angle brackets and text about the fence alone", () => {
+    expect(cleanBlock("Array<string> a < b; the big-memory-snapshot tag; \u3008big-memory\u3009")).toBe(
+      "Array<string> a < b; the big-memory-snapshot tag; \u3008big-memory\u3009",
+    );
+  });
 });
 
 describe("cleanInline", () => {
   it("collapses white space to single spaces and trims", () => {
     expect(cleanInline("  run\n\tnpm   test  ")).toBe("run npm test");
+  });
+
+  it("neutralises a tag that collapsing the white space puts on one line", () => {
+    expect(cleanInline("<\n  /big-memory-snapshot>")).toBe("&lt; /big-memory-snapshot>");
   });
 });
 
