@@ -75,7 +75,15 @@ export function gateJson<T>(value: T): { value: T; counts: RedactionCounts; tota
  */
 export async function ensurePrivateDir(dir: string): Promise<string[]> {
   const target = resolve(dir);
-  const first = await mkdir(target, { recursive: true, mode: PRIVATE_DIR_MODE });
+  let first: string | undefined;
+  try {
+    first = await mkdir(target, { recursive: true, mode: PRIVATE_DIR_MODE });
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST" && errorCode(error) !== "ENOTDIR") throw error;
+    throw Object.assign(new Error(`big-memory: ${target} is a file, not a folder`, { cause: error }), {
+      code: "ENOTDIR",
+    });
+  }
   if (first === undefined) return [];
   const created: string[] = [];
   for (let current = target; ; current = dirname(current)) {

@@ -12,7 +12,14 @@ import { decodeUtf8Strict } from "../snapshot/utf8.ts";
 import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
-import { type CommonOptions, EXIT, parsePositiveInt, resolveWorkspace, UsageError } from "./cli-args.ts";
+import {
+  type CommonOptions,
+  EXIT,
+  environmentLine,
+  parsePositiveInt,
+  resolveWorkspace,
+  UsageError,
+} from "./cli-args.ts";
 import { kindsText, runScrub, scrubText } from "./cli-scrub.ts";
 import { statusDoc, statusText } from "./cli-status.ts";
 import { oneLine, refTable, relativeAge, snapshotText, styleFor } from "./cli-text.ts";
@@ -377,7 +384,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       io.stderr(`big-memory: ${error.message}\n`);
       return EXIT.usage;
     }
-    io.stderr(`${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(`${environmentLine(error)}\n`);
     return EXIT.failure;
   }
 }

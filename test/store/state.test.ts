@@ -81,13 +81,11 @@ describe("JsonState", () => {
 
   it("throws, naming the file, when the environment fails rather than the content", async () => {
     await writeFile(join(dir, "blocker"), "a file where a folder should be");
-    const s = new JsonState(
+    const s = new JsonState<Counter>(
       join(dir, "blocker", "s.json"),
       Counter,
       () => ({ version: 1, n: 0, pending: null }),
-      {
-        warn: (m) => warnings.push(m),
-      },
+      { warn: (m) => warnings.push(m) },
     );
     await expect(s.read()).rejects.toThrow(
       `big-memory: cannot read ${join(dir, "blocker", "s.json")}: ENOTDIR`,
