@@ -11,7 +11,8 @@ import { withLock } from "./lock.ts";
 
 /**
  * `big-memory archive --before DATE`: the one place where daily logs are rewritten, and only on
- * explicit request. The snapshot blocks of logs older than DATE move to `memory/archive/DATE.md`;
+ * explicit request. The snapshot blocks of logs older than DATE move to `memory/.big-memory-archive/DATE.md`,
+ * a folder of big-memory's own (a workspace's `memory/archive/` is often the user's: it is never written);
  * every moved block is read back from the archive and compared with the original before the log is
  * rewritten without them (or removed when nothing else was in it). A log whose blocks do not read
  * back identically is left untouched and reported. Notes between blocks stay where they were.
@@ -53,12 +54,18 @@ function blockSpans(text: string, lines: number[]): [number, number][] | string 
 
 const comparable = (s: LocatedSnapshot) => ({ snapshot: s.snapshot, verified: s.verified });
 
-/** Moves the snapshot blocks of daily logs dated before `before` (YYYY-MM-DD) into memory/archive/. */
+/** The folder `archive` writes into, inside `memory/`: big-memory's own, read like the daily logs. */
+export const ARCHIVE_DIR = ".big-memory-archive";
+
+/** Moves the snapshot blocks of daily logs dated before `before` (YYYY-MM-DD) into memory/.big-memory-archive/. */
 export async function archiveBefore(workspaceDir: string, before: string): Promise<ArchiveResult> {
   const result: ArchiveResult = { archived: [], problems: [] };
-  const logs = (await listDailyLogs(workspaceDir)).filter((l) => l.date < before);
+  // Daily logs proper only, never an archive (which readers list too).
+  const logs = (await listDailyLogs(workspaceDir)).filter(
+    (l) => l.date < before && l.file === `${MEMORY_DIR}/${l.date}.md`,
+  );
   if (logs.length === 0) return result;
-  const archiveDir = join(workspaceDir, MEMORY_DIR, "archive");
+  const archiveDir = join(workspaceDir, MEMORY_DIR, ARCHIVE_DIR);
   await ensurePrivateDir(archiveDir);
   await withLock(
     dailyLogLockPath(workspaceDir),
@@ -78,7 +85,7 @@ export async function archiveBefore(workspaceDir: string, before: string): Promi
         // The blocks pass the persistence gate like every text big-memory writes; a block whose checksum
         // that would break does not read back identically below and stays where it is.
         const moved = gateText(spans.map(([a, b]) => text.slice(a, b)).join("\n")).text;
-        const relArchive = `${MEMORY_DIR}/archive/${log.date}.md`;
+        const relArchive = `${MEMORY_DIR}/${ARCHIVE_DIR}/${log.date}.md`;
         const check = parseDailyLog(moved, relArchive);
         if (!isDeepStrictEqual(check.snapshots.map(comparable), parsed.snapshots.map(comparable))) {
           result.problems.push({

@@ -13,6 +13,7 @@ import { END_MARKER, START_MARKER_PREFIX } from "../snapshot/format.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import { type RedactionCounts, redact, redactDeep } from "../snapshot/redact.ts";
 import { renderSnapshot } from "../snapshot/render.ts";
+import { ARCHIVE_DIR } from "./archive.ts";
 import { dailyLogLockPath, MEMORY_DIR } from "./daily-log.ts";
 import { errorCode } from "./fs-durable.ts";
 import {
@@ -52,7 +53,7 @@ export interface ScrubReport {
 }
 
 export interface ScrubOptions {
-  /** Also redact the daily logs `memory/*.md` and `memory/archive/*.md` (a verified backup is kept). */
+  /** Also redact the daily logs `memory/*.md` and the archives `memory/archive/*.md`, `memory/.big-memory-archive/*.md` (a verified backup is kept). */
   logs?: boolean;
   /** The clock, for the backup folder's name. */
   now?: Date;
@@ -182,10 +183,10 @@ function rechecksum(
   return { text: out + text.slice(at), rechecksummed };
 }
 
-/** `memory/*.md` and `memory/archive/*.md`, workspace-relative. */
+/** `memory/*.md`, `memory/archive/*.md` and `memory/.big-memory-archive/*.md`, workspace-relative. */
 async function dailyLogs(workspaceDir: string): Promise<string[]> {
   const out: string[] = [];
-  for (const sub of [MEMORY_DIR, `${MEMORY_DIR}/archive`]) {
+  for (const sub of [MEMORY_DIR, `${MEMORY_DIR}/archive`, `${MEMORY_DIR}/${ARCHIVE_DIR}`]) {
     const names = await readdir(join(workspaceDir, sub)).catch(() => [] as string[]);
     for (const name of names.sort()) {
       if (!name.endsWith(".md")) continue;

@@ -251,7 +251,7 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
 
   common(root.command("archive"))
     .description(
-      "move the snapshot blocks of daily logs older than DATE into memory/archive/ (verified first)",
+      "move the snapshot blocks of daily logs older than DATE into memory/.big-memory-archive/ (verified first)",
     )
     .requiredOption("--before <date>", "YYYY-MM-DD: logs dated before this day are archived")
     .action(async (o: CommonOptions & { before: string }) => {
@@ -277,7 +277,7 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
     .description(
       "redact big-memory's own files written by older versions and make them private; --logs also redacts the daily logs (backup kept)",
     )
-    .option("--logs", "also redact memory/*.md and memory/archive/*.md, after a verified backup")
+    .option("--logs", "also redact the daily logs and archives under memory/, after a verified backup")
     .action(async (o: CommonOptions & { logs?: boolean }) => {
       const report = await runScrub(resolveWorkspace(o.dir, io), { logs: o.logs === true, now: io.now() });
       out(o.json, report, () => scrubText(report, style));

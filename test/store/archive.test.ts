@@ -41,7 +41,7 @@ const ids = (text: string, file: string) => parseDailyLog(text, file).snapshots.
 const read = (dir: string, rel: string) => readFileSync(join(dir, rel), "utf8");
 
 describe("archiveBefore", () => {
-  it("moves old logs' blocks to memory/archive/, keeps notes in place, and loses nothing", async () => {
+  it("moves old logs' blocks to memory/.big-memory-archive/, keeps notes in place, and loses nothing", async () => {
     const notes = "# 2026-10-01\n\nMet with Sam about the billing export.\n\n";
     const oct1 = `${notes}${renderSnapshot(snap("2026-10-01-01", "billing export"))}\nAfternoon: nothing else.\n\n${renderSnapshot(snap("2026-10-01-02", "billing export v2"))}`;
     const oct2 = renderSnapshot(snap("2026-10-02-01", "oauth fix"));
@@ -52,13 +52,13 @@ describe("archiveBefore", () => {
       archived: [
         {
           file: "memory/2026-10-01.md",
-          archive: "memory/archive/2026-10-01.md",
+          archive: "memory/.big-memory-archive/2026-10-01.md",
           snapshots: 2,
           removed: false,
         },
         {
           file: "memory/2026-10-02.md",
-          archive: "memory/archive/2026-10-02.md",
+          archive: "memory/.big-memory-archive/2026-10-02.md",
           snapshots: 1,
           removed: true,
         },
@@ -68,9 +68,12 @@ describe("archiveBefore", () => {
     expect(read(dir, "memory/2026-10-01.md")).toBe(`${notes}\nAfternoon: nothing else.\n\n`);
     expect(existsSync(join(dir, "memory/2026-10-02.md"))).toBe(false);
     expect(read(dir, "memory/2026-11-20.md")).toBe(nov);
-    expect(ids(read(dir, "memory/archive/2026-10-01.md"), "a")).toEqual(["2026-10-01-01", "2026-10-01-02"]);
+    expect(ids(read(dir, "memory/.big-memory-archive/2026-10-01.md"), "a")).toEqual([
+      "2026-10-01-01",
+      "2026-10-01-02",
+    ]);
     expect(
-      parseDailyLog(read(dir, "memory/archive/2026-10-02.md"), "a").snapshots.map((s) => [
+      parseDailyLog(read(dir, "memory/.big-memory-archive/2026-10-02.md"), "a").snapshots.map((s) => [
         s.snapshot,
         s.verified,
       ]),
@@ -101,7 +104,12 @@ describe("archiveBefore", () => {
     const dir = workspace({ "2026-10-04": text });
     const result = await archiveBefore(dir, "2026-10-05");
     expect(result.archived).toEqual([
-      { file: "memory/2026-10-04.md", archive: "memory/archive/2026-10-04.md", snapshots: 1, removed: false },
+      {
+        file: "memory/2026-10-04.md",
+        archive: "memory/.big-memory-archive/2026-10-04.md",
+        snapshots: 1,
+        removed: false,
+      },
     ]);
     expect(read(dir, "memory/2026-10-04.md")).toBe(`\n${torn}`);
   });
