@@ -45,7 +45,7 @@ describe("encodeShard and decodeShard", () => {
     const data = encodeShard(sample(), FILES);
     data.writeUInt32LE(SHARD_FORMAT_VERSION + 1, 4);
     expect(() => decodeShard(data)).toThrow(
-      `unknown format version ${SHARD_FORMAT_VERSION + 1} (expected 1)`,
+      `unknown format version ${SHARD_FORMAT_VERSION + 1} (expected ${SHARD_FORMAT_VERSION})`,
     );
   });
 
@@ -55,8 +55,13 @@ describe("encodeShard and decodeShard", () => {
     );
   });
 
-  it("still reads the version 1 fixture", () => {
+  it("refuses the version 1 fixture: older releases indexed hand-written blocks unredacted", () => {
     const data = readFileSync(new URL("./fixtures/shard-v1.bmx", import.meta.url));
+    expect(() => decodeShard(data)).toThrow(`unknown format version 1 (expected ${SHARD_FORMAT_VERSION})`);
+  });
+
+  it("still reads the version 2 fixture", () => {
+    const data = readFileSync(new URL("./fixtures/shard-v2.bmx", import.meta.url));
     const { shard, files } = decodeShard(data);
     expect(files).toEqual(FILES);
     expect(shard.parts.entries.map((e) => e.id)).toEqual(["2026-11-20-03", "2026-11-20-02", "2026-11-20-01"]);

@@ -147,7 +147,7 @@ describe("SearchService", () => {
     const { service, logger } = await start();
     expect(topId(service, "stripe")).toBe("2026-10-30-01");
     expect(logger.warnings).toHaveLength(1);
-    expect(logger.warnings[0]).toContain(`unknown format version ${SHARD_FORMAT_VERSION + 1} (expected 1)`);
+    expect(logger.warnings[0]).toContain(`unknown format version ${SHARD_FORMAT_VERSION + 1} (expected ${SHARD_FORMAT_VERSION})`);
   });
 
   it("re-indexes everything on reindex", async () => {
