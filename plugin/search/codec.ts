@@ -12,8 +12,9 @@ import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
 
 /**
- * Version of the shard file format; any other is refused (and the month rebuilt from its logs). Version 2: shards hold only snapshots redacted on read. A version-1 shard (older releases indexed
- * hand-written blocks as written, secrets included) is refused and rebuilt, so no old secret outlives it.
+ * Version of the shard file format; any other is refused (and the month rebuilt from its logs). Version 2:
+ * shards hold only snapshots redacted on read. A version-1 shard (older releases indexed hand-written blocks
+ * as written, secrets included) is refused and rebuilt, so no old secret outlives it.
  */
 export const SHARD_FORMAT_VERSION = 2;
 /**
