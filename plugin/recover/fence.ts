@@ -4,8 +4,9 @@
  * A fence is a pair of tags named `big-memory-snapshot-<nonce>`, the nonce being 16 hex digits drawn
  * afresh for every render, so text saved earlier cannot know it. Independently of the nonce, every `<`
  * (or look-alike) that starts something reading as a `big-memory` tag in a value is turned into `&lt;`.
- * "Reading as" is decided on a folded view: NFKC, then Unicode's confusables (UTS #39) for the bracket and
- * the letters, after control, bidi and invisible characters are removed. The text shown keeps its own
+ * "Reading as" is decided on folded characters, after control, bidi and invisible characters are removed:
+ * compatibility decomposition (NFKC's, without recomposing, so `<` plus a combining overlay still counts),
+ * then Unicode's confusables (UTS #39) for the bracket and the letters. The text shown keeps its own
  * characters: folding decides, it does not rewrite (folding would turn Japanese ノ into `/`).
  *
  * Pure, except the default random source of {@link newNonce}.
@@ -154,14 +155,13 @@ const TAG_WORD = Array.from("bigmemory", readAs).join("");
 const ASCII_READS: readonly string[] = Array.from({ length: 128 }, (_, i) => readAs(String.fromCharCode(i)));
 
 /**
- * UTF-16 offsets of every character in `text` that reads as `<` (one of {@link BRACKETS}) and is followed, on the same line, by
- * text reading as `big memory` in any case, spacing, punctuation or look-alike letters (`</big-memory`,
- * `< BIG_memory`, `‹/bіg‐memory`, `<bigrnemory`). Other characters between them are skipped; another `<`
- * or a line break ends the look-ahead. Linear in `text`.
+ * UTF-16 offsets of every character in `text` that reads as `<` (one of {@link BRACKETS}) and is followed,
+ * on the same line, by text reading as `big memory` in any case, spacing, punctuation or look-alike letters
+ * (`</big-memory`, `< BIG_memory`, `‹/bіg‐memory`, `<bigrnemory`). Characters that read as no letter are
+ * skipped; another `<` or a line break ends the look-ahead, so the scan is linear in `text`.
  */
 export function fenceSites(text: string): number[] {
   if (!BRACKET.test(text)) return [];
-  const isBracket = (c: string): boolean => BRACKETS.has(c);
   const reads = new Map<string, string>();
   const readOf = (c: string): string => {
     if (c.length === 1 && c < "\u0080") return ASCII_READS[c.charCodeAt(0)] ?? "";
@@ -176,11 +176,11 @@ export function fenceSites(text: string): number[] {
   const sites: number[] = [];
   let offset = 0;
   for (let i = 0; i < chars.length; offset += chars[i]?.length ?? 1, i++) {
-    if (!isBracket(chars[i] ?? "")) continue;
+    if (!BRACKETS.has(chars[i] ?? "")) continue;
     let word = "";
     for (let j = i + 1; j < chars.length; j++) {
       const c = chars[j] ?? "";
-      if (c === "\n" || isBracket(c)) break;
+      if (c === "\n" || BRACKETS.has(c)) break;
       word += readOf(c);
       if (word.length >= TAG_WORD.length || !TAG_WORD.startsWith(word)) break;
     }

@@ -3,8 +3,7 @@
  * for the user (`/big-memory search`, `recall WORDS`), the same lines neutralised and unfenced. Pure.
  */
 import { closeTag, fenceRules, neutralise, openTag } from "./fence.ts";
-import { attr } from "./inject.ts";
-import { cleanInline, truncateToTokens } from "./tokens.ts";
+import { attr, shown } from "./inject.ts";
 
 /** One search hit, as the caller read it; every string is untrusted but `age`. */
 export interface HitView {
@@ -28,7 +27,7 @@ export interface HitsInput {
 const HIT_CAP = 60;
 const QUERY_CAP = 40;
 
-const value = (v: string): string => truncateToTokens(cleanInline(v), HIT_CAP);
+const value = (v: string): string => shown(v, HIT_CAP);
 
 function lines(hits: HitView[]): string[] {
   return hits.flatMap((h, i) => {
@@ -49,7 +48,7 @@ function lines(hits: HitView[]): string[] {
 export function renderHits(input: HitsInput): { text: string; reply: string } {
   const body = lines(input.hits);
   const n = input.hits.length;
-  const query = truncateToTokens(cleanInline(input.query), QUERY_CAP);
+  const query = shown(input.query, QUERY_CAP);
   const text = [
     `big-memory found ${n} saved snapshot${n === 1 ? "" : "s"} matching your search, best first. ${fenceRules(input.nonce)}`,
     openTag(input.nonce, [

@@ -116,17 +116,13 @@ function shortGoal(goal: string, cap: number): string {
   return truncateToTokens(short, cap);
 }
 
-function noticeLine(id: string, clock: string, goal: string, cap: number): string {
-  return `Restored snapshot ${truncateToTokens(cleanInline(id), ATTR_CAP)} from ${clock}: ${shortGoal(goal, cap)}`;
-}
-
 /**
- * The one-line notice shown to the user: `Restored snapshot 2026-11-22-03 from 14:05: <goal>`, with the
- * goal cut to twelve words (and about 24 tokens) and `HH:MM` read from the timestamp as written
- * (`--:--` when it has no time).
+ * The one-line notice the restore hook logs (through `api.logger`, never to the model or the chat):
+ * `Restored snapshot 2026-11-22-03 from 14:05: <goal>`, with the goal cleaned and cut to twelve words (and
+ * about 24 tokens) and `HH:MM` read from the timestamp as written (`--:--` when it has no time).
  */
 export function restoreNotice(input: { id: string; timestamp: string; goal: string }): string {
-  return noticeLine(input.id, clockOf(input.timestamp), input.goal, NOTICE_CAP);
+  return `Restored snapshot ${attr(input.id)} from ${clockOf(input.timestamp)}: ${shortGoal(input.goal, NOTICE_CAP)}`;
 }
 
 const STATE_LABELS = [

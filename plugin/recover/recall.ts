@@ -4,9 +4,9 @@ import { relativeAge } from "../surface/cli-text.ts";
 import type { Workspace } from "../workspace.ts";
 import { newNonce } from "./fence.ts";
 import { renderHits } from "./hits.ts";
-import { snapshotPhrase } from "./inject.ts";
+import { shown, snapshotPhrase } from "./inject.ts";
 import { restoreFor } from "./restore-service.ts";
-import { cleanInline, truncateToTokens } from "./tokens.ts";
+import { cleanInline } from "./tokens.ts";
 
 /**
  * Recall for the agent tool and the chat command: a snapshot by id or checkpoint name, the best
@@ -126,7 +126,7 @@ export async function recall(ws: Workspace, req: RecallRequest): Promise<RecallR
 
 /** What the requester typed, cleaned and cut to 40 tokens, to quote in a message. */
 function echo(text: string): string {
-  return truncateToTokens(cleanInline(text), 40);
+  return shown(text, 40);
 }
 
 function missing(message: string): RecallResult {
