@@ -194,7 +194,7 @@ describe("big-memory save", () => {
     const r = await cli(["list", "--dir", "/nonexistent/ws"]);
     expect([r.code, r.stderr]).toEqual([
       2,
-      "big-memory: workspace /nonexistent/ws does not exist (expected a folder holding memory/)\n",
+      "big-memory: workspace /nonexistent/ws does not exist (expected a folder holding memory/; create it or pass the right --dir)\n",
     ]);
   });
 });
