@@ -1,0 +1,259 @@
+import { type Pick, type Rule, rule, secret } from "./redact-engine.ts";
+import {
+  classifyName,
+  isBasicCredentials,
+  isPlaceholderBody,
+  looksSecret,
+  looksSecretFor,
+  PLACEHOLDER,
+} from "./redact-names.ts";
+
+/**
+ * Secrets known by their context rather than their shape: PEM blocks, credentials in URLs and
+ * `Authorization` headers, values of command-line flags, string literals passed to login and client calls,
+ * and values assigned to secret names (`NAME=value`, `"name": "value"`, YAML with the value on the next line).
+ */
+
+const NL = String.raw`(?:\r?\n|\\r?\\n)`;
+/** Lower-case fragments of every secret name `classifyName` accepts; rules judged by a name run near one. */
+export const SECRET_NAME_TRIGGERS = ["pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"];
+const notPlaceholder = (value: string) => !PLACEHOLDER.test(value);
+
+const AUTHORIZATION = String.raw`(?<![A-Za-z0-9-])(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*(?:["'][ \t]*)?`;
+/**
+ * An assignment name that contains a secret word (checked first, so other names fail fast). The name itself
+ * is matched atomically (`(?=(…))\k<…>`), so a long identifier is not backtracked through character by
+ * character when no separator follows it. Compiled with the `i` flag.
+ */
+const NAME = String.raw`(?<![A-Za-z0-9_.:/=@\\-])(?:--?)?(?<nq>["'\`]?)(?=[A-Za-z0-9_.-]{0,127}?(?:pass|pwd|secret|token|key|auth|credential|sig))(?=(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}))\k<name>\k<nq>(?:\*{1,2})?[ \t]*(?::=|=>?|:)[ \t]*(?:\*{1,2}[ \t]*)?`;
+const UNQUOTED = String.raw`[^\s"'\`,;()\[\]{}<>]`;
+
+/**
+ * Judge an assigned value by its name, read together with the word before it when they are separated by
+ * a space only (`public key: …` is a public key, `API key: …` an API key).
+ */
+function assignment(value: string, m: RegExpExecArray): boolean {
+  const name = m.groups?.name ?? "";
+  const before = /([A-Za-z][A-Za-z0-9]*)[ \t]+$/.exec(m.input.slice(Math.max(0, m.index - 40), m.index))?.[1];
+  const strength = classifyName(before === undefined ? name : `${before}_${name}`);
+  return strength !== undefined && looksSecretFor(value, strength);
+}
+
+/**
+ * The value of an assignment: double-, single- or back-quoted on the same line (`dq`, `sq`, `bq`); on the
+ * next line (`nlq` quoted, `nl` bare: YAML `password:\n  value`, `key: |\n  value`, JSON, `export X=\`
+ * continuations); or bare on the same line (`bare`).
+ */
+const VALUE = String.raw`(?:"(?<dq>(?:[^"\\\r\n]|\\.){1,512})"|'(?<sq>(?:[^'\\\r\n]|\\.){1,512})'|\`(?<bq>[^\`\r\n]{1,512})\`|(?:[|>][-+]?[ \t]*)?\\?\r?\n[ \t]*(?:(?<q>["'\`])(?<nlq>[^\s"'\`\\]{1,512})\k<q>|(?<nl>${UNQUOTED}{1,512}))[ \t]*,?[ \t]*(?=\r?\n|$)|(?<bare>${UNQUOTED}{1,512})(?!${UNQUOTED}))`;
+
+const assignedValue: Pick = (m) => {
+  const groups = m.indices?.groups ?? {};
+  for (const name of ["dq", "sq", "bq", "nlq", "nl", "bare"] as const) {
+    const range = groups[name];
+    if (range === undefined) continue;
+    let value = m.groups?.[name] ?? "";
+    // A bare value loses its trailing dots (the end of a sentence); a value on the next line is not a key.
+    if (name === "bare") value = value.replace(/\.+$/, "");
+    if (value === "" || (name === "nl" && value.endsWith(":")) || !assignment(value, m)) return undefined;
+    return { start: range[0], end: range[0] + value.length };
+  }
+  return undefined;
+};
+
+/** The quoted (`secret`) or bare (`secret2`) value group of a match, with its range. */
+function valueGroup(
+  m: RegExpExecArray,
+): { value: string; quoted: boolean; range: [number, number] } | undefined {
+  const quoted = m.indices?.groups?.secret;
+  const bare = m.indices?.groups?.secret2;
+  if (quoted !== undefined) return { value: m.groups?.secret ?? "", quoted: true, range: quoted };
+  if (bare !== undefined) return { value: m.groups?.secret2 ?? "", quoted: false, range: bare };
+  return undefined;
+}
+
+/** A value after a password flag: anything but a placeholder, a variable or the next flag. */
+const passwordValue = (value: string, minLength: number) =>
+  value.length >= minLength &&
+  notPlaceholder(value) &&
+  !/^[-$%]/.test(value) &&
+  !value.includes("[REDACTED:");
+
+/** `--name value`, `--name=value`, `-name value`: judged by the name, a quoted value is taken as given. */
+const flagValue: Pick = (m) => {
+  const strength = classifyName(m.groups?.name ?? "");
+  const found = valueGroup(m);
+  if (strength === undefined || found === undefined || found.value.startsWith("-")) return undefined;
+  const ok =
+    found.quoted && strength === "strong"
+      ? passwordValue(found.value, 4)
+      : looksSecretFor(found.value, strength);
+  return ok ? { start: found.range[0], end: found.range[1] } : undefined;
+};
+
+/** The value of a command-specific password option (`sshpass -p`, `mysql -p…`, `curl -u user:…`). */
+const commandPassword: Pick = (m) => {
+  const found = valueGroup(m);
+  return found !== undefined && passwordValue(found.value, 3)
+    ? { start: found.range[0], end: found.range[1] }
+    : undefined;
+};
+
+const QUOTED_OR_BARE = String.raw`(?:(?<q>["'])(?<secret>[^"'\s]{1,256})\k<q>|(?<secret2>[^\s"'\`;|&<>()]{1,256}))`;
+/** The rest of a shell command up to the option: no pipe or command separator, `\` line continuations allowed. */
+const SAME_COMMAND = String.raw`(?:[^\n|;&]|\\\r?\n)*?[ \t]`;
+const CALLEES =
+  /^(?:log_?in|logon|sign_?in|auth|authenticate|authorize|set_?token|set_?api_?key|set_?auth(?:_?token)?|set_?credentials?|with_?token|use_?token|token|api_?key|\w*client|\w*bot|octokit|openai|anthropic|groq|mistral|cohere)$/i;
+
+/** Every context rule, in priority order. */
+export const CONTEXT_RULES: readonly Rule[] = [
+  // A whole PEM block; a block cut short loses its BEGIN line and every base64 or header line after it.
+  rule(
+    "private-key",
+    String.raw`-----BEGIN (?<label>[A-Z0-9]+(?: [A-Z0-9]+)* )?PRIVATE KEY(?<block> BLOCK)?-----(?:(?:(?!-----BEGIN )[\s\S])*?-----END \k<label>PRIVATE KEY\k<block>-----|(?:(?:${NL}[ \t]*)+(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info|Comment): [^\r\n\\]*)(?=[ \t]*(?:${NL}|$|["'\`])))*)`,
+    { triggers: ["-----BEGIN "], reach: Number.POSITIVE_INFINITY },
+  ),
+  // PuTTY key files: the private lines follow their count.
+  rule("private-key", String.raw`Private-Lines: [0-9]+(?:\r?\n[A-Za-z0-9+/=]{4,})+`, {
+    triggers: ["Private-Lines:"],
+    reach: Number.POSITIVE_INFINITY,
+  }),
+  rule("private-key", "AGE-SECRET-KEY-1[0-9A-Z]{58}", { triggers: ["AGE-SECRET-KEY-1"] }),
+  // scheme://user:password@host: the password is the last stretch before the last `@` of the authority.
+  rule(
+    "url-credentials",
+    String.raw`(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:@/?#"'<>\[\]]*:(?<secret>[^\s/?#"'<>]+)@`,
+    { triggers: ["://"], pick: secret(notPlaceholder) },
+  ),
+  rule(
+    "url-credentials",
+    String.raw`(?<=[?&])(?<name>[A-Za-z0-9_.-]{1,64})=(?<secret>[^\s&#"'<>\`]{1,1024})`,
+    {
+      triggers: SECRET_NAME_TRIGGERS,
+      caseSensitive: false,
+      pick: secret((value, m) => {
+        const strength = classifyName(m.groups?.name ?? "");
+        return strength !== undefined && looksSecret(value, strength, strength === "strong" ? 6 : 8);
+      }),
+    },
+  ),
+  rule(
+    "bearer",
+    String.raw`${AUTHORIZATION}(?:bearer|token)[ \t]+(?<secret>[A-Za-z0-9._~+/-]+=*)(?![A-Za-z0-9._~+/=-])`,
+    {
+      flags: "i",
+      triggers: ["authorization"],
+      caseSensitive: false,
+      // After the header any 8+ characters are a credential, unless a placeholder or a word (`undefined`).
+      pick: secret((value) => value.length >= 8 && notPlaceholder(value) && !/^[A-Za-z]+$/.test(value)),
+    },
+  ),
+  rule(
+    "bearer",
+    String.raw`(?<![A-Za-z0-9_-])Bearer[ \t]+(?<secret>[A-Za-z0-9._~+/-]+=*)(?![A-Za-z0-9._~+/=-])`,
+    {
+      triggers: ["Bearer"],
+      pick: secret((value) => looksSecret(value, "weak", 16)),
+    },
+  ),
+  rule(
+    "basic-auth",
+    String.raw`${AUTHORIZATION}basic[ \t]+(?<secret>[A-Za-z0-9+/]+={0,2})(?![A-Za-z0-9+/=])`,
+    {
+      flags: "i",
+      triggers: ["authorization"],
+      caseSensitive: false,
+      pick: secret((value) => isBasicCredentials(value) || looksSecret(value, "weak", 16)),
+    },
+  ),
+  rule(
+    "basic-auth",
+    String.raw`(?<![A-Za-z0-9_-])Basic[ \t]+(?<secret>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])`,
+    {
+      triggers: ["Basic"],
+      pick: secret(isBasicCredentials),
+    },
+  ),
+  rule(
+    "cli-flag",
+    String.raw`\bcurl\b${SAME_COMMAND}(?:-u|--user)(?:=|[ \t]+)(?:(?<q>["'])[^"':\s]*:(?<secret>[^"'\s]+)\k<q>|[^\s"':]*:(?<secret2>[^\s"'\`;|&<>]+))`,
+    {
+      triggers: ["curl"],
+      reach: 6,
+      pick: commandPassword,
+    },
+  ),
+  rule("cli-flag", String.raw`\bsshpass\b${SAME_COMMAND}-p[ \t]*${QUOTED_OR_BARE}`, {
+    triggers: ["sshpass"],
+    reach: 2,
+    pick: commandPassword,
+  }),
+  // `mysql -pSECRET`: the password is attached; `-p` alone (or `-p dbname`) prompts for it.
+  rule(
+    "cli-flag",
+    String.raw`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b${SAME_COMMAND}-p${QUOTED_OR_BARE}`,
+    {
+      triggers: ["mysql", "mariadb"],
+      reach: 2,
+      pick: commandPassword,
+    },
+  ),
+  rule(
+    "cli-flag",
+    String.raw`\b(?:docker|podman|nerdctl|oras|skopeo|helm registry|az)[ \t]+login\b${SAME_COMMAND}-p[ \t]+${QUOTED_OR_BARE}`,
+    {
+      triggers: ["login"],
+      reach: 2,
+      pick: commandPassword,
+    },
+  ),
+  rule("cli-flag", String.raw`\bredis-cli\b${SAME_COMMAND}-a[ \t]+${QUOTED_OR_BARE}`, {
+    triggers: ["redis-cli"],
+    reach: 2,
+    pick: commandPassword,
+  }),
+  // openssl `-passin pass:SECRET`, `-passout pass:SECRET`, `-k SECRET` is left to the flag rule.
+  rule("cli-flag", String.raw`-pass(?:in|out)?[ \t]+pass:${QUOTED_OR_BARE}`, {
+    triggers: ["pass:"],
+    pick: commandPassword,
+  }),
+  rule(
+    "cli-flag",
+    String.raw`(?<![A-Za-z0-9_-])--?(?<name>[A-Za-z][A-Za-z0-9-]{0,40}[A-Za-z0-9])(?:=|[ \t]+)${QUOTED_OR_BARE}(?![^\s;|&)])`,
+    { triggers: SECRET_NAME_TRIGGERS, caseSensitive: false, pick: flagValue },
+  ),
+  // `client.login("…")`, `new Client("…")`, `Bot("…")`: a random literal handed to a client is a token.
+  rule(
+    "credential-call",
+    String.raw`(?<![\w$.])(?:new[ \t]+)?(?<callee>(?:[A-Za-z_$][\w$]*\.){0,3}(?<fn>[A-Za-z_$][\w$]*))[ \t]*\([ \t]*(?:\r?\n[ \t]*)?(?<q>["'\`])(?<secret>[^"'\`\s\\]{16,512})\k<q>`,
+    {
+      // Any call whose first argument is a string literal; the callee is judged by `pick`.
+      triggers: ['("', "('", "(`", "( ", "(\n", "(\r"],
+      caseSensitive: false,
+      reach: 1,
+      pick: secret((value, m) => {
+        const fn = m.groups?.fn ?? "";
+        const callee = m.groups?.callee ?? "";
+        const known = CALLEES.test(fn) || (fn === "run" && /(?:bot|client)\.run$/i.test(callee));
+        return known && looksSecret(value, "weak", 16) && !isPlaceholderBody(value);
+      }),
+    },
+  ),
+  // `login("user", "Passw0rd!")`, `ftp.login(user, 'secret1')`: the second argument is the password.
+  rule(
+    "credential-call",
+    String.raw`(?<![\w$])(?:log_?in|logon|sign_?in|auth|authenticate|connect|bind)[ \t]*\([ \t]*(?:"[^"\n]{1,128}"|'[^'\n]{1,128}'|[A-Za-z_$][\w$.]*)[ \t]*,[ \t]*(?<q>["'\`])(?<secret>[^"'\`\s\\]{1,256})\k<q>`,
+    {
+      flags: "i",
+      triggers: ["login", "log_in", "logon", "signin", "sign_in", "auth", "connect", "bind"],
+      caseSensitive: false,
+      pick: secret((value) => looksSecretFor(value, "strong")),
+    },
+  ),
+  rule("secret-assignment", `${NAME}${VALUE}`, {
+    flags: "i",
+    triggers: SECRET_NAME_TRIGGERS,
+    caseSensitive: false,
+    reach: 1,
+    pick: assignedValue,
+  }),
+];

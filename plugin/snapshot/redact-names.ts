@@ -1,0 +1,165 @@
+import { Buffer } from "node:buffer";
+
+/**
+ * What the redactor knows about names and values: which assignment names hold a secret, which values
+ * look like one, and which values are placeholders. Pure predicates over strings, shared by every rule
+ * that judges a value by the name or label in front of it.
+ */
+
+/** `strong`: the name says password/secret, any non-trivial value is one; `weak`: token/key/auth, only random values are. */
+export type Strength = "strong" | "weak";
+
+/** Name words whose value is a secret whatever it looks like (numbers and identifiers aside). */
+const STRONG_WORDS = new Set(["password", "passwd", "pwd", "pass", "passphrase", "passcode", "secret"]);
+/** Name words whose value is a secret only when it looks random. */
+const WEAK_WORDS = new Set([
+  "token",
+  "key",
+  "apikey",
+  "accesskey",
+  "secretkey",
+  "privatekey",
+  "signingkey",
+  "masterkey",
+  "auth",
+  "credential",
+  "credentials",
+  "sig",
+  "signature",
+]);
+/** Words before `key` that make it an ordinary key (`sort_key`, `public_key`), not a secret. */
+const PLAIN_KEY_QUALIFIERS = new Set(
+  (
+    "public pub sort cache primary foreign partition range idempotency dedup dedupe lookup row shard unique " +
+    "object translation i18n message group routing index map hash recv"
+  ).split(" "),
+);
+/** Words before `token` that make it a pagination or sync cursor (`next_page_token`), not a secret. */
+const PLAIN_TOKEN_QUALIFIERS = new Set([
+  "page",
+  "next",
+  "continuation",
+  "pagination",
+  "cursor",
+  "sync",
+  "resume",
+]);
+/** Last words that make a name describe a secret (its name, length, file, date) rather than hold it. */
+const META_WORDS = new Set(
+  (
+    "name names id ids length len size count limit budget max min file filename path dir env var type kind " +
+    "field header prefix suffix format url uri endpoint ttl expiry expires expiration timeout version label " +
+    "hint policy arn ref source provider mode enabled required rotation days hours minutes seconds ms usage " +
+    "encoding algorithm alg scheme location at on date time updated changed created rotated age strength " +
+    "pattern regex rule rules validation validator prompt placeholder store manager method methods strategy " +
+    "flow scope scopes server host domain realm audience issuer service backend plugin config options " +
+    "callback redirect handler middleware guard status state error message level disabled stdin cmd command"
+  ).split(" "),
+);
+/** Any of these in a name may make it a secret name; most names have none, so this is checked first. */
+const SECRET_WORD_HINT = /pass|pwd|secret|token|key|auth|credential|sig/i;
+
+/**
+ * Classify an assignment name: `strong` when a word says password/secret, `weak` when it says
+ * token/key/auth/credential/signature, `undefined` when no word does or the last word is a meta word
+ * (`KEY_NAME`, `TOKEN_BUDGET`, `password_min_length`, `apiKeyEnvVar`). Words come from `_ - .` and camelCase
+ * boundaries; plurals (`max_tokens`) and longer words (`tokenizer`, `keyboard`) are not secret words.
+ */
+export function classifyName(name: string): Strength | undefined {
+  if (!SECRET_WORD_HINT.test(name)) return undefined;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== "");
+  const last = words.at(-1);
+  if (last === undefined || META_WORDS.has(last)) return undefined;
+  let strength: Strength | undefined;
+  let previous: string | undefined;
+  for (const word of words) {
+    if (STRONG_WORDS.has(word) || /(?:password|passwd|secret)$/.test(word)) return "strong";
+    if (isWeakWord(word, previous)) strength = "weak";
+    previous = word;
+  }
+  return strength;
+}
+
+function isWeakWord(word: string, previous: string | undefined): boolean {
+  if (word === "key") return previous === undefined || !PLAIN_KEY_QUALIFIERS.has(previous);
+  if (word === "token") return previous === undefined || !PLAIN_TOKEN_QUALIFIERS.has(previous);
+  return WEAK_WORDS.has(word) || word.endsWith("token");
+}
+
+/** `${TOKEN}`, `$(cat f)`, `$TOKEN`, `%TOKEN%`, `<token>`, `{{ token }}`, `***`, `xxx`, `...`, `[REDACTED]`. */
+export const PLACEHOLDER =
+  /^(?:\$\{[^}]*\}|\$\(.*\)|\$[A-Za-z_]\w*|%[A-Za-z_]\w*%|<[^>]*>|\{\{.*\}\}|[*•]+|x+|X+|\.\.\.|…|\[?redacted\]?)$/i;
+/** Numbers, versions, times and ratios: `4096`, `1.5`, `30s`, `10:30`, `118/120`, `98%`. */
+const NUMBER = /^[-+]?\d[\d_,.:/]*(?:e[-+]?\d+)?[a-zA-Z%]{0,3}$/;
+/** Letters with `_ $ . -` only: a code identifier, an English word or a kebab name. */
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z_$.-]*$/;
+const ENV_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
+/** `process.env.API_KEY`: segments are letters with at most trailing digits, unlike random tokens. */
+const MEMBER_PATH = /^[A-Za-z_$][A-Za-z_$]*\d*(?:\.[A-Za-z_$][A-Za-z_$]*\d*)+$/;
+const FILE_PATH =
+  /^(?:(?:~|\.{1,2})?\/[\w.@~-]*(?:\/[\w.@~-]*)*|[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z0-9]{1,8}|[A-Za-z]:\\.*)$/;
+const URL_VALUE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+/** Content digests: `sha512-…` (lockfile integrity), `sha256:…` (image digests), `md5:…`. */
+const DIGEST = /^(?:sha(?:1|224|256|384|512)|md5|blake2b|blake3)[-:~][A-Za-z0-9+/=_-]+$/i;
+const NOT_SECRET = [PLACEHOLDER, NUMBER, IDENTIFIER, ENV_NAME, MEMBER_PATH, FILE_PATH, URL_VALUE, DIGEST];
+
+/**
+ * Whether an assigned value looks like a secret. Never: values with whitespace or shorter than
+ * `minLength`, placeholders (`${TOKEN}`, `<token>`, `***`), numbers (`4096`, `1.5`, `30s`), identifiers made
+ * of letters (`getToken`, `string`, `my-deploy-key`), env var names (`OPENAI_API_KEY`), member paths
+ * (`process.env.TOKEN`), file paths and URLs. A strong value may be a PIN of 6+ digits. A weak value must
+ * also mix at least two of lower case, upper case and digits, and not be lowercase words and numbers
+ * joined by punctuation (`user:42:profile`).
+ */
+export function looksSecret(value: string, strength: Strength, minLength: number): boolean {
+  if (value.length < minLength || /\s/.test(value) || value.includes("[REDACTED:")) return false;
+  if (strength === "strong" && /^\d{6,}$/.test(value)) return true;
+  // `process.env.API_KEY!` and `config.token?` are member paths with a TypeScript or Ruby suffix.
+  if (NOT_SECRET.some((re) => re.test(value)) || MEMBER_PATH.test(value.replace(/[!?]$/, ""))) return false;
+  if (strength === "strong") return true;
+  return classCount(value) >= 2 && !isWordsAndNumbers(value);
+}
+
+/** `looksSecret` with the usual minimum length: 6 for strong names, 16 for weak ones. */
+export function looksSecretFor(value: string, strength: Strength): boolean {
+  return looksSecret(value, strength, strength === "strong" ? 6 : 16);
+}
+
+/** How many of lower case, upper case and digits occur in `value`. */
+export function classCount(value: string): number {
+  return (/[a-z]/.test(value) ? 1 : 0) + (/[A-Z]/.test(value) ? 1 : 0) + (/\d/.test(value) ? 1 : 0);
+}
+
+function isWordsAndNumbers(value: string): boolean {
+  const parts = value.split(/[-_.:/@+]/);
+  return parts.length > 1 && parts.every((part) => /^(?:[a-z]*|\d*)$/.test(part));
+}
+
+/**
+ * Whether the random part of a provider token is a placeholder rather than a token: fewer than three
+ * distinct characters (`xxxx…`, `XXXX-XXXX`), a run of six equal characters, or a word such as `your`,
+ * `example` or `placeholder`. A real random body of 16+ characters has none of these.
+ */
+export function isPlaceholderBody(body: string): boolean {
+  return (
+    new Set(body).size < 3 ||
+    /(.)\1{5}/.test(body) ||
+    /your|example|placeholder|dummy|redacted|changeme|insert|replace/i.test(body)
+  );
+}
+
+/** `Basic` credentials: base64 that decodes to printable `user:password`. */
+export function isBasicCredentials(value: string): boolean {
+  const bytes = Buffer.from(value, "base64");
+  const decoded = bytes.toString("latin1");
+  return (
+    bytes.toString("base64").replace(/=+$/, "") === value.replace(/=+$/, "") &&
+    /^[\x20-\x7e]{3,}$/.test(decoded) &&
+    decoded.includes(":")
+  );
+}

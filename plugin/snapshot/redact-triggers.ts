@@ -1,0 +1,95 @@
+/**
+ * Finds every occurrence of many literals in one pass, ignoring case: the trigger scan of the redactor.
+ *
+ * A regular expression alternation of a hundred and fifty literals runs at well under 100 M characters per
+ * second in V8 (every position tries every branch); this scanner looks each position up in a table of the
+ * literals' first two characters (case-folded), so most positions cost one array read, and only a literal
+ * whose first two characters are there is compared in full. Occurrences may overlap; each is reported.
+ */
+
+/** A literal in both cases, one UTF-16 code unit per character. */
+interface Literal {
+  readonly lower: readonly number[];
+  readonly upper: readonly number[];
+}
+
+/** The compiled literals; `scan` reports `(position, literal index)` for every occurrence in text order. */
+export interface LiteralScanner {
+  readonly literals: readonly string[];
+  scan(text: string, onHit: (at: number, literal: number) => void): void;
+}
+
+/** Pair keys are two 7-bit codes. */
+const PAIR_KEYS = 128 * 128;
+
+function caseOf(text: string, mode: "lower" | "upper"): number[] {
+  return Array.from(text, (ch) => {
+    const other = mode === "lower" ? ch.toLowerCase() : ch.toUpperCase();
+    // A character whose other case is longer (`ß` -> `SS`) is matched in its own case only.
+    return (other.length === 1 ? other : ch).charCodeAt(0);
+  });
+}
+
+/**
+ * Compile `literals` (each at least two UTF-16 code units and free of astral characters) into a scanner.
+ * Matching ignores case: ASCII letters by folding, other letters by their one-character upper case.
+ *
+ * Every code unit is first mapped to a 7-bit code: ASCII to itself (letters folded to lower case),
+ * non-ASCII characters that begin a literal to one of the free control codes, everything else to 0. The
+ * codes of two neighbouring characters index a table of the literals that begin with them, so the loop has
+ * no branch that depends on the text except the rare hit.
+ */
+export function compileLiterals(literals: readonly string[]): LiteralScanner {
+  const compiled: Literal[] = literals.map((l) => {
+    if (l.length < 2 || l.length !== Array.from(l).length) {
+      throw new Error(`big-memory: redact trigger ${JSON.stringify(l)}: expected 2+ characters from the BMP`);
+    }
+    return { lower: caseOf(l, "lower"), upper: caseOf(l, "upper") };
+  });
+  const fold = new Uint8Array(65536);
+  for (let code = 32; code < 127; code++) fold[code] = code >= 65 && code <= 90 ? code | 32 : code;
+  // Control codes other than tab, newline and carriage return name the non-ASCII leading characters.
+  const free = [...Array(32).keys()].filter((c) => c > 0 && c !== 9 && c !== 10 && c !== 13);
+  const codeOf = (lower: number, upper: number): number => {
+    if (lower < 128) return fold[lower] ?? 0;
+    const existing = fold[lower] ?? 0;
+    if (existing !== 0) return existing;
+    const code = free.shift();
+    if (code === undefined)
+      throw new Error("big-memory: redact triggers: too many distinct non-ASCII leading characters");
+    fold[lower] = code;
+    fold[upper] = code;
+    return code;
+  };
+  const lists: number[][] = [[]];
+  const pairs = new Uint16Array(PAIR_KEYS);
+  for (const [index, { lower, upper }] of compiled.entries()) {
+    const key = (codeOf(lower[0] ?? 0, upper[0] ?? 0) << 7) | codeOf(lower[1] ?? 0, upper[1] ?? 0);
+    if (pairs[key] === 0) pairs[key] = lists.push([]) - 1;
+    lists[pairs[key] ?? 0]?.push(index);
+  }
+  const matchesAt = (text: string, at: number, { lower, upper }: Literal): boolean => {
+    if (at + lower.length > text.length) return false;
+    for (let j = 0; j < lower.length; j++) {
+      const code = text.charCodeAt(at + j);
+      if (code !== lower[j] && code !== upper[j]) return false;
+    }
+    return true;
+  };
+  return {
+    literals,
+    scan(text, onHit) {
+      let next = fold[text.charCodeAt(0)] ?? 0;
+      for (let i = 0; i < text.length - 1; i++) {
+        const key = (next << 7) | (fold[text.charCodeAt(i + 1)] ?? 0);
+        next = key & 127;
+        const list = pairs[key] ?? 0;
+        if (list === 0) continue;
+        for (const index of lists[list] ?? []) {
+          const literal = compiled[index];
+          if (literal !== undefined && matchesAt(text, i, literal)) onHit(i, index);
+        }
+      }
+    },
+  };
+}
