@@ -71,8 +71,11 @@ export function newerFirst(a: Entry, b: Entry): number {
   return b.line - a.line;
 }
 
-/** The month a daily log belongs to: `memory/2026-11-22.md` -> `2026-11`; `other` without a date. */
+/**
+ * The month a daily log belongs to, from the date its name starts with: `memory/2026-11-22.md` and
+ * `memory/2026-11-22-0431.md` -> `2026-11`; `other` without a date.
+ */
 export function monthOf(file: string): string {
-  const match = /(\d{4}-\d{2})-\d{2}\.md$/.exec(file);
+  const match = /(?:^|\/)(\d{4}-\d{2})-\d{2}(?:\D[^/]*)?\.md$/.exec(file);
   return match?.[1] ?? "other";
 }

@@ -7,7 +7,8 @@
 import { basename, dirname, resolve } from "node:path";
 import { type FSWatcher, watch } from "chokidar";
 
-const DAILY_LOG = /^\d{4}-\d{2}-\d{2}\.md$/;
+/** A daily log, or a date-prefixed variant (see daily-log.ts `listDailyLogs`). */
+const DAILY_LOG = /^\d{4}-\d{2}-\d{2}(?:\D[^/\\]*)?\.md$/;
 
 export interface LogWatcherOptions {
   /** Called with the workspace-relative path (`memory/2026-11-22.md`) of a log that may have changed. */
@@ -32,7 +33,7 @@ export function watchLogs(workspaceDir: string, options: LogWatcherOptions): Log
   const memoryDir = resolve(workspaceDir, "memory");
   const inMemoryDir = (path: string) => dirname(resolve(path)) === memoryDir;
   // Depth 1, not 0: a memory/ created after the watch started is otherwise not looked into.
-  // Subfolders are ignored instead, and only `YYYY-MM-DD.md` files directly in memory/ count.
+  // Subfolders are ignored instead, and only dated `.md` files directly in memory/ count.
   const watcher: FSWatcher = watch(memoryDir, {
     ignoreInitial: true,
     depth: 1,

@@ -1,6 +1,15 @@
-import { START_MARKER_PREFIX } from "./format.ts";
+import { END_MARKER, START_MARKER_PREFIX } from "./format.ts";
 import { readStrict } from "./read-strict.ts";
-import { readTolerant } from "./read-tolerant.ts";
+import {
+  type Fence,
+  fenceCloses,
+  fenceOpen,
+  idAfterMarker,
+  noEndMarker,
+  readBlock,
+  stripCr,
+  versionProblem,
+} from "./read-tolerant.ts";
 import { redactDeep } from "./redact.ts";
 import type { Diagnostic, LocatedSnapshot } from "./snapshot.ts";
 
@@ -10,13 +19,26 @@ export interface ParsedLog {
   diagnostics: Diagnostic[];
 }
 
-/** Offsets of lines that start with `marker`, found by string search. */
-function markerOffsets(text: string, marker: string): number[] {
+/** Offsets of the lines that start with `marker` after at most 3 spaces, found by string search. */
+function markerLines(text: string, marker: string): number[] {
   const out: number[] = [];
   for (let i = text.indexOf(marker); i >= 0; i = text.indexOf(marker, i + marker.length)) {
-    if (i === 0 || text.charCodeAt(i - 1) === 10) out.push(i);
+    let s = i;
+    while (s > 0 && i - s < 3 && text.charCodeAt(s - 1) === 32) s--;
+    if (s === 0 || text.charCodeAt(s - 1) === 10) out.push(s);
   }
   return out;
+}
+
+/** Offset of the end of the line starting at `pos` (its newline, or the end of the text). */
+function lineEnd(text: string, pos: number): number {
+  const nl = text.indexOf("\n", pos);
+  return nl < 0 ? text.length : nl;
+}
+
+/** The text of the line starting at `pos`, without its line ending. */
+function lineAt(text: string, pos: number): string {
+  return stripCr(text.slice(pos, lineEnd(text, pos)));
 }
 
 /** Counts line breaks in `text` between two offsets. */
@@ -26,12 +48,92 @@ function countLines(text: string, from: number, to: number): number {
   return n;
 }
 
+/** Whether the line at `pos` (at most 3 spaces in) is the marker `marker` or starts with `prefix`. */
+function isMarkerLine(line: string, exact: string | null, prefix: string | null): boolean {
+  let i = 0;
+  while (i < 3 && line.charCodeAt(i) === 32) i++;
+  if (prefix !== null) return line.startsWith(prefix, i);
+  return exact !== null && line.slice(i).trimEnd() === exact;
+}
+
 /**
- * Parses a daily log. Block markers are located by string search; blocks in the plugin's canonical
- * form (checksum verified) are read by the fast line reader, and only the stretches between them
- * that still hold a start marker go through remark. Text with no marker is never parsed as markdown.
- * Torn blocks, unknown versions, invalid blocks and duplicate ids are skipped with a diagnostic; the
- * rest of the file still parses. Never throws on content.
+ * Follows code fences over the lines of a stretch of text that hold none of big-memory's markers: it
+ * visits only the lines where a fence can open or close (found by string search), so notes cost about
+ * one scan of their bytes.
+ */
+class FenceTracker {
+  open: Fence | null = null;
+  private readonly text: string;
+  private pos: number;
+  /** Next offsets of ``` and ~~~ at or after `pos` (-1: none left), searched again only once passed. */
+  private backticks = -2;
+  private tildes = -2;
+  constructor(text: string, pos: number) {
+    this.text = text;
+    this.pos = pos;
+  }
+
+  /** Moves to offset `to` (a line start), updating the fence state with every fence line before it. */
+  advance(to: number): void {
+    const { text } = this;
+    while (this.pos < to) {
+      const next = this.next(to);
+      if (next < 0) break;
+      const line = lineAt(text, next);
+      if (this.open === null) this.open = fenceOpen(line);
+      else if (fenceCloses(line, this.open)) this.open = null;
+      this.pos = lineEnd(text, next) + 1;
+    }
+    this.pos = Math.max(this.pos, to);
+  }
+
+  /** Start of the next line before `to` that begins, after at most 3 spaces, with ``` or ~~~; -1 if none. */
+  private next(to: number): number {
+    const { text } = this;
+    for (let from = this.pos; from < to; ) {
+      if (this.backticks !== -1 && this.backticks < from) this.backticks = text.indexOf("```", from);
+      if (this.tildes !== -1 && this.tildes < from) this.tildes = text.indexOf("~~~", from);
+      const b = this.backticks;
+      const t = this.tildes;
+      const i = b < 0 ? t : t < 0 ? b : Math.min(b, t);
+      if (i < 0 || i >= to) return -1;
+      let s = i;
+      while (s > 0 && i - s < 3 && text.charCodeAt(s - 1) === 32) s--;
+      if (s === 0 || text.charCodeAt(s - 1) === 10) return s;
+      from = lineEnd(text, i) + 1;
+    }
+    return -1;
+  }
+}
+
+/**
+ * The region of the block whose start marker line begins at `start`: up to and including its end marker
+ * (the first one outside code fences), or, when a start marker or the end of the text comes first, torn.
+ */
+function regionOf(text: string, start: number): { end: number; closed: boolean } {
+  let fence: Fence | null = null;
+  for (let pos = lineEnd(text, start) + 1; pos < text.length; pos = lineEnd(text, pos) + 1) {
+    const line = lineAt(text, pos);
+    if (fence !== null) {
+      if (fenceCloses(line, fence)) fence = null;
+      continue;
+    }
+    if (isMarkerLine(line, END_MARKER, null))
+      return { end: Math.min(text.length, lineEnd(text, pos) + 1), closed: true };
+    if (isMarkerLine(line, null, START_MARKER_PREFIX)) return { end: pos, closed: false };
+    fence = fenceOpen(line);
+  }
+  return { end: text.length, closed: false };
+}
+
+/**
+ * Parses a daily log. Block markers are located by string search, and only the region of each block
+ * (start marker to end marker) is read: blocks in the plugin's canonical form (checksum verified) by the
+ * fast line reader, others by the tolerant reader. Notes around blocks are never parsed as markdown;
+ * only their code fences are followed, so that a marker inside fenced code stays code. Torn blocks
+ * (with their id when one can be read), unknown versions and invalid blocks are skipped with a
+ * diagnostic; the rest of the file still parses. A repeated id is reported, and both blocks are kept
+ * (each is addressed by `file:line`). Never throws on content.
  *
  * Every snapshot returned is redacted (`[REDACTED:<kind>]`), after its checksum was verified on the text as
  * written: daily logs are also written by people and models, and this is the one function that reads
@@ -40,57 +142,59 @@ function countLines(text: string, from: number, to: number): number {
  * @param file the workspace-relative path used in results and diagnostics (`memory/2026-11-22.md`)
  */
 export function parseDailyLog(text: string, file: string): ParsedLog {
-  const starts = markerOffsets(text, START_MARKER_PREFIX);
+  const starts = markerLines(text, START_MARKER_PREFIX);
   if (starts.length === 0) return { snapshots: [], diagnostics: [] };
   const found: LocatedSnapshot[] = [];
   const diagnostics: Diagnostic[] = [];
-  let gapStart = 0;
-  let gapLine = 1;
-  let gapHasStart = false;
+  let fences = new FenceTracker(text, 0);
   let cursor = 0;
   let line = 1;
 
-  const flushGap = (gapEnd: number) => {
-    if (!gapHasStart) return;
-    const read = readTolerant(text.slice(gapStart, gapEnd), file, gapLine);
-    for (const b of read.blocks) found.push({ ...b, file });
-    diagnostics.push(...read.diagnostics);
-  };
-
   for (const start of starts) {
     if (start < cursor) continue;
+    fences.advance(start);
     line += countLines(text, cursor, start);
     cursor = start;
-    const strict = readStrict(text, start);
-    if (strict === null) {
-      gapHasStart = true;
+    if (fences.open !== null) continue; // inside fenced code in the notes
+    const strict = text.charCodeAt(start) === 60 ? readStrict(text, start) : null;
+    if (strict !== null) {
+      found.push({ snapshot: strict.snapshot, file, line, verified: true, checksum: strict.checksum });
+      line += strict.lineCount - (text.charCodeAt(strict.end - 1) === 10 ? 0 : 1);
+      cursor = strict.end;
+      fences = new FenceTracker(text, cursor);
       continue;
     }
-    flushGap(start);
-    found.push({ snapshot: strict.snapshot, file, line, verified: true, checksum: strict.checksum });
-    line += strict.lineCount - (text.charCodeAt(strict.end - 1) === 10 ? 0 : 1);
-    cursor = strict.end;
-    gapStart = strict.end;
-    gapLine = line;
-    gapHasStart = false;
+    const region = regionOf(text, start);
+    const lines = text.slice(start, region.end).split("\n").map(stripCr);
+    if (lines.at(-1) === "" && region.end > start) lines.pop();
+    if (region.closed) {
+      const read = readBlock(lines, file, line);
+      if (read.block !== null) found.push({ ...read.block, file });
+      diagnostics.push(...read.diagnostics);
+    } else {
+      diagnostics.push(
+        versionProblem(lines[0] ?? "", file, line) ?? noEndMarker(file, line, idAfterMarker(lines)),
+      );
+    }
+    line += countLines(text, start, region.end);
+    cursor = region.end;
+    fences = new FenceTracker(text, cursor);
   }
-  flushGap(text.length);
 
-  found.sort((a, b) => a.line - b.line);
   const seen = new Map<string, number>();
   const snapshots: LocatedSnapshot[] = [];
   for (const s of found) {
     const first = seen.get(s.snapshot.id);
-    if (first === undefined) {
-      seen.set(s.snapshot.id, s.line);
-      snapshots.push(redactLocated(s));
-    } else {
+    if (first === undefined) seen.set(s.snapshot.id, s.line);
+    else {
       diagnostics.push({
         file,
         line: s.line,
-        message: `duplicate snapshot id ${s.snapshot.id} (first at line ${first}); this block is skipped`,
+        id: s.snapshot.id,
+        message: `duplicate snapshot id ${s.snapshot.id} (also at ${file}:${first}); both blocks are kept, address this one as ${file}:${s.line}`,
       });
     }
+    snapshots.push(redactLocated(s));
   }
   diagnostics.sort((a, b) => a.line - b.line);
   return { snapshots, diagnostics };

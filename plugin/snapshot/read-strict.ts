@@ -79,6 +79,8 @@ export function readStrict(text: string, start: number): StrictRead | null {
     order = at + 1;
     meta.set(key, decode(line.slice(colon + 2, -4)));
   }
+  // The checksum is the last metadata line of a canonical block: without it, stop before the sections.
+  if (!meta.has("checksum")) return null;
   const sections: RawSection[] = [];
   let code: string[] | null = null;
   for (;;) {

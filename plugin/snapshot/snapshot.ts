@@ -106,6 +106,8 @@ export interface Diagnostic {
   file: string;
   line: number;
   message: string;
+  /** The snapshot id the problem is about, when one could be read (a torn block's, a duplicate's). */
+  id?: string;
 }
 
 /** An empty content record: every section `none`. */

@@ -16,7 +16,6 @@ export const MEMORY_DIR = "memory";
 export const LOCK_NAME = ".big-memory.lock";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DAILY_LOG_NAME = /^(\d{4}-\d{2}-\d{2})\.md$/;
 const START_MARKER = /^[ \t]*<!--[ \t]*BIG-MEMORY-SNAPSHOT[ \t]+v\d+[ \t]*-->[ \t]*$/;
 const END_MARKER = /^[ \t]*<!--[ \t]*\/BIG-MEMORY-SNAPSHOT[ \t]*-->[ \t]*$/;
 const LINE_ENDING = /\r\n|\r|\n/;
@@ -327,9 +326,9 @@ export async function readDailyLog(workspaceDir: string, date: string): Promise<
 
 /** A daily log found by {@link listDailyLogs}. */
 export interface DailyLogFile {
-  /** `YYYY-MM-DD`. */
+  /** `YYYY-MM-DD`, from the start of the name. */
   date: string;
-  /** `memory/<date>.md`. */
+  /** `memory/<name>`: `memory/2026-11-22.md`, or a date-prefixed variant such as `memory/2026-11-22-0431.md`. */
   file: string;
   /** The path as built from `workspaceDir`. */
   path: string;
@@ -339,10 +338,15 @@ export interface DailyLogFile {
   mtimeMs: number;
 }
 
+/** A markdown file whose name starts with a date: `2026-11-22.md`, `2026-11-22-0431.md`, `2026-11-22-slug.md`. */
+const DATED_NAME = /^(\d{4}-\d{2}-\d{2})(?:\D[^/\\]*)?\.md$/;
+
 /**
- * The daily logs of a workspace, oldest date first: regular files (or links to them) named exactly
- * `YYYY-MM-DD.md` with a real date, directly in `memory/`. Everything else there is ignored. A missing
- * `memory/` gives `[]`, and a file deleted while listing is left out.
+ * The daily logs of a workspace, oldest date first: regular files (or links to them) directly in `memory/`
+ * whose name is `YYYY-MM-DD.md` or starts with a real date (`2026-11-22-0431.md`, `2026-11-22-slug.md`, as
+ * OpenClaw's session memory names them); of one date, `YYYY-MM-DD.md` comes first, then the others by name.
+ * Everything else there is ignored, silently (folders, other names). A missing `memory/` gives `[]`, and a
+ * file deleted while listing is left out.
  */
 export async function listDailyLogs(workspaceDir: string): Promise<DailyLogFile[]> {
   const dir = join(workspaceDir, MEMORY_DIR);
@@ -353,25 +357,28 @@ export async function listDailyLogs(workspaceDir: string): Promise<DailyLogFile[
     if (errorCode(error) === "ENOENT") return [];
     throw new Error(`big-memory: cannot list ${MEMORY_DIR}/: ${errorMessage(error)}`, { cause: error });
   }
-  const dates = names.flatMap((name) => {
-    const date = DAILY_LOG_NAME.exec(name)?.[1];
-    return date !== undefined && isDailyLogDate(date) ? [date] : [];
+  const dated = names.flatMap((name) => {
+    const date = DATED_NAME.exec(name)?.[1];
+    return date !== undefined && isDailyLogDate(date) ? [{ date, name }] : [];
   });
-  const found = await Promise.all(dates.map((date) => statDailyLog(workspaceDir, date)));
-  return found.filter((log) => log !== null).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const found = await Promise.all(dated.map(({ date, name }) => statDailyLog(workspaceDir, date, name)));
+  const rank = (l: DailyLogFile) =>
+    `${l.date}${l.file === `${MEMORY_DIR}/${l.date}.md` ? "0" : "1"}${l.file}`;
+  return found
+    .filter((log) => log !== null)
+    .sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0));
 }
 
-async function statDailyLog(workspaceDir: string, date: string): Promise<DailyLogFile | null> {
-  const path = dailyLogPath(workspaceDir, date);
+async function statDailyLog(workspaceDir: string, date: string, name: string): Promise<DailyLogFile | null> {
+  const file = `${MEMORY_DIR}/${name}`;
+  const path = join(workspaceDir, MEMORY_DIR, name);
   try {
     const info = await stat(path);
     if (!info.isFile()) return null;
-    return { date, file: dailyLogRelative(date), path, size: info.size, mtimeMs: info.mtimeMs };
+    return { date, file, path, size: info.size, mtimeMs: info.mtimeMs };
   } catch (error) {
     if (errorCode(error) === "ENOENT") return null;
-    throw new Error(`big-memory: cannot read ${dailyLogRelative(date)}: ${errorMessage(error)}`, {
-      cause: error,
-    });
+    throw new Error(`big-memory: cannot read ${file}: ${errorMessage(error)}`, { cause: error });
   }
 }
 

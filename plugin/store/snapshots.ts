@@ -123,8 +123,9 @@ export function olderFirst(a: LocatedSnapshot, b: LocatedSnapshot): number {
 }
 
 /**
- * Reads and parses every daily log of a workspace. An id found in two files is kept where it is
- * first (by date) and reported where it repeats. A log that vanishes while reading is skipped.
+ * Reads and parses every daily log of a workspace. An id found in two files is reported where it
+ * repeats (with the other location), and both blocks are kept: ids are unique per workspace as read,
+ * so `file:line` tells them apart. A log that vanishes while reading is skipped.
  */
 export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceSnapshots> {
   const logs = await listDailyLogs(workspaceDir);
@@ -151,20 +152,23 @@ export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceS
     diagnostics.push(...parsed.diagnostics);
     for (const s of parsed.snapshots) {
       const first = seen.get(s.snapshot.id);
-      if (first === undefined) {
-        seen.set(s.snapshot.id, s);
-        snapshots.push(s);
-      } else {
-        diagnostics.push({
-          file: s.file,
-          line: s.line,
-          message: `duplicate snapshot id ${s.snapshot.id} (first at ${first.file}:${first.line}); this block is skipped`,
-        });
-      }
+      if (first === undefined) seen.set(s.snapshot.id, s);
+      else if (first.file !== s.file) diagnostics.push(duplicateId(s, first));
+      snapshots.push(s);
     }
   }
   snapshots.sort(olderFirst);
   return { snapshots, diagnostics, bytes, files };
+}
+
+/** The diagnostic of a block whose id another block (`first`, in another log) already has. */
+export function duplicateId(s: LocatedSnapshot, first: LocatedSnapshot): Diagnostic {
+  return {
+    file: s.file,
+    line: s.line,
+    id: s.snapshot.id,
+    message: `duplicate snapshot id ${s.snapshot.id} (also at ${first.file}:${first.line}); both blocks are kept, address this one as ${s.file}:${s.line}`,
+  };
 }
 
 /**

@@ -196,10 +196,13 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
             id: s.snapshot.id as string | null,
             file: s.file,
             line: s.line,
-            problem: "checksum mismatch: the block was modified after it was written",
+            problem:
+              s.checksum === null
+                ? "checksum line removed: the block carries big-memory's own metadata (a trigger other than flush, or a tombstone) but no checksum"
+                : "checksum mismatch: the block was modified after it was written",
           })),
         ...ws.diagnostics.map((d) => ({
-          id: /snapshot (?:id )?(\d{4}-\d{2}-\d{2}-\d{2,})/.exec(d.message)?.[1] ?? null,
+          id: d.id ?? /snapshot (?:id )?(\d{4}-\d{2}-\d{2}-\d{2,})/.exec(d.message)?.[1] ?? null,
           file: d.file,
           line: d.line,
           problem: d.message,

@@ -150,6 +150,7 @@ describe("parseDailyLog", () => {
       {
         file: FILE,
         line: tornLine,
+        id: "2026-11-20-02",
         message: "snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
       },
     ]);
@@ -182,16 +183,21 @@ describe("parseDailyLog", () => {
     ]);
   });
 
-  it("keeps the first of two blocks with the same id", () => {
+  it("keeps both of two blocks with the same id and reports the second with both locations", () => {
     const first = renderSnapshot(snap("2026-11-20-04", { goal: "first" }));
     const second = renderSnapshot(snap("2026-11-20-04", { goal: "second" }));
     const { snapshots, diagnostics } = parseDailyLog(first + second, FILE);
-    expect(snapshots.map((s) => s.snapshot.goal)).toEqual(["first"]);
+    const line = 5 + first.split("\n").length - 1;
+    expect(snapshots.map((s) => [s.snapshot.goal, s.line])).toEqual([
+      ["first", 5],
+      ["second", line],
+    ]);
     expect(diagnostics).toEqual([
       {
         file: FILE,
-        line: 5 + first.split("\n").length - 1,
-        message: "duplicate snapshot id 2026-11-20-04 (first at line 5); this block is skipped",
+        line,
+        id: "2026-11-20-04",
+        message: `duplicate snapshot id 2026-11-20-04 (also at ${FILE}:5); both blocks are kept, address this one as ${FILE}:${line}`,
       },
     ]);
   });

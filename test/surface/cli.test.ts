@@ -83,6 +83,7 @@ describe("big-memory list", () => {
       {
         file: "memory/2026-11-21.md",
         line: 3,
+        id: "2026-11-21-01",
         message: "snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
       },
     ]);
@@ -212,7 +213,7 @@ describe("big-memory verify", () => {
     expect(r.code).toBe(1);
     expect(r.json()).toEqual({
       ok: false,
-      checked: 1,
+      checked: 2,
       problems: [
         {
           id: "2026-11-22-01",
@@ -221,7 +222,7 @@ describe("big-memory verify", () => {
           problem: "checksum mismatch: the block was modified after it was written",
         },
         {
-          id: null,
+          id: "2026-11-22-09",
           file: "memory/2026-11-22.md",
           line: tampered.split("\n").length + 1,
           problem: "snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
@@ -231,7 +232,7 @@ describe("big-memory verify", () => {
           file: "memory/2026-11-23.md",
           line: 5,
           problem:
-            "duplicate snapshot id 2026-11-22-01 (first at memory/2026-11-22.md:5); this block is skipped",
+            "duplicate snapshot id 2026-11-22-01 (also at memory/2026-11-22.md:5); both blocks are kept, address this one as memory/2026-11-23.md:5",
         },
       ],
     });
