@@ -1,7 +1,11 @@
 import { existsSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { CliIO } from "./cli.ts";
+import { type OpenClawConfigFile, readOpenClawConfig } from "./openclaw-config.ts";
+import { agentIds, agentWorkspace, configPath, defaultAgentId, normalizeAgentId } from "./openclaw-paths.ts";
+
+const record = (v: unknown): Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /** Arguments of the `big-memory` CLI: exit codes, usage errors, the workspace, numbers. */
 
@@ -15,37 +19,119 @@ export class UsageError extends Error {}
 export interface CommonOptions {
   dir?: string;
   json?: boolean;
+  agent?: string;
+}
+
+/** The workspace a command works on, and why that one (for "nothing found" lines and `doctor`). */
+export interface WorkspaceChoice {
+  dir: string;
+  /** How it was chosen, for people: `--dir`, `the current folder (it has memory/)`, a config key... */
+  source: string;
+  /** The agent whose workspace it is, when it came from OpenClaw's config. */
+  agent: string | null;
+  /** The OpenClaw config file read (or that would be read), and whether it exists. */
+  config: OpenClawConfigFile | null;
 }
 
 /**
- * The workspace a command works on: `--dir`, else the current folder when it has `memory/`, else
- * OpenClaw's default workspace (`$OPENCLAW_STATE_DIR/workspace`, or `~/.openclaw/workspace`).
+ * What resolving the workspace needs from the CLI's surroundings; `openclawConfig` is the config the host
+ * already loaded (under `openclaw big-memory`), used instead of reading the file again.
  */
-export function resolveWorkspace(
-  dir: string | undefined,
-  io: Pick<CliIO, "cwd" | "env" | "defaultWorkspace">,
-): string {
-  if (dir !== undefined) {
-    if (dir.trim() === "") {
-      throw new UsageError("--dir is empty (expected the path of a workspace folder holding memory/)");
-    }
-    const abs = resolve(io.cwd, dir);
-    if (!existsSync(abs)) {
-      throw new UsageError(
-        `workspace ${abs} does not exist (expected a folder holding memory/; create it or pass the right --dir)`,
-      );
-    }
-    if (!statSync(abs).isDirectory()) {
-      throw new UsageError(
-        `--dir ${abs} is a file, not a folder (expected a workspace folder holding memory/)`,
-      );
-    }
-    return abs;
+export type WorkspaceIO = Pick<CliIO, "cwd" | "env" | "defaultWorkspace"> & { openclawConfig?: unknown };
+
+function checkedDir(dir: string, io: WorkspaceIO): string {
+  if (dir.trim() === "") {
+    throw new UsageError("--dir is empty (expected the path of a workspace folder holding memory/)");
   }
-  if (existsSync(join(io.cwd, "memory"))) return io.cwd;
-  if (io.defaultWorkspace !== undefined) return io.defaultWorkspace;
-  const stateDir = io.env.OPENCLAW_STATE_DIR ?? join(io.env.HOME ?? homedir(), ".openclaw");
-  return join(stateDir, "workspace");
+  const abs = resolve(io.cwd, dir);
+  if (!existsSync(abs)) {
+    throw new UsageError(
+      `workspace ${abs} does not exist (expected a folder holding memory/; create it or pass the right --dir)`,
+    );
+  }
+  if (!statSync(abs).isDirectory()) {
+    throw new UsageError(
+      `--dir ${abs} is a file, not a folder (expected a workspace folder holding memory/)`,
+    );
+  }
+  return abs;
+}
+
+/**
+ * Chooses the workspace as the contract says: `--dir`; else with `--agent ID` that agent's workspace in
+ * OpenClaw's config; else the current folder when it has `memory/`; else the workspace OpenClaw passed in
+ * (under `openclaw big-memory`); else the default agent's workspace as OpenClaw resolves it (its config file
+ * `$OPENCLAW_CONFIG_PATH` or `~/.openclaw/openclaw.json`, the agent's own `workspace`,
+ * `agents.defaults.workspace`, `$OPENCLAW_WORKSPACE_DIR`, `<state dir>/workspace`).
+ * Throws a UsageError for a bad `--dir`, an unknown agent or a fleet without a default agent, and an Error
+ * (exit 3) when the config file cannot be read.
+ */
+export function chooseWorkspace(
+  opts: { dir?: string | undefined; agent?: string | undefined },
+  io: WorkspaceIO,
+): WorkspaceChoice {
+  if (opts.dir !== undefined)
+    return { dir: checkedDir(opts.dir, io), source: "--dir", agent: null, config: null };
+  const p = { env: io.env, cwd: io.cwd };
+  if (opts.agent === undefined) {
+    if (existsSync(join(io.cwd, "memory"))) {
+      return { dir: io.cwd, source: "the current folder (it has memory/)", agent: null, config: null };
+    }
+    if (io.defaultWorkspace !== undefined) {
+      return {
+        dir: io.defaultWorkspace,
+        source: "OpenClaw's workspace for this agent",
+        agent: null,
+        config: null,
+      };
+    }
+  }
+  const file: OpenClawConfigFile =
+    io.openclawConfig === undefined
+      ? readOpenClawConfig(p)
+      : {
+          path: configPath(p),
+          exists: true,
+          config: record(io.openclawConfig),
+          problem: null,
+          missingEnv: [],
+        };
+  if (file.problem !== null) {
+    throw new Error(
+      `big-memory: cannot read OpenClaw's config: ${file.problem} (fix it, check it with \`openclaw config validate\`, or pass --dir WORKSPACE)`,
+    );
+  }
+  const known = agentIds(file.config);
+  const where = file.exists ? file.path : `${file.path} (absent: OpenClaw's defaults apply)`;
+  if (opts.agent !== undefined) {
+    if (opts.agent.trim() === "")
+      throw new UsageError("--agent is empty (expected an agent id such as main)");
+    const id = normalizeAgentId(opts.agent);
+    if (!known.includes(id)) {
+      throw new UsageError(`unknown agent "${opts.agent}" in ${where} (configured: ${known.join(", ")})`);
+    }
+  }
+  const agent = opts.agent === undefined ? defaultAgentId(file.config) : normalizeAgentId(opts.agent);
+  if (agent === undefined) {
+    throw new UsageError(
+      `several agents are configured in ${where} (${known.join(", ")}) and none is the default: pass --agent ID or --dir WORKSPACE`,
+    );
+  }
+  const ws = agentWorkspace(file.config, agent, p);
+  return { dir: ws.dir, source: `agent ${agent}: ${ws.origin}, from ${where}`, agent, config: file };
+}
+
+/** The workspace folder of `chooseWorkspace` (`dir` may be `--dir` alone, or `--dir` and `--agent`). */
+export function resolveWorkspace(
+  opts: string | undefined | { dir?: string | undefined; agent?: string | undefined },
+  io: WorkspaceIO,
+): string {
+  return chooseWorkspace(typeof opts === "object" ? opts : { dir: opts }, io).dir;
+}
+
+/** The line printed when a command found nothing: what, and the workspace folder it read. */
+export function nothingFound(what: string, workspaceDir: string): string {
+  return `${what} (workspace: ${workspaceDir}; pick another with --dir WORKSPACE or --agent ID)`;
 }
 
 export function parsePositiveInt(raw: string, flag: string): number {

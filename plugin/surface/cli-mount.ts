@@ -1,9 +1,13 @@
 import type { Command } from "commander";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
-import { defineCommands } from "./cli.ts";
-import { workspaceForAgent } from "./context.ts";
+import { type CliIO, runCli } from "./cli.ts";
 
-/** Mounts the `big-memory` CLI under `openclaw big-memory`. */
+/**
+ * Mounts the `big-memory` CLI under `openclaw big-memory`. The arguments after `big-memory` go unparsed to the
+ * same `runCli` the `big-memory` executable runs, so both behave alike: the same help, `--version`, JSON and
+ * exit codes (0 found, 1 nothing found, 2 usage error, 3 environment failure), which OpenClaw's own option
+ * parsing (exit 1 on any error) would otherwise replace.
+ */
 export function registerBigMemoryCli(api: OpenClawPluginApi): void {
   api.registerCli(
     ({
@@ -15,29 +19,33 @@ export function registerBigMemoryCli(api: OpenClawPluginApi): void {
       config: unknown;
       workspaceDir?: string | undefined;
     }) => {
-      const root = program
+      program
         .command("big-memory")
-        .description("Task snapshots: list, search, show, verify, save, status.");
-      defineCommands(
-        root,
-        {
-          stdout: (t) => process.stdout.write(t),
-          stderr: (t) => process.stderr.write(t),
-          readStdin: async () => {
-            const chunks: Buffer[] = [];
-            for await (const c of process.stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : c);
-            return Buffer.concat(chunks).toString("utf8");
-          },
-          color: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
-          cwd: process.cwd(),
-          env: process.env,
-          now: () => new Date(),
-          defaultWorkspace: workspaceDir ?? workspaceForAgent(config, undefined, process.env),
-        },
-        (code) => {
-          process.exitCode = code;
-        },
-      );
+        .description("Task snapshots that survive compaction: list, search, show, verify, save, doctor.")
+        .helpOption(false)
+        .allowUnknownOption(true)
+        .allowExcessArguments(true)
+        .passThroughOptions(true)
+        .argument("[args...]", "a big-memory command and its options (big-memory --help lists them)")
+        .action(async (args: string[] | undefined) => {
+          const io: CliIO & { openclawConfig: unknown } = {
+            stdout: (t) => process.stdout.write(t),
+            stderr: (t) => process.stderr.write(t),
+            readStdin: async () => {
+              if (process.stdin.isTTY === true) return new Uint8Array();
+              const chunks: Buffer[] = [];
+              for await (const c of process.stdin) chunks.push(typeof c === "string" ? Buffer.from(c) : c);
+              return Buffer.concat(chunks);
+            },
+            color: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
+            cwd: process.cwd(),
+            env: process.env,
+            now: () => new Date(),
+            defaultWorkspace: workspaceDir,
+            openclawConfig: config,
+          };
+          process.exitCode = await runCli(args ?? [], io);
+        });
     },
     {
       descriptors: [

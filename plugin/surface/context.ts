@@ -1,7 +1,6 @@
-import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
 import type { PluginConfig } from "../config.ts";
 import type { Workspaces } from "../workspace.ts";
+import { agentWorkspace, defaultAgentId, IMPLICIT_AGENT_ID } from "./openclaw-paths.ts";
 
 /** What every surface adapter (hooks, tools, commands) shares: config, workspaces, logger, clock. */
 export interface SurfaceDeps {
@@ -16,42 +15,19 @@ export interface SurfaceDeps {
   env: NodeJS.ProcessEnv;
 }
 
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
-}
-
-function userPath(p: string, env: NodeJS.ProcessEnv): string {
-  const expanded = p.startsWith("~") ? join(env.HOME ?? homedir(), p.slice(1)) : p;
-  return isAbsolute(expanded) ? expanded : resolve(expanded);
-}
-
 /**
- * The workspace of an agent as OpenClaw configures it: the agent's own `workspace`, else
- * `agents.defaults.workspace`, else `OPENCLAW_WORKSPACE_DIR`, else `<state dir>/workspace`
- * (`workspace-<id>` for agents other than `main`).
+ * The workspace of an agent as OpenClaw configures it (see `agentWorkspace`): the agent's own `workspace`;
+ * for the default agent `agents.defaults.workspace`, `OPENCLAW_WORKSPACE_DIR` or `<state dir>/workspace`;
+ * for other agents `<agents.defaults.workspace>/<id>` or `<state dir>/workspace-<id>`. Without an agent id,
+ * the config's default agent (`main` when the config names none).
  */
 export function workspaceForAgent(
   openclawConfig: unknown,
   agentId: string | undefined,
   env: NodeJS.ProcessEnv,
 ): string {
-  const agents = record(record(openclawConfig).agents);
-  const list = Array.isArray(agents.list) ? agents.list : [];
-  const own = list.map(record).find((a) => a.id === agentId);
-  const configured =
-    str(own?.workspace) ?? str(record(agents.defaults).workspace) ?? str(env.OPENCLAW_WORKSPACE_DIR);
-  if (configured !== undefined) return userPath(configured, env);
-  const stateDir = str(env.OPENCLAW_STATE_DIR) ?? join(env.HOME ?? homedir(), ".openclaw");
-  return join(
-    userPath(stateDir, env),
-    agentId === undefined || agentId === "main" ? "workspace" : `workspace-${agentId}`,
-  );
+  const id = agentId ?? defaultAgentId(openclawConfig) ?? IMPLICIT_AGENT_ID;
+  return agentWorkspace(openclawConfig, id, { env, cwd: process.cwd() }).dir;
 }
 
 /** The workspace a hook or command is about: its own `workspaceDir`, the session's, or the agent's. */
