@@ -6,12 +6,17 @@ import { staleWarnings, withPendingRestore } from "../recover/restore-service.ts
 import { cleanInline } from "../recover/tokens.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { withCapture } from "../store/session-state.ts";
+import { doctorText, runDoctor } from "./cli-doctor.ts";
 import { oneLine, relativeAge } from "./cli-text.ts";
 import { agentOfSessionKey, type SurfaceDeps, warnOnce, workspaceOf } from "./context.ts";
+import { configPath } from "./openclaw-paths.ts";
+
+const record = (v: unknown): Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /** The usage text of `/big-memory`. */
 export const COMMAND_USAGE = [
-  "Usage: /big-memory [status | save [name] | recall [query|name|id] | list | search QUERY | resume NAME [--as NEW] | delete NAME]",
+  "Usage: /big-memory [status | save [name] | recall [query|name|id] | list | search QUERY | resume NAME [--as NEW] | delete NAME | doctor | help]",
   "  status          this session's snapshots, pending restore and last restore (default)",
   "  save [name]     save a snapshot now, drafted from this session's activity",
   "  recall [q]      show the latest snapshot, or one by name or id, or the best match for words",
@@ -19,6 +24,9 @@ export const COMMAND_USAGE = [
   "  search QUERY    find snapshots by identifiers, file names, error codes or phrases",
   "  resume NAME     restore a named checkpoint into the next turn; --as NEW branches a new line of work",
   "  delete NAME     stop offering a checkpoint (its history stays in the log)",
+  "  doctor          check that capture and restore work here, with the fix for what does not",
+  "  help            this text",
+  "Slash commands run in chat (through the gateway); in a terminal use `big-memory` or `openclaw big-memory`.",
 ].join("\n");
 
 interface CommandCtx {
@@ -163,6 +171,21 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
       const saved = await ws.deleteName(arg, { session: sessionKey, agent: agentId });
       return `Deleted checkpoint "${arg}" (tombstone ${saved.id}); its history stays in ${saved.file}, and the name can be used again.`;
     }
+    case "help":
+      return COMMAND_USAGE;
+    case "doctor": {
+      const paths = { env: deps.env, cwd: process.cwd() };
+      const config = record(deps.openclawConfig);
+      const report = await runDoctor({
+        host: "openclaw",
+        config: { path: configPath(paths), exists: true, config, problem: null, missingEnv: [] },
+        agent: agentId,
+        workspace: { dir: ws.dir, source: "this session's workspace" },
+        paths,
+        now,
+      });
+      return doctorText(report);
+    }
     default:
       return `big-memory: unknown subcommand "${verb}".\n${COMMAND_USAGE}`;
   }
@@ -172,7 +195,7 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
 export function registerCommands(api: OpenClawPluginApi, deps: SurfaceDeps): void {
   api.registerCommand({
     name: "big-memory",
-    description: "Task snapshots: status, save [name], recall, list, search, resume NAME.",
+    description: "Task snapshots: status, save [name], recall, list, search, resume NAME, doctor, help.",
     acceptsArgs: true,
     handler: async (ctx) => {
       try {

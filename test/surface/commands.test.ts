@@ -68,6 +68,29 @@ describe("/big-memory", () => {
     expect(await d.command("resume")).toMatch(/^big-memory: resume needs a checkpoint name/);
   });
 
+  it("answers help with the usage, saying slash commands run in chat", async () => {
+    const help = await driver().command("help");
+    expect(help).toMatch(/^Usage: \/big-memory \[status .* \| doctor \| help\]\n/);
+    expect(help.split("\n").at(-1)).toBe(
+      "Slash commands run in chat (through the gateway); in a terminal use `big-memory` or `openclaw big-memory`.",
+    );
+  });
+
+  it("runs doctor on the session's workspace: loaded, but without conversation access it fails with the fix", async () => {
+    const d = driver();
+    await work(d);
+    const report = await d.command("doctor");
+    const lines = report.split("\n");
+    expect(lines).toContain("ok    plugin installed: loaded by OpenClaw (this command runs inside it)");
+    expect(lines).toContain(
+      "      fix: openclaw config set plugins.entries.big-memory.hooks.allowConversationAccess true --strict-json",
+    );
+    expect(lines.find((l) => l.includes("workspace:"))).toBe(
+      `ok    workspace: ${d.workspace} (this session's workspace), writable, no memory/ yet`,
+    );
+    expect(lines.at(-1)).toBe("big-memory will NOT capture or restore until the FAIL lines are fixed.");
+  });
+
   it("saves a new version under an existing name, and delete stops offering it while the log keeps it", async () => {
     const d = driver();
     await work(d);

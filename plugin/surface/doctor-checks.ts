@@ -1,0 +1,324 @@
+import { PluginConfig } from "../config.ts";
+import { relativeAge } from "./cli-text.ts";
+
+/**
+ * `big-memory doctor`, the pure part: from facts gathered about OpenClaw's config and the workspace
+ * (`doctor-facts.ts`), one check per line, each with what was found and, when it is not fine, the fix.
+ * A `fail` means capture or restore will not work; a `warn` means they work with less (no model-written
+ * snapshots, an index to rebuild, nothing observed yet).
+ */
+
+/** The plugin id, as OpenClaw's config names it. */
+export const PLUGIN_ID = "big-memory";
+const ENTRY = `plugins.entries.${PLUGIN_ID}`;
+
+export type CheckStatus = "ok" | "warn" | "fail";
+
+/** One line of the doctor's report. */
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  /** What was found, with the config key, file or folder it was found in. */
+  detail: string;
+  /** What to do, when the status is not ok. */
+  fix: string | null;
+}
+
+/** Everything the checks look at; `doctor-facts.ts` gathers it from the disk. */
+export interface DoctorFacts {
+  now: Date;
+  /** Where the doctor runs: standalone, or inside OpenClaw (its CLI or a chat), which proves the plugin loaded. */
+  host: "cli" | "openclaw";
+  config: { path: string; exists: boolean; problem: string | null; value: Record<string, unknown> };
+  agent: string | null;
+  workspace: {
+    dir: string;
+    source: string;
+    exists: boolean;
+    hasMemory: boolean;
+    /** Why a folder big-memory writes to is not writable (the folder and the error code), or null. */
+    notWritable: string | null;
+  };
+  /** Where the plugin's package was found (a load path, an extensions folder, an npm install), or null. */
+  install: { dir: string | null; problem: string | null };
+  sessions: {
+    count: number;
+    unreadable: number;
+    /** Newest `updatedAt` of any session state (any hook), and of one with a user turn observed. */
+    lastActivity: string | null;
+    lastTurn: string | null;
+    /** Sessions that saw compactions or tool calls but never a user turn (`before_prompt_build`). */
+    silent: string[];
+  };
+  lastCapture: { id: string; timestamp: string } | null;
+  lastRestore: { id: string; at: string } | null;
+  index: { months: number; unreadable: string[]; missing: string[] };
+  logs: { files: number; snapshots: number; problems: number; firstProblem: string | null };
+}
+
+type Rec = Record<string, unknown>;
+const rec = (v: unknown): Rec => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Rec) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+const set = (key: string, value: string) => `openclaw config set ${key} ${value} --strict-json`;
+const check = (name: string, status: CheckStatus, detail: string, fix: string | null = null): Check => ({
+  name,
+  status,
+  detail,
+  fix: status === "ok" ? null : fix,
+});
+
+function configCheck(f: DoctorFacts): Check {
+  if (f.config.problem !== null)
+    return check(
+      "config",
+      "fail",
+      f.config.problem,
+      "fix the file; `openclaw config validate` shows every error",
+    );
+  if (!f.config.exists)
+    return check(
+      "config",
+      "fail",
+      `no OpenClaw config at ${f.config.path}`,
+      "run `openclaw onboard`, or point OPENCLAW_CONFIG_PATH (or OPENCLAW_STATE_DIR) at your config",
+    );
+  return check("config", "ok", f.config.path);
+}
+
+function pluginChecks(f: DoctorFacts): Check[] {
+  const plugins = rec(f.config.value.plugins);
+  const entry = rec(rec(plugins.entries)[PLUGIN_ID]);
+  const checks: Check[] = [];
+  const allow = list(plugins.allow);
+  if (plugins.enabled === false) {
+    checks.push(check("plugin enabled", "fail", "plugins.enabled is false", set("plugins.enabled", "true")));
+  } else if (list(plugins.deny).includes(PLUGIN_ID)) {
+    checks.push(
+      check(
+        "plugin enabled",
+        "fail",
+        `plugins.deny lists ${PLUGIN_ID}`,
+        `remove ${PLUGIN_ID} from plugins.deny`,
+      ),
+    );
+  } else if (allow.length > 0 && !allow.includes(PLUGIN_ID)) {
+    checks.push(
+      check(
+        "plugin enabled",
+        "fail",
+        `plugins.allow does not list ${PLUGIN_ID}`,
+        `add ${PLUGIN_ID} to plugins.allow`,
+      ),
+    );
+  } else if (entry.enabled !== true) {
+    checks.push(
+      check(
+        "plugin enabled",
+        "fail",
+        `${ENTRY}.enabled is ${entry.enabled === false ? "false" : "not set"}`,
+        `openclaw plugins enable ${PLUGIN_ID} (or ${set(`${ENTRY}.enabled`, "true")})`,
+      ),
+    );
+  } else {
+    checks.push(check("plugin enabled", "ok", `${ENTRY}.enabled is true`));
+  }
+  const parsed = PluginConfig.safeParse(entry.config ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+    checks.push(
+      check(
+        "plugin config",
+        "fail",
+        `${ENTRY}.config is invalid: ${issues}`,
+        "fix those keys (README: Configuration)",
+      ),
+    );
+  } else {
+    const c = parsed.data;
+    const off = [
+      ...(c.enabled ? [] : ["enabled"]),
+      ...(c.capture.flushPrompt || c.capture.safetyNet ? [] : ["capture.flushPrompt and capture.safetyNet"]),
+      ...(c.restore.afterCompaction ? [] : ["restore.afterCompaction"]),
+    ];
+    checks.push(
+      off.length === 0
+        ? check("plugin config", "ok", `${ENTRY}.config: capture and restore on, scope ${c.scope}`)
+        : check(
+            "plugin config",
+            c.enabled && (c.capture.flushPrompt || c.capture.safetyNet) ? "warn" : "fail",
+            `${ENTRY}.config turns off ${off.join(", ")}`,
+            `set them to true in ${ENTRY}.config (or remove them: true is the default)`,
+          ),
+    );
+  }
+  if (f.host === "openclaw") {
+    checks.push(check("plugin installed", "ok", "loaded by OpenClaw (this command runs inside it)"));
+  } else if (f.install.problem !== null) {
+    checks.push(
+      check(
+        "plugin installed",
+        "fail",
+        f.install.problem,
+        "run `npm install` (it builds dist/) in that folder",
+      ),
+    );
+  } else {
+    checks.push(
+      f.install.dir === null
+        ? check(
+            "plugin installed",
+            "warn",
+            "not found in plugins.load.paths, the extensions folders or OpenClaw's npm installs",
+            `install it (README: Install), or confirm with \`openclaw plugins inspect ${PLUGIN_ID} --runtime --json\``,
+          )
+        : check("plugin installed", "ok", f.install.dir),
+    );
+  }
+  const hooks = rec(entry.hooks);
+  checks.push(
+    hooks.allowConversationAccess === true
+      ? check("conversation access", "ok", `${ENTRY}.hooks.allowConversationAccess is true`)
+      : check(
+          "conversation access",
+          "fail",
+          `${ENTRY}.hooks.allowConversationAccess is ${hooks.allowConversationAccess === false ? "false" : "not set"}: OpenClaw drops before_prompt_build and llm_output, so nothing is restored and no turn is observed`,
+          set(`${ENTRY}.hooks.allowConversationAccess`, "true"),
+        ),
+  );
+  checks.push(
+    hooks.allowPromptInjection === false
+      ? check(
+          "prompt injection",
+          "fail",
+          `${ENTRY}.hooks.allowPromptInjection is false: OpenClaw blocks before_prompt_build, so no snapshot is restored and the flush prompt gets no template`,
+          set(`${ENTRY}.hooks.allowPromptInjection`, "true"),
+        )
+      : check("prompt injection", "ok", `${ENTRY}.hooks.allowPromptInjection is not false`),
+  );
+  return checks;
+}
+
+function flushCheck(f: DoctorFacts): Check {
+  const compaction = rec(rec(rec(f.config.value.agents).defaults).compaction);
+  const flush = rec(compaction.memoryFlush);
+  const slot = rec(rec(f.config.value.plugins).slots).memory;
+  const soft = typeof flush.softThresholdTokens === "number" ? flush.softThresholdTokens : 4000;
+  const force = typeof flush.forceFlushTranscriptBytes === "string" ? flush.forceFlushTranscriptBytes : "2mb";
+  const thresholds = `flush ${soft} tokens before the compaction threshold, or at a ${force} transcript`;
+  if (flush.enabled === false) {
+    return check(
+      "memory flush",
+      "warn",
+      "agents.defaults.compaction.memoryFlush.enabled is false: the model writes no snapshot before compaction; the safety net still drafts one",
+      set("agents.defaults.compaction.memoryFlush.enabled", "true"),
+    );
+  }
+  if (slot === "none") {
+    return check(
+      "memory flush",
+      "warn",
+      "plugins.slots.memory is none: no memory plugin runs the pre-compaction flush; the safety net still drafts a snapshot",
+      `${set("plugins.slots.memory", '"memory-core"')}`,
+    );
+  }
+  return check("memory flush", "ok", `on (${thresholds})`);
+}
+
+function workspaceCheck(f: DoctorFacts): Check {
+  const w = f.workspace;
+  const where = `${w.dir} (${w.source})`;
+  if (!w.exists)
+    return check(
+      "workspace",
+      "warn",
+      `${where} does not exist yet`,
+      "OpenClaw creates it on the first turn; if that is the wrong folder, set the agent's workspace or agents.defaults.workspace",
+    );
+  if (w.notWritable !== null)
+    return check(
+      "workspace",
+      "fail",
+      `${where}: ${w.notWritable}`,
+      "make it writable (owner and mode, or a read-write mount); big-memory writes memory/ and .big-memory/ there",
+    );
+  return check("workspace", "ok", `${where}, writable${w.hasMemory ? "" : ", no memory/ yet"}`);
+}
+
+function activityChecks(f: DoctorFacts): Check[] {
+  const s = f.sessions;
+  const checks: Check[] = [];
+  if (s.silent.length > 0) {
+    checks.push(
+      check(
+        "hooks seen",
+        "fail",
+        `${s.silent.length} session${s.silent.length === 1 ? "" : "s"} (${s.silent.slice(0, 3).join(", ")}) saw compactions or tool calls but never a user turn: before_prompt_build is being dropped`,
+        set(`${ENTRY}.hooks.allowConversationAccess`, "true"),
+      ),
+    );
+  } else if (s.lastActivity === null) {
+    checks.push(
+      check(
+        "hooks seen",
+        "warn",
+        `no session observed in ${f.workspace.dir} yet`,
+        "have a conversation with the agent, then run doctor again",
+      ),
+    );
+  } else {
+    const turn =
+      s.lastTurn === null ? "no user turn yet" : `last user turn ${relativeAge(s.lastTurn, f.now)}`;
+    checks.push(check("hooks seen", "ok", `${s.count} session${s.count === 1 ? "" : "s"}, ${turn}`));
+  }
+  const capture =
+    f.lastCapture === null
+      ? "none yet"
+      : `${f.lastCapture.id} ${relativeAge(f.lastCapture.timestamp, f.now)}`;
+  const restore =
+    f.lastRestore === null ? "none yet" : `${f.lastRestore.id} ${relativeAge(f.lastRestore.at, f.now)}`;
+  checks.push(check("last capture and restore", "ok", `capture ${capture}; restore ${restore}`));
+  return checks;
+}
+
+function storageChecks(f: DoctorFacts): Check[] {
+  const i = f.index;
+  const bad = [...i.unreadable, ...i.missing];
+  const index =
+    bad.length === 0
+      ? check("index", "ok", `${i.months} month${i.months === 1 ? "" : "s"} indexed`)
+      : check(
+          "index",
+          "warn",
+          `${i.unreadable.length > 0 ? `unreadable: ${i.unreadable.join(", ")}` : ""}${i.unreadable.length > 0 && i.missing.length > 0 ? "; " : ""}${i.missing.length > 0 ? `not indexed yet: ${i.missing.join(", ")}` : ""}`,
+          "nothing is lost (the index is rebuilt from the logs); `big-memory reindex` rebuilds it now",
+        );
+  const l = f.logs;
+  const logs =
+    l.problems === 0
+      ? check("daily logs", "ok", `${l.snapshots} snapshots in ${l.files} daily logs, no problems`)
+      : check(
+          "daily logs",
+          "warn",
+          `${l.problems} problem${l.problems === 1 ? "" : "s"} in ${l.files} daily logs${l.firstProblem === null ? "" : ` (first: ${l.firstProblem})`}`,
+          "`big-memory verify` lists them with file and line",
+        );
+  return [index, logs];
+}
+
+/** Every check, in the order they are printed. */
+export function doctorChecks(f: DoctorFacts): Check[] {
+  return [
+    configCheck(f),
+    ...pluginChecks(f),
+    flushCheck(f),
+    workspaceCheck(f),
+    ...activityChecks(f),
+    ...storageChecks(f),
+  ];
+}
+
+/** True when capture and restore will work: no check failed. */
+export function doctorOk(checks: readonly Check[]): boolean {
+  return checks.every((c) => c.status !== "fail");
+}
