@@ -1,15 +1,15 @@
 import type { Decision, FileInPlay, KeyName, SnapshotContent } from "../snapshot/snapshot.ts";
+import { planParts } from "./prose.ts";
+import { clip } from "./text.ts";
 import {
-  clip,
   commandLabel,
-  isSubstantialAsk,
   type NameKind,
-  planParts,
   type Trail,
   type TrailCommand,
   type TrailFile,
   type TrailName,
 } from "./trail.ts";
+import { isSubstantialAsk } from "./user-text.ts";
 
 /**
  * The safety net: a task snapshot drafted from the session trail, deterministically and without a model,

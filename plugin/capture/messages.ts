@@ -1,13 +1,6 @@
 import { z } from "zod";
-import {
-  contentText,
-  emptyTrail,
-  isRecord,
-  type ReduceOptions,
-  reduceTrail,
-  type Trail,
-  type TrailEvent,
-} from "./trail.ts";
+import { contentText, isRecord } from "./text.ts";
+import { emptyTrail, type ReduceOptions, reduceTrail, type Trail, type TrailEvent } from "./trail.ts";
 
 /**
  * Transcripts as OpenClaw passes them in `agent_end.messages` and `before_reset.messages`, read into

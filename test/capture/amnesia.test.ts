@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type AmnesiaMatch, detectAmnesia } from "../../plugin/recover/triggers.ts";
+import { type AmnesiaMatch, detectAmnesia } from "../../plugin/capture/amnesia.ts";
 
 type Case = [text: string, expected: AmnesiaMatch | null];
 
