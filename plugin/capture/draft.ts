@@ -1,5 +1,5 @@
 import type { Decision, FileInPlay, KeyName, SnapshotContent } from "../snapshot/snapshot.ts";
-import { planParts } from "./prose.ts";
+import { planParts, statedIntents } from "./prose.ts";
 import { clip } from "./text.ts";
 import {
   commandLabel,
@@ -9,7 +9,7 @@ import {
   type TrailFile,
   type TrailName,
 } from "./trail.ts";
-import { isSubstantialAsk } from "./user-text.ts";
+import { taskText } from "./user-text.ts";
 
 /**
  * The safety net: a task snapshot drafted from the session trail, deterministically and without a model,
@@ -106,21 +106,31 @@ function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
-/** The newest ask that states a task, else the first one, else the newest one. */
-function latestTask(trail: Trail): string | undefined {
-  const asks = trail.asks.map((a) => a.text);
-  return asks.findLast(isSubstantialAsk) ?? trail.firstAsk ?? asks.at(-1);
+/** What a draft says when the session stated no task it could find. */
+export const NO_TASK = "No task stated yet in this session";
+
+/**
+ * The tasks the session's asks state (`taskText`: amnesia phrases, slash commands and "continue" left out),
+ * the first substantial one first, oldest to newest, without repeats.
+ */
+function tasksOf(trail: Trail): string[] {
+  const texts = [trail.firstAsk, ...trail.asks.map((a) => a.text)];
+  const tasks = texts
+    .flatMap((t) => (t === null ? [] : [taskText(t)]))
+    .filter((t): t is string => t !== null);
+  return [...new Set(tasks)];
 }
 
 function goalOf(trail: Trail): string {
-  const latest = trail.asks.at(-1)?.text;
-  if (trail.firstAsk !== null) {
-    const goal = sentences(trail.firstAsk, 2, 300);
-    if (latest === undefined || latest === trail.firstAsk || !isSubstantialAsk(latest)) return goal;
+  const tasks = tasksOf(trail);
+  const first = tasks[0];
+  const latest = tasks.at(-1);
+  if (first !== undefined) {
+    const goal = sentences(first, 2, 300);
+    if (latest === undefined || latest === first) return goal;
     return clip(`${goal} Latest request: ${sentences(latest, 2, 200)}`, D.goalChars);
   }
-  if (latest !== undefined) return sentences(latest, 2, 300);
-  return planSteps(trail.plan, 1)[0] ?? "Continue the session's task";
+  return planSteps(trail.plan, 1)[0] ?? NO_TASK;
 }
 
 /** Failed commands not followed by a success of the same command, newest first, one per command. */
@@ -228,32 +238,45 @@ function namesOf(names: readonly TrailName[], files: readonly FileInPlay[]): Key
     .map((n) => ({ label: LABELS[n.kind], value: n.value }));
 }
 
-function nextOf(trail: Trail, failed: TrailCommand | undefined): string[] {
+/**
+ * The next steps: the fix of a failed last command, then the assistant's plan, else the steps it announced in
+ * single sentences; never the user's own words. When the assistant stated nothing, one step that says where
+ * to pick up: the last action, else the goal.
+ */
+function nextOf(trail: Trail, failed: TrailCommand | undefined, goal: string): string[] {
   const steps = planSteps(trail.plan, D.next);
-  const task = latestTask(trail);
-  const fallback =
-    task === undefined ? [] : [clip(`Continue: ${sentences(task, 1, D.stepChars)}`, D.stepChars)];
+  const stated =
+    steps.length > 0 ? steps : statedIntents(trail.assistantLast, D.next).map((s) => clip(s, D.stepChars));
   const fix = failed === undefined ? [] : [`Fix the failure of \`${commandLabel(failed.command)}\``];
-  const next = [...fix, ...(steps.length > 0 ? steps : fallback)];
-  return next.length > 0 ? [...new Set(next)].slice(0, D.next) : ["Continue the session's task"];
+  const next = [...fix, ...stated];
+  if (next.length > 0) return [...new Set(next)].slice(0, D.next);
+  if (trail.last !== null)
+    return [clip(`Check where the last action left off (${trail.last.text})`, D.stepChars)];
+  return [
+    goal === NO_TASK
+      ? "Ask the user what the task is"
+      : "Work out the first step toward the goal (no plan was stated)",
+  ];
 }
 
 /**
- * A snapshot drafted from `trail`, deterministic and pure. Goal: the first substantial ask (one or two
- * sentences) plus `Latest request: ...` when a later substantial ask differs. State: the phase (debugging
- * when the last command failed, testing when tests ran last, implementing when files changed, else
- * planning), the branch, `yes -- <failure>` or `no`, and counts. Files: changed before read, newest
- * first. Decisions: the assistant's decision sentences split at `because`. Code: the newest open failure
- * and its error excerpt. Names: labelled by shape. Blockers: open failures. Next: the assistant's plan, led
- * by `Fix the failure of ...` when the last command failed, else `Continue: <latest task>`.
+ * A snapshot drafted from `trail`, deterministic and pure. Goal: the task of the first substantial ask (one
+ * or two sentences) plus `Latest request: ...` when a later ask states another task; never an amnesia
+ * phrase, a slash command or a "continue" (`taskText`); else the plan's first step, else `NO_TASK`. State:
+ * the phase (debugging when the last command failed, testing when tests ran last, implementing when files
+ * changed, else planning), the branch, `yes -- <failure>` or `no`, and counts. Files: changed before read,
+ * newest first. Decisions: the assistant's decision sentences split at `because`. Code: the newest open
+ * failure and its error excerpt. Names: labelled by shape. Blockers: open failures. Next: `Fix the failure
+ * of ...` when the last command failed, then the assistant's plan or announced steps (see `nextOf`).
  */
 export function draftSnapshot(trail: Trail, opts: DraftOptions = {}): SnapshotContent {
   const last = trail.commands.at(-1);
   const failed = last?.status === "failed" ? last : undefined;
   const open = openFailures(trail.commands);
   const files = filesOf(trail.files);
+  const goal = goalOf(trail);
   return {
-    goal: goalOf(trail),
+    goal,
     state: {
       phase: phaseOf(trail, last),
       branch: opts.branch ?? trail.branch ?? "",
@@ -265,7 +288,7 @@ export function draftSnapshot(trail: Trail, opts: DraftOptions = {}): SnapshotCo
     code: codeOf(open[0]),
     names: namesOf(trail.names, files),
     blockers: open.slice(0, D.blockers).map(blockerOf),
-    next: nextOf(trail, failed),
+    next: nextOf(trail, failed, goal),
     extra: [],
   };
 }

@@ -180,3 +180,24 @@ export function detectDecisions(text: string): string[] {
   const decisions = sentences.filter((s) => s.length >= 12 && DECISION.test(s));
   return [...new Set(decisions)].slice(0, 5);
 }
+
+const INTENT_SENTENCE =
+  /^(?:(?:now|next|then|first|so)[,:]?\s+)?(?:i'll|i will|i'm going to|i am going to|let me|we'll|we will|let's)\s+(?:now\s+|next\s+|then\s+)?(.+)$/i;
+const NOT_A_STEP = /^(?:know|be\b|help|try to help|do my best|see what|check in|get back|wait\b)/i;
+
+/**
+ * Steps an assistant text announces in single sentences ("I'll add the unique index next.", "Let me rerun the
+ * tests."), as imperatives ("Add the unique index next", "Rerun the tests"), in order, at most `max`; courtesy
+ * phrases ("let me know", "I'll be happy to") are not steps. For texts without a plan (`detectPlan`).
+ */
+export function statedIntents(text: string, max: number): string[] {
+  const steps = proseLines(text).flatMap((line) =>
+    line
+      .split(/(?<=[.!?])\s+/)
+      .map((sentence) => INTENT_SENTENCE.exec(sentence.replace(/\s+/g, " ").trim())?.[1] ?? "")
+      .map((rest) => rest.replace(/[.!?:;,]+$/, "").trim())
+      .filter((rest) => rest.split(" ").length >= 2 && !NOT_A_STEP.test(rest))
+      .map((rest) => `${rest.charAt(0).toUpperCase()}${rest.slice(1)}`),
+  );
+  return [...new Set(steps)].slice(0, max);
+}

@@ -3,7 +3,7 @@ import { redactDeep } from "../snapshot/redact.ts";
 import { detectBranch, detectDecisions, detectPlan, extractNames } from "./prose.ts";
 import { clip, isRecord, oneLine } from "./text.ts";
 import { errorExcerpt, readToolOutcome, type ToolOutcome } from "./tool-outcome.ts";
-import { cleanUserText, isSubstantialAsk } from "./user-text.ts";
+import { cleanUserText, taskText, userMessages } from "./user-text.ts";
 
 /**
  * The session trail: what the plugin observes turn by turn (asks, tool calls and the files they touched,
@@ -15,7 +15,7 @@ import { cleanUserText, isSubstantialAsk } from "./user-text.ts";
 
 /** Bounds of a trail. Counts are items, `*Chars` are UTF-16 code units (longer text is cut with `…`). */
 export const TRAIL_LIMITS = {
-  /** Most recent asks kept; the first substantial ask is kept apart as `firstAsk`. */
+  /** Most recent asks kept; the task the first substantial ask states is kept apart as `firstAsk`. */
   asks: 8,
   askChars: 600,
   /** Files touched by tools; the least recently used is evicted. Longer paths are ignored. */
@@ -320,20 +320,24 @@ function reduceValid(trail: Trail, e: TrailEvent, options: ReduceOptions): Trail
   if (e.type === "ask") {
     const cleaned = cleanUserText(e.text.slice(0, L.scanChars));
     if (cleaned === null) return trail;
-    const ask = clip(cleaned, L.askChars);
-    // The same ask reported twice (a prompt hook and a transcript) is one turn.
-    if (trail.asks.at(-1)?.text === ask) return { ...trail, updatedAt: at };
-    const firstAsk = trail.firstAsk ?? (isSubstantialAsk(cleaned) ? ask : null);
-    const branch = detectBranch("", "", cleaned);
-    return {
-      ...trail,
-      firstAsk,
-      asks: [...trail.asks, { text: ask, at }].slice(-L.asks),
-      names: addNames(trail.names, extractNames(cleaned, { backticks: true })),
-      branch: branch === null ? trail.branch : clip(branch, L.branchChars),
-      turns: trail.turns + 1,
-      updatedAt: at,
-    };
+    const messages = userMessages(cleaned).map((m) => ({ text: m, ask: clip(m, L.askChars) }));
+    // The same ask (or batch of queued asks) reported twice (a prompt hook and a transcript) is one turn.
+    const recent = trail.asks.slice(-messages.length).map((a) => a.text);
+    if (messages.length === 0 || recent.join("\0") === messages.map((m) => m.ask).join("\0"))
+      return { ...trail, updatedAt: at };
+    let next: Trail = { ...trail, turns: trail.turns + 1, updatedAt: at };
+    for (const m of messages) {
+      const task = next.firstAsk === null ? taskText(m.text) : null;
+      const branch = detectBranch("", "", m.text);
+      next = {
+        ...next,
+        firstAsk: next.firstAsk ?? (task === null ? null : clip(task, L.askChars)),
+        asks: [...next.asks, { text: m.ask, at }].slice(-L.asks),
+        names: addNames(next.names, extractNames(m.text, { backticks: true })),
+        branch: branch === null ? next.branch : clip(branch, L.branchChars),
+      };
+    }
+    return next;
   }
   const joined = e.texts
     .map((t) => t.slice(0, L.scanChars).trim())

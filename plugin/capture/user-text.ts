@@ -1,3 +1,5 @@
+import { detectAmnesia } from "./amnesia.ts";
+
 /**
  * The user's words in a prompt as the session trail keeps them: OpenClaw's wrappers removed, queued messages
  * apart, and whether an ask states a task (what a draft's goal is made of) or only steers ("continue",
@@ -36,9 +38,58 @@ export function cleanUserText(text: string): string | null {
 
 const TRIVIAL_ASK =
   /^(?:please\s+)?(?:continue|go on|keep going|proceed|carry on|resume|yes|no|ok|okay|sure|thanks|thank you|do it|go ahead|next|done)\b[\s\S]{0,24}$/i;
+/** `Continue:`, `Please continue with` and the like before the words that matter. */
+const STEERING_LEAD =
+  /^(?:please\s+)?(?:continue|go on|keep going|proceed|carry on|resume)(?:\s+(?:with|on)\s+|\s*[:,.!-]+\s*)/i;
 
 /** An ask that states a task: three words or more, not a slash command, not "continue"/"ok"/"thanks". */
 export function isSubstantialAsk(ask: string): boolean {
   const t = ask.trim();
   return t.length >= 12 && t.split(/\s+/).length >= 3 && !t.startsWith("/") && !TRIVIAL_ASK.test(t);
+}
+
+const QUEUED_TITLE = "[Queued messages while agent was busy]";
+const QUEUED_ITEM = /^---\nQueued #\d+(?: \(from [^)\n]*\))?\n/m;
+const QUEUED_ORPHAN =
+  "[Queued user message from a previous active turn; preserved as context only. Continue with the active prompt below.]";
+
+/**
+ * The separate messages in one prompt: OpenClaw batches messages that arrived while the agent was busy
+ * (`[Queued messages while agent was busy]` then `---\nQueued #1\n...` per message) and prefixes a message left
+ * over from an interrupted turn (`[Queued user message from a previous active turn; ...]`, the old message,
+ * a blank line, the new prompt). Any other text is one message.
+ */
+export function userMessages(text: string): string[] {
+  const t = text.trim();
+  if (t.startsWith(QUEUED_TITLE)) {
+    return t
+      .slice(QUEUED_TITLE.length)
+      .split(/^(?=---\nQueued #\d+)/m)
+      .map((part) => part.replace(QUEUED_ITEM, "").trim())
+      .filter((part) => part !== "");
+  }
+  if (t.startsWith(QUEUED_ORPHAN)) {
+    const rest = t.slice(QUEUED_ORPHAN.length).trim();
+    const gap = rest.search(/\n\s*\n/);
+    return (gap < 0 ? [rest] : [rest.slice(0, gap), rest.slice(gap)])
+      .map((m) => m.trim())
+      .filter((m) => m !== "");
+  }
+  return t === "" ? [] : [t];
+}
+
+/**
+ * The task an ask states, for a draft's goal: its sentences without those that only steer (an amnesia
+ * phrase such as "you forgot what we were doing", "continue", "thanks") and without a leading "Continue:";
+ * null when what is left is not a task (`isSubstantialAsk`) or the ask is a slash command.
+ */
+export function taskText(ask: string): string | null {
+  const t = ask.trim();
+  if (t.startsWith("/")) return null;
+  const kept = t
+    .split(/(?<=[.!?。！？])\s+|\n+/)
+    .map((sentence) => sentence.trim().replace(STEERING_LEAD, "").trim())
+    .filter((sentence) => sentence !== "" && detectAmnesia(sentence) === null && !TRIVIAL_ASK.test(sentence))
+    .join(" ");
+  return isSubstantialAsk(kept) ? kept : null;
 }

@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DRAFT_LIMITS, draftHasSubstance, draftSnapshot, planSteps } from "../../plugin/capture/draft.ts";
+import {
+  DRAFT_LIMITS,
+  draftHasSubstance,
+  draftSnapshot,
+  NO_TASK,
+  planSteps,
+} from "../../plugin/capture/draft.ts";
 import { emptyTrail, reduceTrail, type Trail, type TrailCommand } from "../../plugin/capture/trail.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
@@ -118,15 +124,51 @@ describe("draftSnapshot", () => {
       expect(draftSnapshot(t).goal).toBe("Port the CLI to commander. Keep flags stable.");
     });
 
-    it("uses the latest ask when no ask was substantial", () => {
-      expect(draftSnapshot(trailOf(ask("go on"))).goal).toBe("go on");
+    it("says no task was stated when no ask stated one", () => {
+      expect(draftSnapshot(trailOf(ask("go on"))).goal).toBe(NO_TASK);
     });
 
-    it("falls back to the plan, then to a default, when no ask was seen", () => {
+    it("falls back to the plan, then to NO_TASK, when no ask was seen", () => {
       expect(draftSnapshot(trailOf(said("Plan: migrate the queue first"))).goal).toBe(
         "migrate the queue first",
       );
-      expect(draftSnapshot(emptyTrail()).goal).toBe("Continue the session's task");
+      expect(draftSnapshot(emptyTrail()).goal).toBe(NO_TASK);
+    });
+
+    it("never takes an amnesia phrase, a slash command or a continue for the task", () => {
+      const t = trailOf(
+        ask("/big-memory save"),
+        ask("Add rate limiting to POST /api/login. Use the token bucket from lib/limits.ts."),
+        ask("you forgot what we were doing"),
+        ask("Continue: you forgot what we were doing"),
+        ask("where were we? please continue"),
+        ask("/compact"),
+      );
+      expect(draftSnapshot(t).goal).toBe(
+        "Add rate limiting to POST /api/login. Use the token bucket from lib/limits.ts.",
+      );
+    });
+
+    it("keeps the task sentences of an ask that also says the agent forgot", () => {
+      const t = trailOf(ask("You forgot what we were doing. We were migrating the billing export to v2."));
+      expect(draftSnapshot(t).goal).toBe("We were migrating the billing export to v2.");
+    });
+
+    it("reads messages OpenClaw queued while the agent was busy as separate asks", () => {
+      const queued = [
+        "[Queued messages while agent was busy]",
+        "",
+        "---\nQueued #1 (from Ana)\nPort the settings page to the new form library",
+        "",
+        "---\nQueued #2 (from Ana)\nthanks!",
+      ].join("\n");
+      const t = trailOf(ask(queued), ask("continue"));
+      expect(t.asks.map((a) => a.text)).toEqual([
+        "Port the settings page to the new form library",
+        "thanks!",
+        "continue",
+      ]);
+      expect(draftSnapshot(t).goal).toBe("Port the settings page to the new form library");
     });
   });
 
@@ -291,19 +333,36 @@ describe("draftSnapshot", () => {
   });
 
   describe("next", () => {
-    it("continues the latest task when no plan was stated", () => {
-      const t = trailOf(ask("Add pagination to GET /users. Use cursors."), ask("thanks"));
-      expect(draftSnapshot(t).next).toEqual(["Continue: Add pagination to GET /users."]);
+    it("never echoes the user's last message: without a plan, it says where the last action left off", () => {
+      const t = trailOf(
+        ask("Add pagination to GET /users. Use cursors."),
+        tool("read", { path: "src/users.ts" }),
+        ask("you forgot what we were doing"),
+      );
+      expect(draftSnapshot(t).next).toEqual(["Check where the last action left off (read src/users.ts)"]);
+    });
+
+    it("takes the steps the assistant announced in single sentences, not its courtesy phrases", () => {
+      const t = trailOf(
+        ask("Add pagination to GET /users. Use cursors."),
+        said(
+          "The cursor is the last id. I'll add the cursor parameter next. Then I'll update the tests. Let me know if that works.",
+        ),
+      );
+      expect(draftSnapshot(t).next).toEqual(["Add the cursor parameter next", "Update the tests"]);
     });
 
     it("leads with the fix when the last command failed and no plan was stated", () => {
       const t = trailOf(ask("Make the build green again please"), exec("npm run build", "error TS2322", 2));
-      expect(draftSnapshot(t).next).toEqual([
-        "Fix the failure of `npm run build`",
-        "Continue: Make the build green again please",
-      ]);
+      expect(draftSnapshot(t).next).toEqual(["Fix the failure of `npm run build`"]);
       expect(draftSnapshot(trailOf(exec("make", "Error", 2))).next).toEqual(["Fix the failure of `make`"]);
-      expect(draftSnapshot(emptyTrail()).next).toEqual(["Continue the session's task"]);
+    });
+
+    it("asks for the task when nothing was stated, and for a first step when only the goal is known", () => {
+      expect(draftSnapshot(emptyTrail()).next).toEqual(["Ask the user what the task is"]);
+      expect(draftSnapshot(trailOf(ask("Add pagination to GET /users"))).next).toEqual([
+        "Work out the first step toward the goal (no plan was stated)",
+      ]);
     });
   });
 });

@@ -5,6 +5,7 @@ import {
   detectPlan,
   extractNames,
   planParts,
+  statedIntents,
 } from "../../plugin/capture/prose.ts";
 
 describe("extractNames", () => {
@@ -115,5 +116,25 @@ describe("detectDecisions", () => {
         "I decided to use Postgres because of JSONB. The build is green.\n- We'll use zod instead of io-ts.\n```\nchose in code\n```",
       ),
     ).toEqual(["I decided to use Postgres because of JSONB.", "We'll use zod instead of io-ts."]);
+  });
+});
+
+describe("statedIntents", () => {
+  it("turns announced steps into imperatives, in order, and skips courtesy phrases", () => {
+    const text =
+      "Found it. Now I'll add the unique index on users.email. Let me rerun the tests after that. I'll be happy to help. Let me know!";
+    expect(statedIntents(text, 5)).toEqual([
+      "Add the unique index on users.email",
+      "Rerun the tests after that",
+    ]);
+  });
+
+  it("ignores fenced code and keeps at most max steps", () => {
+    expect(
+      statedIntents(
+        "```\nI'll run rm -rf /\n```\nI'll write the test. I'll fix the bug. I'll ship it now.",
+        2,
+      ),
+    ).toEqual(["Write the test", "Fix the bug"]);
   });
 });

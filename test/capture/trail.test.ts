@@ -392,3 +392,22 @@ describe("commandLabel", () => {
     expect(commandLabel("npm test")).toBe("npm test");
   });
 });
+
+describe("reduceTrail queued asks", () => {
+  const batch =
+    "[Queued messages while agent was busy]\n\n---\nQueued #1\nyou forgot what we were doing\n\n---\nQueued #2\nRename getUser to fetchUser everywhere";
+
+  it("keeps each queued message as its own ask, in one turn, and the first task as firstAsk", () => {
+    const t = trailOf(ask(batch));
+    expect([t.asks.map((a) => a.text), t.turns, t.firstAsk]).toEqual([
+      ["you forgot what we were doing", "Rename getUser to fetchUser everywhere"],
+      1,
+      "Rename getUser to fetchUser everywhere",
+    ]);
+  });
+
+  it("counts the same batch reported twice once", () => {
+    const t = trailOf(ask(batch), ask(batch, 1));
+    expect([t.asks.length, t.turns]).toEqual([2, 1]);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cleanUserText, isSubstantialAsk } from "../../plugin/capture/user-text.ts";
+import { cleanUserText, isSubstantialAsk, taskText, userMessages } from "../../plugin/capture/user-text.ts";
 
 describe("cleanUserText", () => {
   it.each([
@@ -28,5 +28,39 @@ describe("isSubstantialAsk", () => {
     ["fix it", false],
   ])("says %j is %s", (text, expected) => {
     expect(isSubstantialAsk(text)).toBe(expected);
+  });
+});
+
+describe("userMessages", () => {
+  it("splits OpenClaw's batch of queued messages, senders and separators removed", () => {
+    const batch =
+      "[Queued messages while agent was busy]\n\n---\nQueued #1 (from Ana)\nFix the header\n\n---\nQueued #2\nand the footer too";
+    expect(userMessages(batch)).toEqual(["Fix the header", "and the footer too"]);
+  });
+
+  it("separates a message left over from an interrupted turn from the new prompt", () => {
+    const text =
+      "[Queued user message from a previous active turn; preserved as context only. Continue with the active prompt below.]\nold ask\n\nnew ask";
+    expect(userMessages(text)).toEqual(["old ask", "new ask"]);
+  });
+
+  it("keeps any other text as one message", () => {
+    expect(userMessages("line one\n\nline two")).toEqual(["line one\n\nline two"]);
+    expect(userMessages("  ")).toEqual([]);
+  });
+});
+
+describe("taskText", () => {
+  it.each([
+    ["Fix the login bug on Safari", "Fix the login bug on Safari"],
+    ["you forgot what we were doing", null],
+    ["Continue: you forgot what we were doing", null],
+    ["¿en qué estábamos? sigue", null],
+    ["/big-memory resume auth-refactor please", null],
+    ["You forgot. We were adding OAuth to the login page.", "We were adding OAuth to the login page."],
+    ["Please continue with the database migration for invoices", "the database migration for invoices"],
+    ["ok thanks", null],
+  ])("reads %j as %j", (text, expected) => {
+    expect(taskText(text)).toBe(expected);
   });
 });
