@@ -2,7 +2,14 @@
  * Turns what a person typed into a query plan: which terms to look up, with what weight, and which of them
  * may be expanded by prefix or by edit distance. Pure.
  */
-import { analyse, type TermKind } from "./tokenize.ts";
+import {
+  analyse,
+  MAX_TERM_LENGTH,
+  type QueryWord,
+  queryWords,
+  STOP_WORDS,
+  type TermKind,
+} from "./tokenize.ts";
 
 /** One term of a plan. */
 export interface PlannedTerm {
@@ -19,6 +26,8 @@ export interface PlannedTerm {
 
 export interface QueryPlan {
   terms: PlannedTerm[];
+  /** The words typed, in order; identifier words must be present in a hit (see rank.ts). */
+  words: QueryWord[];
 }
 
 /** Most terms a query is planned with (one bit each in a 32-bit mask); the rest are ignored. */
@@ -46,13 +55,30 @@ export function fuzzinessOf(term: string): number {
   return term.length >= TWO_TYPOS_LENGTH ? 2 : 1;
 }
 
+/** Whether the index keeps `term` (see tokenize.ts `emit`): not a stop word, a single letter or too long. */
+export function indexable(term: string): boolean {
+  return (
+    term.length <= MAX_TERM_LENGTH && !STOP_WORDS.has(term) && !(term.length === 1 && /\p{L}/u.test(term))
+  );
+}
+
 /**
- * Plans a query. Whole words weigh 1 and their identifier parts 0.6 (a document holding the whole
- * identifier also holds its parts, so it collects both). Whole words and the parts of the last word may
- * be completed by prefix; whole words and parts of 5+ letters tolerate typos. Repeated terms are merged.
+ * Plans a query. Whole words weigh 1; an identifier word is planned whole and by its finest tokens
+ * (leaves, weighing 0.6), which find it written another way or inside a longer identifier. Whole words and
+ * the parts of the last word may be completed by prefix; whole words and parts of 5+ letters tolerate
+ * typos (rank.ts decides when to widen). Repeated terms are merged.
  */
 export function planQuery(text: string): QueryPlan {
-  const analysed = analyse(text);
+  const words = queryWords(text);
+  const leaves = new Map(words.map((w) => [w.word, new Set(w.identifier ? w.leaves : [])]));
+  // An identifier is looked up whole and by its leaves, not by the connector-split pieces in between.
+  const analysed = analyse(text).filter((t) => t.kind !== "part" || leaves.get(t.word)?.has(t.term) === true);
+  for (const w of words) {
+    const seen = new Set(analysed.filter((t) => t.word === w.word).map((t) => t.term));
+    for (const leaf of leaves.get(w.word) ?? []) {
+      if (!seen.has(leaf) && indexable(leaf)) analysed.push({ term: leaf, kind: "part", word: w.word });
+    }
+  }
   const lastWord = analysed.reduce((max, t) => Math.max(max, t.word), -1);
   const byTerm = new Map<string, PlannedTerm>();
   for (const { term, kind, word } of analysed) {
@@ -74,5 +100,5 @@ export function planQuery(text: string): QueryPlan {
       seen.fuzzy = Math.max(seen.fuzzy, planned.fuzzy);
     }
   }
-  return { terms: [...byTerm.values()] };
+  return { terms: [...byTerm.values()], words };
 }

@@ -1,14 +1,18 @@
 /**
  * Runs a query over shards: plans it, looks its terms up with index-wide BM25 statistics, and ranks
- * the matches in the order of hit.ts. Widening is only paid for rare words: a word found in fewer
- * than `limit` snapshots is also matched by prefix and with typos (one typo if it exists as typed, up
- * to two if not), and a word matched nowhere, not even so, by its identifier parts. Pure.
+ * the matches in the order of hit.ts. Plain words are matched exactly and, when rare (found in fewer
+ * than `limit` snapshots), also by prefix and with typos. An identifier word (see tokenize.ts
+ * `isIdentifierLike`) must be present in every hit: as an indexed term, or as its own run of tokens
+ * (`ErrDbTimeout` for `ERR_DB_TIMEOUT`, `oauth-callback.ts` inside `src/auth/oauth-callback.ts`). Only
+ * when no snapshot holds the identifiers so are they matched by prefix and typos, and the result says
+ * `fuzzy`. Hits far below the best one are dropped (see {@link relevant}). Pure.
  */
 import { type Entry, FIELDS } from "./document.ts";
 import { compareLines, type Hit, lineMatcher, RERANK_FACTOR, RERANK_MIN, TopHits, type Word } from "./hit.ts";
 import { MAX_QUERY_TERMS, type PlannedTerm, planQuery } from "./query.ts";
 import { Accumulator, type CorpusStats, type Reach, type TermLookup } from "./scoring.ts";
 import { matchesFilter, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
+import { holdsSequence, type QueryWord, sequenceScreen } from "./tokenize.ts";
 
 export interface RankOptions {
   /** Maximum number of hits. Default 10. */
@@ -20,10 +24,30 @@ export interface RankOptions {
   accumulator?: (shard: Shard) => Accumulator;
   /** Typo candidates of a term in the vocabulary of the frozen shards (see TermLookup.fuzzyTerms). */
   fuzzyTerms?: (term: string, distance: number) => readonly (readonly [string, number])[];
+  /** Drop hits below the relevance floor (see {@link relevant}). Default true. */
+  floor?: boolean;
+}
+
+/** How the hits hold the query's identifiers: `exact` (all of them, as typed) or `fuzzy` (by prefix or typo). */
+export type MatchKind = "exact" | "fuzzy";
+
+/** Hits best first, how they match, and the identifier words no snapshot in scope holds. */
+export interface RankResult {
+  hits: Hit[];
+  match: MatchKind;
+  /** Identifier words as typed that no searched snapshot passing the filter holds. */
+  missing: string[];
 }
 
 /** Default number of hits. */
 export const DEFAULT_LIMIT = 10;
+
+/**
+ * The relevance floor: a hit is kept when it matches at least half as many words (plus words together
+ * on a line) as the best hit, and, when it matches fewer words than the best, scores at least this share
+ * of the best hit's score.
+ */
+export const RELEVANCE_FLOOR = 0.25;
 
 /** The masks of each query word's terms, by word number. */
 function wordsOf(terms: readonly PlannedTerm[]): Map<number, Word> {
@@ -67,48 +91,69 @@ function documentFrequency(shards: readonly Shard[], term: string, cap: number):
   return df;
 }
 
-/** The lookup of planned term `i`: widened by prefix and typos when fewer than `limit` snapshots hold it. */
+/** The lookup of planned term `i`: widened by prefix and typos when `widen` and fewer than `limit` snapshots hold it. */
 function lookupOf(
   shards: readonly Shard[],
   terms: readonly PlannedTerm[],
   i: number,
   limit: number,
+  widen: boolean,
   fuzzyTerms: RankOptions["fuzzyTerms"],
 ): TermLookup {
   const term = terms[i] as PlannedTerm;
+  const part = term.roles.every((r) => r.kind === "part");
+  if (!widen) return { term, bit: 1 << i, part, prefix: false, fuzzy: 0 };
   const df = documentFrequency(shards, term.term, limit);
   const rare = df < limit;
   // A word that exists was probably typed right: only its nearest neighbours join it.
   const fuzzy = rare ? (df > 0 ? Math.min(1, term.fuzzy) : term.fuzzy) : 0;
-  const part = term.roles.every((r) => r.kind === "part");
   const lookup: TermLookup = { term, bit: 1 << i, part, prefix: rare && term.prefix, fuzzy };
   if (fuzzy > 0 && fuzzyTerms !== undefined) lookup.fuzzyTerms = fuzzyTerms(term.term, fuzzy);
   return lookup;
 }
 
-/** Searches `shards` for `query`; returns at most `limit` hits, best first. */
-export function rank(shards: readonly Shard[], query: string, options: RankOptions = {}): Hit[] {
+/** An identifier word of the query with the masks of its whole term and its leaves. */
+interface IdWord {
+  raw: string;
+  leaves: string[];
+  /** See tokenize.ts `sequenceScreen`. */
+  screen: RegExp;
+  whole: number;
+  parts: number;
+  /** The bits of its two rarest leaves, looked up when no snapshot holds the word whole; 0 otherwise. */
+  rare: number;
+}
+
+/** Searches `shards` for `query`: at most `limit` hits, best first, and how they match. */
+export function rank(shards: readonly Shard[], query: string, options: RankOptions = {}): RankResult {
   const limit = Math.max(1, options.limit ?? DEFAULT_LIMIT);
-  const terms = planQuery(query).terms.slice(0, MAX_QUERY_TERMS);
-  if (terms.length === 0) return [];
+  const plan = planQuery(query);
+  const terms = plan.terms.slice(0, MAX_QUERY_TERMS);
+  if (terms.length === 0) return { hits: [], match: "exact", missing: [] };
   const wordMap = wordsOf(terms);
   const words = [...wordMap.values()];
-  const isPart = (t: PlannedTerm) => t.roles.every((r) => r.kind === "part");
+  const idWords = identifierWords(plan.words, wordMap);
+  const idTerm = new Set<number>(); // terms that belong to identifier words only
+  terms.forEach((t, i) => {
+    if (t.roles.every((r) => plan.words[r.word]?.identifier === true)) idTerm.add(i);
+  });
   let partMask = 0;
   terms.forEach((t, i) => {
-    if (isPart(t)) partMask |= 1 << i;
+    if (t.roles.every((r) => r.kind === "part")) partMask |= 1 << i;
   });
   const stats = corpusStats(shards);
   const searched = options.searchable === undefined ? shards : shards.filter(options.searchable);
   const accs = searched.map((shard) => options.accumulator?.(shard) ?? new Accumulator(0, shard.size));
   for (const acc of accs) acc.reset(partMask);
-  const collect = (lookups: readonly TermLookup[]) => {
+  /** Scores `lookups` into the accumulators; `exact: false` leaves out the exact terms (already counted). */
+  const collect = (lookups: readonly TermLookup[], exact = true) => {
     for (const lookup of lookups) {
       // Document frequencies are counted over every shard, so a snapshot scores the same in any month.
       const df = new Map<string, Float64Array>();
       const reach = new Map<Shard, Reach[]>();
       for (const shard of shards) {
-        const found = shard.reach(lookup);
+        const all = shard.reach(lookup);
+        const found = exact ? all : all.filter((r) => !r.exact);
         reach.set(shard, found);
         for (const reached of found) {
           let counts = df.get(reached.term);
@@ -132,29 +177,78 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
       });
     }
   };
-  // Whole words first; the parts of a word only when nothing matched it whole, not even by typo.
-  const lookups: TermLookup[] = [];
-  terms.forEach((t, i) => {
-    if (!isPart(t)) lookups.push(lookupOf(shards, terms, i, limit, options.fuzzyTerms));
-  });
-  collect(lookups);
-  let wholeFound = 0;
-  accs.forEach((acc) => {
-    for (const doc of acc.touched) wholeFound |= acc.matched(doc);
-  });
-  const unmatched = new Set<number>();
-  for (const [n, w] of wordMap) if (w.whole !== 0 && (wholeFound & w.whole) === 0) unmatched.add(n);
-  const partLookups: TermLookup[] = [];
-  terms.forEach((t, i) => {
-    if (isPart(t) && t.roles.some((r) => unmatched.has(r.word))) {
-      partLookups.push(lookupOf(shards, terms, i, limit, options.fuzzyTerms));
-    }
-  });
-  collect(partLookups);
-  lookups.push(...partLookups);
-
+  const lookup = (i: number, widen: boolean) => lookupOf(shards, terms, i, limit, widen, options.fuzzyTerms);
   const filter = options.filter ?? {};
   const bounds = timeBounds(filter);
+  const eligible = (entry: Entry | undefined): entry is Entry =>
+    entry !== undefined && !entry.tombstone && matchesFilter(entry, filter, bounds);
+
+  // Plain words, widened when rare, and identifiers whole and exactly.
+  const lookups: TermLookup[] = [];
+  terms.forEach((_t, i) => {
+    if (idTerm.has(i) && (partMask & (1 << i)) !== 0) return;
+    lookups.push(lookup(i, !idTerm.has(i)));
+  });
+  collect(lookups);
+  // Identifiers no snapshot holds whole: their leaves, exactly, to find them as a run of tokens.
+  // The two rarest leaves find the candidates (every leaf must exist somewhere); the text confirms the run.
+  for (const w of idWords) {
+    if (w.parts === 0 || anyDoc(searched, accs, eligible, (exact) => (exact & w.whole) !== 0)) continue;
+    const leaves = terms
+      .flatMap((t, i) =>
+        (w.parts & (1 << i)) === 0
+          ? []
+          : [{ bit: 1 << i, df: documentFrequency(shards, t.term, Number.MAX_SAFE_INTEGER) }],
+      )
+      .sort((a, b) => a.df - b.df);
+    if (leaves.length > 0 && (leaves[0]?.df ?? 0) > 0) w.rare = (leaves[0]?.bit ?? 0) | (leaves[1]?.bit ?? 0);
+  }
+  const leafLookups: TermLookup[] = [];
+  terms.forEach((_t, i) => {
+    if (idWords.some((w) => (w.rare & (1 << i)) !== 0)) leafLookups.push(lookup(i, false));
+  });
+  collect(leafLookups);
+  lookups.push(...leafLookups);
+
+  const sequences = new Map<Entry, Map<IdWord, boolean>>();
+  /** Whether `entry` holds identifier word `w` as typed (whole, or as a run of its leaves). */
+  const holds = (entry: Entry, exact: number, w: IdWord): boolean => {
+    if ((exact & w.whole) !== 0) return true;
+    if (w.rare === 0 || (exact & w.rare) !== w.rare) return false;
+    let known = sequences.get(entry);
+    if (known === undefined) {
+      known = new Map();
+      sequences.set(entry, known);
+    }
+    let held = known.get(w);
+    if (held === undefined) {
+      held = holdsSequence(entry.goal, w.leaves, w.screen) || holdsSequence(entry.text, w.leaves, w.screen);
+      known.set(w, held);
+    }
+    return held;
+  };
+  const holdsAll = (entry: Entry, exact: number) => idWords.every((w) => holds(entry, exact, w));
+  const missing = idWords
+    .filter((w) => !anyDoc(searched, accs, eligible, (exact, entry) => holds(entry, exact, w)))
+    .map((w) => w.raw);
+  let match: MatchKind = "exact";
+  if (idWords.length > 0 && !anyDoc(searched, accs, eligible, (exact, entry) => holdsAll(entry, exact))) {
+    // Nothing holds every identifier as typed: widen the identifiers, and say so.
+    match = "fuzzy";
+    const widened: TermLookup[] = [];
+    lookups.forEach((l, k) => {
+      const i = Math.log2(l.bit);
+      if (!idTerm.has(i) || l.part) return;
+      lookups[k] = lookup(i, true);
+      widened.push(lookups[k] as TermLookup);
+    });
+    collect(widened, false);
+  }
+  const satisfies = (entry: Entry, matched: number, exact: number) =>
+    match === "exact"
+      ? holdsAll(entry, exact)
+      : idWords.every((w) => (matched & w.whole) !== 0 || holds(entry, exact, w));
+
   const pool = new TopHits(Math.max(limit * RERANK_FACTOR, RERANK_MIN));
   const probe: Hit = { ...EMPTY_HIT };
   searched.forEach((shard, s) => {
@@ -165,14 +259,20 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
       for (const w of words) if ((matched & w.any) !== 0) any++;
       // Words plus words together can be at most twice the words: skip what cannot enter the pool.
       if (2 * any < pool.threshold()) continue;
+      const entry = shard.entry(doc);
+      if (!eligible(entry)) continue;
       const exact = acc.exact(doc);
+      if (idWords.length > 0 && !satisfies(entry, matched, exact)) continue;
       let exactWords = 0;
       let wholeWords = 0;
       let partsCount = false;
       for (const w of words) {
         if (w.whole !== 0 ? (exact & w.whole) !== 0 : (exact & w.any) === w.any) exactWords++;
         if (w.whole !== 0 ? (matched & w.whole) !== 0 : (matched & w.any) === w.any) wholeWords++;
-        if ((w.parts & matched) !== 0 && (w.whole & matched) === 0) partsCount = true;
+        if ((w.parts & matched) !== 0 && (w.whole & matched) === 0) {
+          partsCount = true;
+          if ((exact & w.parts) !== 0) exactWords++;
+        }
       }
       let fieldWords = 0;
       for (let f = 0; f < FIELDS.length && fieldWords < any; f++) {
@@ -182,8 +282,6 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
         for (const w of words) if ((inField & w.any) !== 0) n++;
         if (n > fieldWords) fieldWords = n;
       }
-      const entry = shard.entry(doc);
-      if (entry === undefined) continue;
       probe.entry = entry;
       probe.words = any;
       probe.exactWords = exactWords;
@@ -193,11 +291,59 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
       probe.lineWords = fieldWords;
       // A word matched whole (even by prefix or typo) is not credited again for its parts.
       probe.score = acc.score(doc) + (partsCount ? acc.partScore(doc) : 0);
-      if (!pool.worthy(probe) || entry.tombstone || !matchesFilter(entry, filter, bounds)) continue;
+      if (!pool.worthy(probe)) continue;
       pool.offer({ ...probe, terms: matched });
     }
   });
-  return compareLines(pool.hits, limit, lineMatcher(lookups, wordMap));
+  const ranked = compareLines(pool.hits, limit, lineMatcher(lookups, wordMap));
+  const hits = options.floor === false ? ranked : relevant(ranked);
+  return { hits, match, missing: match === "exact" ? [] : missing };
+}
+
+/** The identifier words of a plan that kept a term (a query may hold more terms than are looked up). */
+function identifierWords(words: readonly QueryWord[], wordMap: ReadonlyMap<number, Word>): IdWord[] {
+  const out: IdWord[] = [];
+  for (const w of words) {
+    const masks = wordMap.get(w.word);
+    if (!w.identifier || masks === undefined) continue;
+    out.push({
+      raw: w.raw,
+      leaves: w.leaves,
+      screen: sequenceScreen(w.leaves),
+      whole: masks.whole,
+      parts: masks.parts,
+      rare: 0,
+    });
+  }
+  return out;
+}
+
+/** Whether some touched, eligible document of the searched shards passes `test`. */
+function anyDoc(
+  shards: readonly Shard[],
+  accs: readonly Accumulator[],
+  eligible: (entry: Entry | undefined) => entry is Entry,
+  test: (exact: number, entry: Entry) => boolean,
+): boolean {
+  return shards.some((shard, s) => {
+    const acc = accs[s] as Accumulator;
+    return acc.touched.some((doc) => {
+      const entry = shard.entry(doc);
+      return eligible(entry) && test(acc.exact(doc), entry);
+    });
+  });
+}
+
+/** The hits (best first) down to the first one below the relevance floor (see {@link RELEVANCE_FLOOR}). */
+export function relevant(hits: readonly Hit[]): Hit[] {
+  const best = hits[0];
+  if (best === undefined) return [];
+  const cover = (h: Hit) => h.words + h.lineWords;
+  const above = (h: Hit) =>
+    2 * cover(h) >= cover(best) && (h.words >= best.words || h.score >= RELEVANCE_FLOOR * best.score);
+  // The first hit below the floor ends the list: what is kept is always a prefix of the ranking.
+  const cut = hits.findIndex((h) => !above(h));
+  return cut < 0 ? [...hits] : hits.slice(0, cut);
 }
 
 const NO_SNIPPET = { field: "goal", text: "" } as const;

@@ -11,9 +11,9 @@ import type { Fingerprint } from "./codec.ts";
 import { indexDir, listShardFiles, loadShardFile, removeShardFile, saveMonth, shardPath } from "./persist.ts";
 import { monthOf, type SnapshotFilter } from "./shard.ts";
 import {
+  type QueryResult,
   refOf,
   type Scope,
-  type SearchHit,
   type SearchOptions,
   SnapshotIndex,
   type SnapshotRef,
@@ -38,9 +38,8 @@ export interface SearchServiceOptions {
   saveDelayMs?: number;
 }
 
-/** Search results, and whether every month was loaded when they were computed. */
-export interface SearchResults {
-  hits: SearchHit[];
+/** Search results (see SnapshotIndex.query), and whether every month was loaded when they were computed. */
+export interface SearchResults extends QueryResult {
   complete: boolean;
 }
 
@@ -233,7 +232,7 @@ export class SearchService {
 
   /** Best matches for `query` among the loaded months, best first. Never waits. */
   search(query: string, options: SearchOptions = {}): SearchResults {
-    return { hits: this.#index.search(query, options), complete: this.complete };
+    return { ...this.#index.query(query, options), complete: this.complete };
   }
 
   /** The newest snapshot in scope among the loaded months (see SnapshotIndex.latest), or null. */

@@ -10,9 +10,11 @@ import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import type { Entry, Field } from "./document.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
-import { DEFAULT_LIMIT, rank } from "./rank.ts";
+import { DEFAULT_LIMIT, type MatchKind, rank } from "./rank.ts";
 import { Accumulator } from "./scoring.ts";
 import { matchesFilter, monthOf, newerFirst, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
+import { asWritten, closestTerms } from "./suggest.ts";
+import { leavesOf } from "./tokenize.ts";
 import { fuzzyTerms, mergeTerms } from "./vocabulary.ts";
 
 /** A snapshot as `list` and `search` report it: the CLI's SnapshotRef, without a score. */
@@ -25,6 +27,18 @@ export interface SearchHit extends SnapshotRef {
   snippet: string;
   /** The section the matching line comes from. */
   field: Field;
+  /** `exact`: the hit holds every identifier of the query as typed; `fuzzy`: by prefix or typo only. */
+  match: MatchKind;
+}
+
+/** What a query found: hits best first, how they match, and for identifiers no snapshot holds, the closest ones that exist. */
+export interface QueryResult {
+  hits: SearchHit[];
+  match: MatchKind;
+  /** Identifier words of the query (as typed) that no snapshot in scope holds. */
+  missing: string[];
+  /** For each missing identifier, the closest identifiers that do exist (as written in a snapshot). */
+  suggestions: { word: string; closest: string[] }[];
 }
 
 /** Whose snapshots `latest` considers. */
@@ -39,6 +53,8 @@ export interface SearchOptions {
   /** Maximum number of hits. Default 10. */
   limit?: number;
   filter?: SnapshotFilter;
+  /** Drop hits far below the best one (rank.ts `relevant`). Default true. */
+  floor?: boolean;
 }
 
 /** The ref fields of an entry. */
@@ -150,13 +166,21 @@ export class SnapshotIndex {
 
   /** Best matches for `query`, best first (see rank.ts for the order). */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
+    return this.query(query, options).hits;
+  }
+
+  /**
+   * Best matches for `query` (see rank.ts), how they match, and, when no hit holds an identifier of the
+   * query as typed, the closest indexed identifiers ("did you mean").
+   */
+  query(query: string, options: SearchOptions = {}): QueryResult {
     const filter = options.filter ?? {};
     const [first, last] = monthRange(filter);
-    this.#months ??= [...this.#shards.keys()].sort().reverse();
-    const shards = this.#months.map((m) => this.#shards.get(m) as Shard);
-    const hits = rank(shards, query, {
+    const shards = this.#ordered();
+    const ranked = rank(shards, query, {
       limit: options.limit ?? DEFAULT_LIMIT,
       filter,
+      ...(options.floor === undefined ? {} : { floor: options.floor }),
       searchable: (shard) => shard.month === "other" || (shard.month >= first && shard.month <= last),
       fuzzyTerms: this.#fuzzyTerms,
       accumulator: (shard) => {
@@ -168,12 +192,34 @@ export class SnapshotIndex {
         return acc;
       },
     });
-    return hits.map((h) => ({
+    const hits = ranked.hits.map((h) => ({
       ...refOf(h.entry),
       score: h.score,
       snippet: h.snippet.text,
       field: h.snippet.field,
+      match: ranked.match,
     }));
+    const suggestions = hits.length === 0 ? ranked.missing.map((word) => this.#suggest(word)) : [];
+    return { hits, match: ranked.match, missing: ranked.missing, suggestions };
+  }
+
+  #ordered(): Shard[] {
+    this.#months ??= [...this.#shards.keys()].sort().reverse();
+    return this.#months.map((m) => this.#shards.get(m) as Shard);
+  }
+
+  /** The indexed identifiers closest to `word`, as written in a snapshot that holds them. */
+  #suggest(word: string): { word: string; closest: string[] } {
+    const vocabularies = [
+      this.vocabulary(),
+      ...[...this.#shards.values()].filter((s) => s instanceof HotShard).map((s) => s.terms()),
+    ];
+    const closest = closestTerms(vocabularies, word.toLowerCase(), leavesOf(word)).map((term) => {
+      const hit = rank(this.#ordered(), term, { limit: 1 }).hits[0];
+      const entry = hit?.entry;
+      return (entry === undefined ? undefined : asWritten(`${entry.goal}\n${entry.text}`, term)) ?? term;
+    });
+    return { word, closest };
   }
 
   /**

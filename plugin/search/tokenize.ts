@@ -63,6 +63,8 @@ const RUN = new RegExp(
 const CAMEL_BOUNDARY = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{N})(?=\p{Lu}\p{Ll})/u;
 const LATIN_DIACRITICS = /[\u0300-\u036f]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e\t\n\r]*$/;
+/** Characters that {@link foldText} can turn into other letters or digits. */
+const FOLDABLE = /[\u00a0-\u024f\u1e00-\u1eff\ufb00-\ufb06\uff01-\uff5e]/;
 const SINGLE_LETTER = /^\p{L}$/u;
 /** ICU's word segmenter uses one Chinese/Japanese dictionary whatever the locale. */
 const SEGMENTER = new Intl.Segmenter("zh", { granularity: "word" });
@@ -78,6 +80,8 @@ function classOf(code: number): number {
 }
 
 type Sink = (term: string, kind: TermKind, word: number) => void;
+/** Told of each word as scanned (connectors trimmed), with its index; `segmented` for unspaced scripts. */
+type WordHook = (raw: string, index: number, segmented: boolean) => void;
 
 function emit(sink: Sink, raw: string, kind: TermKind, word: number): void {
   const term = raw.toLowerCase();
@@ -146,13 +150,14 @@ function splitWord(word: string, from: number, index: number, sink: Sink): void 
 }
 
 /** Emits a word (a run of word characters) whole, then its parts; returns whether it held anything. */
-function emitWord(run: string, index: number, sink: Sink): boolean {
+function emitWord(run: string, index: number, sink: Sink, onWord?: WordHook): boolean {
   let start = 0;
   let end = run.length;
   while (start < end && classOf(run.charCodeAt(start)) > 0) start++;
   while (end > start && classOf(run.charCodeAt(end - 1)) > 0) end--;
   if (start === end) return false;
   const word = start === 0 && end === run.length ? run : run.slice(start, end);
+  onWord?.(word, index, false);
   emit(sink, word, "whole", index);
   splitWord(word, 1, index, sink);
   return true;
@@ -176,7 +181,7 @@ function emitSegmented(run: string, index: number, sink: Sink): void {
   }
 }
 
-function scan(text: string, sink: Sink): void {
+function scan(text: string, sink: Sink, onWord?: WordHook): void {
   let word = 0;
   if (PRINTABLE_ASCII.test(text)) {
     let start = -1;
@@ -184,7 +189,7 @@ function scan(text: string, sink: Sink): void {
       const inWord = i < text.length && classOf(text.charCodeAt(i)) >= 0;
       if (inWord && start < 0) start = i;
       else if (!inWord && start >= 0) {
-        if (emitWord(text.slice(start, i), word, sink)) word++;
+        if (emitWord(text.slice(start, i), word, sink, onWord)) word++;
         start = -1;
       }
     }
@@ -192,8 +197,10 @@ function scan(text: string, sink: Sink): void {
   }
   for (const match of foldText(text).matchAll(RUN)) {
     const [, segmented, plain] = match;
-    if (segmented !== undefined) emitSegmented(segmented, word++, sink);
-    else if (plain !== undefined && emitWord(plain, word, sink)) word++;
+    if (segmented !== undefined) {
+      onWord?.(segmented, word, true);
+      emitSegmented(segmented, word++, sink);
+    } else if (plain !== undefined && emitWord(plain, word, sink, onWord)) word++;
   }
 }
 
@@ -213,4 +220,104 @@ export function tokenize(text: string): string[] {
   const out: string[] = [];
   scan(text, (term) => out.push(term));
   return out;
+}
+
+/** A word of a query as typed: its text, whether it reads as an identifier, and its finest tokens. */
+export interface QueryWord {
+  /** Index of the word, as in {@link AnalysedTerm.word}. */
+  word: number;
+  /** The word as typed, connectors at its ends trimmed (folded when not ASCII). */
+  raw: string;
+  /** See {@link isIdentifierLike}. */
+  identifier: boolean;
+  /** See {@link leavesOf}. */
+  leaves: string[];
+}
+
+const IDENTIFIER_CHAR = /[_\-./:\\\p{N}]/u;
+
+/**
+ * Whether a word reads as an identifier, which a hit must then contain: it holds `_ - . / : \`, a digit, or
+ * an inner capital (`parseDailyLog`, `HTTPServer`). Plain words (`timeout`, `Deploy`, `README`) do not.
+ */
+export function isIdentifierLike(raw: string): boolean {
+  return IDENTIFIER_CHAR.test(raw) || humps(raw).length > 0;
+}
+
+const NOT_ALNUM = /[^\p{L}\p{N}\p{M}]+/u;
+
+/**
+ * The finest tokens of a word in reading order, case-folded: its runs of letters and digits, split at camel
+ * humps (`ERR_DB_TIMEOUT` and `ErrDbTimeout` both give err, db, timeout). Stop words and single letters
+ * are kept (they are part of the sequence, though the index drops them).
+ */
+export function leavesOf(raw: string): string[] {
+  const out: string[] = [];
+  for (const piece of foldText(raw).split(NOT_ALNUM)) {
+    if (piece === "") continue;
+    const split = humps(piece);
+    for (const leaf of split.length > 0 ? split : [piece]) out.push(leaf.toLowerCase());
+  }
+  return out;
+}
+
+/** The words of a query, in reading order (unspaced-script runs are words too, never identifiers). */
+export function queryWords(text: string): QueryWord[] {
+  const out: QueryWord[] = [];
+  scan(
+    text,
+    () => {},
+    (raw, word, segmented) => {
+      out.push({
+        word,
+        raw,
+        identifier: !segmented && isIdentifierLike(raw),
+        leaves: segmented ? [] : leavesOf(raw),
+      });
+    },
+  );
+  return out;
+}
+
+/**
+ * A necessary condition of {@link holdsSequence}, as one regular expression: the leaves in order,
+ * case-insensitive, with nothing but non-alphanumerics between them.
+ */
+export function sequenceScreen(leaves: readonly string[]): RegExp {
+  const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(leaves.map(literal).join("[^\\p{L}\\p{N}]*"), "iu");
+}
+
+/** Whether `leaves` occur in `haystack` in order and adjacent. */
+function containsRun(haystack: readonly string[], leaves: readonly string[]): boolean {
+  outer: for (let i = 0; i + leaves.length <= haystack.length; i++) {
+    for (let j = 0; j < leaves.length; j++) if (haystack[i + j] !== leaves[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Whether `text` holds a word whose tokens contain `leaves` as a run: the identifier itself, written with
+ * any connectors or case (`ErrDbTimeout` for err, db, timeout), or inside a longer one
+ * (`src/auth/oauth-callback.ts` holds oauth, callback, ts). A token must match whole (`timeouts` is not
+ * `timeout`).
+ */
+export function holdsSequence(
+  text: string,
+  leaves: readonly string[],
+  screen: RegExp = sequenceScreen(leaves),
+): boolean {
+  if (leaves.length === 0) return false;
+  // Folding only matters for text holding letters that fold to others (accented, full-width).
+  if (!screen.test(text) && (!FOLDABLE.test(text) || !screen.test(foldText(text)))) return false;
+  let found = false;
+  scan(
+    text,
+    () => {},
+    (raw, _word, segmented) => {
+      if (!found && !segmented && containsRun(leavesOf(raw), leaves)) found = true;
+    },
+  );
+  return found;
 }

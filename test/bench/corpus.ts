@@ -32,18 +32,32 @@ import {
 export interface LabelledQuery {
   category: QueryCategory;
   query: string;
-  /** Snapshot id of the right answer. */
+  /** Snapshot id of the right answer; "" for the absent categories, whose right answer is no hit at all. */
   expected: string;
 }
 
-export type QueryCategory = "identifier" | "hyphenated" | "phrase" | "prefix" | "typo";
+export type QueryCategory =
+  | "identifier"
+  | "hyphenated"
+  | "phrase"
+  | "prefix"
+  | "typo"
+  | "absent-identifier"
+  | "absent-path";
 export const QUERY_CATEGORIES: readonly QueryCategory[] = [
   "identifier",
   "hyphenated",
   "phrase",
   "prefix",
   "typo",
+  "absent-identifier",
+  "absent-path",
 ];
+
+/** Whether a category's right answer is no hit (an identifier or path that no snapshot holds). */
+export function isAbsent(category: QueryCategory): boolean {
+  return category.startsWith("absent");
+}
 
 export interface CorpusOptions {
   /** Number of snapshots. */
@@ -166,6 +180,9 @@ interface Marks {
   record: string;
   fn: string;
   phraseWords: string[];
+  area: Area;
+  /** The folder of the snapshot's first file. */
+  folder: string;
 }
 
 function snapshotOf(r: Rng, task: Task, id: string, timestamp: string, unique: Unique): [Snapshot, Marks] {
@@ -252,7 +269,17 @@ function snapshotOf(r: Rng, task: Task, id: string, timestamp: string, unique: U
     next: nextSteps,
     extra: [],
   };
-  return [snapshot, { errorCode, record, fn, phraseWords }];
+  return [
+    snapshot,
+    {
+      errorCode,
+      record,
+      fn,
+      phraseWords,
+      area: a,
+      folder: (files[0]?.path ?? "src/x").replace(/\/[^/]*$/, ""),
+    },
+  ];
 }
 
 /** One edit (deletion, swap or substitution) between two lower-case letters past the first two characters. */
@@ -294,6 +321,32 @@ function queriesFor(r: Rng, id: string, m: Marks): LabelledQuery[] {
 }
 
 /**
+ * The absent queries of a target snapshot, made once the corpus is complete, from their own random
+ * stream (the corpus stays the same with or without them): its error code with the last word changed,
+ * and a file in the folder of its first file, neither held by any snapshot.
+ */
+function absentQueries(r: Rng, m: Marks, taken: ReadonlySet<string>): LabelledQuery[] {
+  const fresh = (make: () => string) => {
+    for (let attempt = 0; ; attempt++) {
+      const v = make();
+      if (!taken.has(v) || attempt > 50) return v;
+    }
+  };
+  const stem = m.errorCode.split("_").slice(0, 3).join("_");
+  const code = fresh(
+    () =>
+      `${stem}_${pick(r, ACTIONS)
+        .toUpperCase()
+        .replace(/[^A-Z0-9_]/g, "_")}`,
+  );
+  const path = fresh(() => `${m.folder}/${pick(r, m.area.nouns)}-${pick(r, ACTIONS)}-${pick(r, ADJ)}.ts`);
+  return [
+    { category: "absent-identifier", query: code, expected: "" },
+    { category: "absent-path", query: path, expected: "" },
+  ];
+}
+
+/**
  * Generates `snapshots` snapshots across daily logs starting 2026-01-05, `perDay` a day, with their
  * labelled queries (`queriesPerCategory` targets spread evenly over the corpus).
  */
@@ -307,6 +360,7 @@ export function generateCorpus(options: CorpusOptions): Corpus {
     targets.add(Math.floor(((i + 0.5) * options.snapshots) / perCategory));
   const days: Corpus["days"] = [];
   const queries: LabelledQuery[] = [];
+  const absentFor: Marks[] = [];
   let active: Task[] = [];
   let taskCount = 0;
   const day0 = Date.UTC(2026, 0, 5);
@@ -323,10 +377,22 @@ export function generateCorpus(options: CorpusOptions): Corpus {
       const [snapshot, marks] = snapshotOf(r, task, `${date}-${pad(k + 1, 2)}`, timestamp, unique);
       day.snapshots.push(snapshot);
       task.remaining--;
-      if (targets.has(n)) queries.push(...queriesFor(r, snapshot.id, marks));
+      if (targets.has(n)) {
+        queries.push(...queriesFor(r, snapshot.id, marks));
+        absentFor.push(marks);
+      }
     }
     active = active.filter((t) => t.remaining > 0);
   }
+  const taken = new Set<string>();
+  for (const day of days) {
+    for (const s of day.snapshots) {
+      for (const n of s.names) taken.add(n.value);
+      for (const f of s.files) taken.add(f.path);
+    }
+  }
+  const ra = prng((options.seed ?? 2026) + 1);
+  for (const marks of absentFor) queries.push(...absentQueries(ra, marks, taken));
   queries.sort((x, y) => QUERY_CATEGORIES.indexOf(x.category) - QUERY_CATEGORIES.indexOf(y.category));
   return { days, queries };
 }

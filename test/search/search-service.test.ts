@@ -43,7 +43,13 @@ describe("SearchService", () => {
   it("answers nothing, without errors, for a workspace with no memory folder", async () => {
     await rm(join(ws.dir, "memory"), { recursive: true });
     const { service, logger } = await start();
-    expect(service.search("anything")).toEqual({ hits: [], complete: true });
+    expect(service.search("anything")).toEqual({
+      hits: [],
+      match: "exact",
+      missing: [],
+      suggestions: [],
+      complete: true,
+    });
     expect(service.latest()).toBeNull();
     expect(logger.warnings).toEqual([]);
   });
@@ -147,7 +153,9 @@ describe("SearchService", () => {
     const { service, logger } = await start();
     expect(topId(service, "stripe")).toBe("2026-10-30-01");
     expect(logger.warnings).toHaveLength(1);
-    expect(logger.warnings[0]).toContain(`unknown format version ${SHARD_FORMAT_VERSION + 1} (expected ${SHARD_FORMAT_VERSION})`);
+    expect(logger.warnings[0]).toContain(
+      `unknown format version ${SHARD_FORMAT_VERSION + 1} (expected ${SHARD_FORMAT_VERSION})`,
+    );
   });
 
   it("re-indexes everything on reindex", async () => {

@@ -284,7 +284,10 @@ describe("SnapshotIndex against a linear scan", () => {
         fc.property(corpusArb, queryArb, fc.constantFrom(undefined, "s1"), (corpus, query, session) => {
           const index = indexOf(corpus, hot);
           const filter = session === undefined ? {} : { session };
-          const hits = index.search(query, { limit: corpus.length, filter });
+          const hits = index.search(query, { limit: corpus.length, filter, floor: false });
+          const floored = index.search(query, { limit: corpus.length, filter });
+          // The relevance floor only cuts the tail: what it keeps comes first, in the same order.
+          expect(floored.map((h) => h.id)).toEqual(hits.slice(0, floored.length).map((h) => h.id));
           const queryWords = new Set(tokenize(query));
           const expected = corpus.filter((s) => {
             if (s.snapshot.tombstone || (session !== undefined && s.snapshot.session !== session))
