@@ -4,7 +4,7 @@ import { unified } from "unified";
 import { checksumOf } from "./checksum.ts";
 import { decode } from "./escape.ts";
 import { END_MARKER, START_MARKER_PREFIX } from "./format.ts";
-import { buildContent, type RawSection, trimSpaces } from "./sections.ts";
+import { type RawSection, readContent, trimSpaces } from "./sections.ts";
 import { type Diagnostic, SNAPSHOT_VERSION, Snapshot, Trigger, type Verified } from "./snapshot.ts";
 
 /**
@@ -146,6 +146,8 @@ function finish(
   if (id === undefined)
     return fail("snapshot block has no snapshot-id (expected <!-- snapshot-id: YYYY-MM-DD-NN -->)");
   if (!ID.test(id)) return fail(`snapshot block has an invalid snapshot-id "${id}" (expected YYYY-MM-DD-NN)`);
+  const region = lines.slice(block.line + 1, endLine);
+  const read = readContent(sections, canonical, region, (i) => at(block.line + 1 + i));
   const candidate = {
     version: SNAPSHOT_VERSION,
     id,
@@ -156,7 +158,7 @@ function finish(
     name: block.meta.get("name") ?? null,
     parent: block.meta.get("parent") ?? null,
     tombstone: block.meta.get("tombstone") === "yes",
-    ...buildContent(sections, canonical),
+    ...read.content,
   };
   const parsed = Snapshot.safeParse(candidate);
   if (!parsed.success) {
@@ -166,7 +168,11 @@ function finish(
   const checksum = block.meta.get("checksum") ?? null;
   const verified =
     checksum === null ? (checksumRemoved(block.meta) ? false : null) : checksumOf(parsed.data) === checksum;
-  return { block: { snapshot: parsed.data, line: at(block.line), verified, checksum }, diagnostics: [] };
+  const diagnostics =
+    read.problem === null
+      ? []
+      : [{ file, line: at(block.line), message: `snapshot ${id}: ${read.problem}`, id }];
+  return { block: { snapshot: parsed.data, line: at(block.line), verified, checksum }, diagnostics };
 }
 
 /** The diagnostic of a start marker line of another version than this reader's, or null. */

@@ -1,5 +1,5 @@
 import { decode, decodeCodeLine, indexOfUnescaped } from "./escape.ts";
-import { type SectionKey, STATE_LABELS, sectionOf } from "./format.ts";
+import { SECTIONS, type SectionKey, STATE_LABELS, sectionOf } from "./format.ts";
 import { emptyContent, type SnapshotContent, type SnapshotState } from "./snapshot.ts";
 
 /**
@@ -202,4 +202,154 @@ export function buildContent(sections: readonly RawSection[], canonical: boolean
     }
   }
   return content;
+}
+
+/**
+ * Headings people and models write for the eight sections, normalised (`headingWords`), beyond the skill's
+ * own (`### [SNAPSHOT] Active Goal`, ...) and the spellings `format.ts` accepts.
+ */
+const HEADING_MEANINGS: ReadonlyMap<string, SectionKey> = new Map<string, SectionKey>(
+  (
+    [
+      ["goal", ["goal", "goals", "objective", "task", "current task", "main goal", "the task", "task goal"]],
+      ["state", ["status", "current status", "progress", "where we are", "state of play", "current state"]],
+      ["files", ["files", "files touched", "files changed", "relevant files", "key files", "files in play"]],
+      ["decisions", ["decisions", "key decisions", "decisions made", "choices made"]],
+      ["code", ["code", "code context", "snippets", "code snippets", "relevant code"]],
+      [
+        "names",
+        [
+          "key names",
+          "names",
+          "identifiers",
+          "key values",
+          "names and values",
+          "key names and values",
+          "ids",
+        ],
+      ],
+      ["blockers", ["blockers", "open questions", "questions", "blockers and open questions", "blocked on"]],
+      [
+        "next",
+        [
+          "next steps",
+          "next",
+          "todo",
+          "to do",
+          "remaining",
+          "remaining work",
+          "next actions",
+          "action items",
+          "plan",
+        ],
+      ],
+    ] as const
+  ).flatMap(([key, words]) => words.map((w) => [w, key] as const)),
+);
+
+/** A heading's words for lookup: lower case, `[SNAPSHOT]`, numbering, emphasis and end punctuation removed. */
+export function headingWords(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/\[snapshot\]/g, "")
+    .replace(/[*_`]/g, "")
+    .replace(/&/g, " and ")
+    .replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "")
+    .replace(/^\d{1,2}[.)]\s*/, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** The section a heading means (`## Goal`, `### Next steps:`, `## 1. Objective`), when it is unambiguous. */
+export function headingMeaning(text: string): SectionKey | undefined {
+  return sectionOf(text) ?? HEADING_MEANINGS.get(headingWords(text)) ?? sectionOf(headingWords(text));
+}
+
+/** A markdown heading of a hand-written block: its depth, text and index in the block's lines. */
+interface Heading {
+  depth: number;
+  text: string;
+  index: number;
+}
+
+/** ATX headings (`#` to `######`) of `lines` outside fenced code. */
+function headingsOf(lines: readonly string[]): Heading[] {
+  const found: Heading[] = [];
+  let fence: string | null = null;
+  lines.forEach((line, index) => {
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (
+      marker !== undefined &&
+      (fence === null || (marker[0] === fence[0] && marker.length >= fence.length))
+    ) {
+      fence = fence === null ? marker : null;
+      return;
+    }
+    const m = fence === null ? /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/.exec(line) : null;
+    if (m !== null) found.push({ depth: (m[1] ?? "").length, text: (m[2] ?? "").trim(), index });
+  });
+  return found;
+}
+
+/** A section whose body is one fenced code block and blank lines: that block's content. */
+function onlyFence(body: readonly string[]): string | undefined {
+  const lines = trimBlank([...body]);
+  const open = /^ {0,3}(`{3,}|~{3,})/.exec(lines[0] ?? "")?.[1];
+  const last = lines[lines.length - 1] ?? "";
+  if (open === undefined || lines.length < 2 || !last.trim().startsWith(open)) return undefined;
+  const inner = lines.slice(1, -1);
+  return inner.some((l) => /^ {0,3}(`{3,}|~{3,})/.test(l)) ? undefined : inner.join("\n");
+}
+
+const EXPECTED = `expected ### [SNAPSHOT] ${Object.values(SECTIONS).join(", ")}, or headings such as ## Goal and ## Next steps`;
+
+/**
+ * The content of a block from its `###` sections (`sections`, as the readers found them) or, for a
+ * hand-written block none of whose `###` headings names a section, from its headings of any depth by meaning
+ * (`## Goal`, `## Next steps`): the shallowest depth that names a section is the section depth, deeper
+ * headings stay text. `region` is the block's lines between its markers, `lineOf` gives a region index's
+ * file line. `problem` says why text of a hand-written block is read into no section (no heading names one)
+ * or which headings mean the same section (the first is used), naming the headings and their lines.
+ */
+export function readContent(
+  sections: readonly RawSection[],
+  canonical: boolean,
+  region: readonly string[],
+  lineOf: (index: number) => number,
+): { content: SnapshotContent; problem: string | null } {
+  if (canonical || sections.some((s) => sectionOf(s.heading) !== undefined)) {
+    return { content: buildContent(sections, canonical), problem: null };
+  }
+  const headings = headingsOf(region);
+  const known = headings.filter((h) => headingMeaning(h.text) !== undefined);
+  const depth = Math.min(...known.map((h) => h.depth));
+  const chosen = headings.filter((h) => h.depth === depth);
+  const named = (hs: readonly Heading[]) =>
+    hs.map((h) => `"${"#".repeat(h.depth)} ${h.text}" (line ${lineOf(h.index)})`).join(", ");
+  if (known.length === 0) {
+    const text = region.some((l) => l.trim() !== "" && !/^\s*<!--[\s\S]*-->\s*$/.test(l));
+    if (!text) return { content: buildContent(sections, false), problem: null };
+    return {
+      content: buildContent(sections, false),
+      problem: `no heading names a section, so the block's text is read into none (found ${headings.length === 0 ? "no headings" : named(headings)}; ${EXPECTED})`,
+    };
+  }
+  const raw: RawSection[] = chosen.map((h, i) => {
+    const body = region.slice(h.index + 1, chosen[i + 1]?.index ?? region.length);
+    const key = headingMeaning(h.text);
+    const code = onlyFence(body);
+    return {
+      heading: key === undefined ? h.text : SECTIONS[key],
+      lines: body,
+      ...(code === undefined ? {} : { fencedCode: code }),
+    };
+  });
+  const twins = Object.entries(SECTIONS)
+    .map(([key, title]) => ({ title, hs: chosen.filter((h) => headingMeaning(h.text) === key) }))
+    .filter(({ hs }) => hs.length > 1);
+  const problem =
+    twins.length === 0
+      ? null
+      : twins.map(({ title, hs }) => `headings ${named(hs)} all mean ${title}; the first is used`).join("; ");
+  return { content: buildContent(raw, false), problem };
 }
