@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from "node:util";
 import { END_MARKER } from "../snapshot/format.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { dailyLogLockPath, listDailyLogs, MEMORY_DIR } from "./daily-log.ts";
+import { ARCHIVE_DIR, dailyLogLockPath, listDailyLogs, MEMORY_DIR } from "./daily-log.ts";
 import { errorCode } from "./fs-durable.ts";
 import { appendPrivateText, ensurePrivateDir, gateText, rewriteUserLog } from "./gate.ts";
 import { withLock } from "./lock.ts";
@@ -53,9 +53,6 @@ function blockSpans(text: string, lines: number[]): [number, number][] | string 
 }
 
 const comparable = (s: LocatedSnapshot) => ({ snapshot: s.snapshot, verified: s.verified });
-
-/** The folder `archive` writes into, inside `memory/`: big-memory's own, read like the daily logs. */
-export const ARCHIVE_DIR = ".big-memory-archive";
 
 /** Moves the snapshot blocks of daily logs dated before `before` (YYYY-MM-DD) into memory/.big-memory-archive/. */
 export async function archiveBefore(workspaceDir: string, before: string): Promise<ArchiveResult> {

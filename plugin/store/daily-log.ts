@@ -12,6 +12,8 @@ import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock
 
 /** The folder of the daily logs, relative to the workspace. */
 export const MEMORY_DIR = "memory";
+/** big-memory's own archive inside {@link MEMORY_DIR} (`archive --before`), read like the daily logs. */
+export const ARCHIVE_DIR = ".big-memory-archive";
 /** The lock directory that serialises appends to every daily log of a workspace, inside {@link MEMORY_DIR}. */
 export const LOCK_NAME = ".big-memory.lock";
 
@@ -345,20 +347,17 @@ const DATED_NAME = /^(\d{4}-\d{2}-\d{2})(?:\D[^/\\]*)?\.md$/;
  * The daily logs of a workspace, oldest date first: regular files (or links to them) directly in `memory/`
  * whose name is `YYYY-MM-DD.md` or starts with a real date (`2026-11-22-0431.md`, `2026-11-22-slug.md`, as
  * OpenClaw's session memory names them); of one date, `YYYY-MM-DD.md` comes first, then the others by name.
- * Everything else there is ignored, silently (folders, other names). A missing `memory/` gives `[]`, and a
- * file deleted while listing is left out.
+ * The logs of big-memory's own archive (`memory/.big-memory-archive/<date>.md`) are listed too, after the
+ * logs of their date, so archived snapshots stay findable. Everything else there is ignored, silently
+ * (folders, other names). A missing `memory/` gives `[]`, and a file deleted while listing is left out.
  */
 export async function listDailyLogs(workspaceDir: string): Promise<DailyLogFile[]> {
-  const dir = join(workspaceDir, MEMORY_DIR);
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return [];
-    throw new Error(`big-memory: cannot list ${MEMORY_DIR}/: ${errorMessage(error)}`, { cause: error });
-  }
-  const dated = names.flatMap((name) => {
-    const date = DATED_NAME.exec(name)?.[1];
+  const names = await namesIn(workspaceDir, MEMORY_DIR);
+  const archived = (await namesIn(workspaceDir, `${MEMORY_DIR}/${ARCHIVE_DIR}`)).map(
+    (n) => `${ARCHIVE_DIR}/${n}`,
+  );
+  const dated = [...names, ...archived].flatMap((name) => {
+    const date = DATED_NAME.exec(name.slice(name.lastIndexOf("/") + 1))?.[1];
     return date !== undefined && isDailyLogDate(date) ? [{ date, name }] : [];
   });
   const found = await Promise.all(dated.map(({ date, name }) => statDailyLog(workspaceDir, date, name)));
@@ -367,6 +366,16 @@ export async function listDailyLogs(workspaceDir: string): Promise<DailyLogFile[
   return found
     .filter((log) => log !== null)
     .sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0));
+}
+
+/** The names in a workspace folder, `[]` when it does not exist. */
+async function namesIn(workspaceDir: string, rel: string): Promise<string[]> {
+  try {
+    return await readdir(join(workspaceDir, rel));
+  } catch (error) {
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return [];
+    throw new Error(`big-memory: cannot list ${rel}/: ${errorMessage(error)}`, { cause: error });
+  }
 }
 
 async function statDailyLog(workspaceDir: string, date: string, name: string): Promise<DailyLogFile | null> {

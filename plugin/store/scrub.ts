@@ -13,8 +13,7 @@ import { END_MARKER, START_MARKER_PREFIX } from "../snapshot/format.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import { type RedactionCounts, redact, redactDeep } from "../snapshot/redact.ts";
 import { renderSnapshot } from "../snapshot/render.ts";
-import { ARCHIVE_DIR } from "./archive.ts";
-import { dailyLogLockPath, MEMORY_DIR } from "./daily-log.ts";
+import { ARCHIVE_DIR, dailyLogLockPath, MEMORY_DIR } from "./daily-log.ts";
 import { errorCode } from "./fs-durable.ts";
 import {
   addCounts,

@@ -440,3 +440,45 @@ describe("big-memory scrub", () => {
     }
   });
 });
+
+describe("big-memory archive", () => {
+  it("moves old blocks into its own folder, leaves memory/archive/ alone, and keeps them findable", async () => {
+    const userArchive = "# my own copy of October\n";
+    const { dir, dispose } = tempWorkspace({ "memory/archive/2026-10-01.md": userArchive });
+    try {
+      const october = new Date("2026-10-01T12:00:00Z");
+      const saved = await cli(["save", "--dir", dir, "--json", "--name", "october-billing-fix"], {
+        stdin: JSON.stringify({ goal: "Fix ERR_OCTOBER_BILLING in src/billing.ts" }),
+        now: october,
+      });
+      expect(saved.code).toBe(0);
+      const archived = await cli(["archive", "--dir", dir, "--before", "2026-11-01", "--json"]);
+      expect(archived.json()).toEqual({
+        archived: [
+          {
+            file: "memory/2026-10-01.md",
+            archive: "memory/.big-memory-archive/2026-10-01.md",
+            snapshots: 1,
+            removed: true,
+          },
+        ],
+        problems: [],
+      });
+      expect(readFileSync(join(dir, "memory/archive/2026-10-01.md"), "utf8")).toBe(userArchive);
+      const listed = await cli(["list", "--dir", dir, "--all", "--json"]);
+      expect((listed.json() as { snapshots: { id: string; file: string }[] }).snapshots).toMatchObject([
+        { id: "2026-10-01-01", file: "memory/.big-memory-archive/2026-10-01.md" },
+      ]);
+      const shown = await cli(["show", "october-billing-fix", "--dir", dir, "--json"]);
+      expect(shown.code).toBe(0);
+      const found = await cli(["search", "ERR_OCTOBER_BILLING", "--dir", dir, "--json"]);
+      expect((found.json() as { snapshots: { id: string }[] }).snapshots.map((s) => s.id)).toEqual([
+        "2026-10-01-01",
+      ]);
+      // A second archive run does not archive the archive.
+      expect((await cli(["archive", "--dir", dir, "--before", "2026-11-01"])).code).toBe(1);
+    } finally {
+      dispose();
+    }
+  });
+});
