@@ -1,8 +1,10 @@
 /**
- * The on-disk form of a frozen shard: a small fixed header, a JSON header (format version, month,
- * fingerprints of the daily logs it covers, entries), then the typed arrays, all covered by a CRC-32.
- * Decoding validates everything and throws a message saying what is wrong, so a corrupt, truncated or
- * foreign file is refused whole, never half-read. Pure.
+ * The on-disk form of a frozen shard: a small fixed header, a JSON header (format version, month, the
+ * daily logs it covers with their fingerprints and the problems found reading them, the snapshot refs),
+ * then the entries' snippet text and the typed arrays. The JSON header has its own CRC-32, so that
+ * `list`, `show` and `status` can read it alone; the body has another. Decoding validates everything and
+ * throws a message saying what is wrong, so a corrupt, truncated or foreign file is refused whole, never
+ * half-read. Version 2 files (no problems recorded, fingerprints without ctime) still load. Pure.
  */
 import { crc32 } from "node:zlib";
 import { z } from "zod";
@@ -11,12 +13,8 @@ import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
 
-/**
- * Version of the shard file format; any other is refused (and the month rebuilt from its logs). Version 2:
- * shards hold only snapshots redacted on read. A version-1 shard (older releases indexed hand-written blocks
- * as written, secrets included) is refused and rebuilt, so no old secret outlives it.
- */
-export const SHARD_FORMAT_VERSION = 2;
+/** Version of the shard file format written; 2 is still read, any other is refused (and rebuilt). */
+export const SHARD_FORMAT_VERSION = 3;
 /**
  * What the stored postings depend on besides the format: the tokenizer and the fields. A file built
  * with another analysis is refused like an unknown version.
@@ -24,18 +22,38 @@ export const SHARD_FORMAT_VERSION = 2;
 export const ANALYSIS = `tokenizer-1;fields-${FIELDS.join(",")};terms-${MAX_QUERY_TERMS}`;
 
 const MAGIC = 0x42_4d_53_58; // "BMSX"
-const FIXED = 16; // magic, version, header length, crc32 (u32 each)
+const FIXED_V2 = 16; // magic, version, header length, crc32 of the rest (u32 each)
+const FIXED = 20; // magic, version, header length, crc32 of the header, crc32 of the body
 
-/** What a daily log looked like when it was indexed. */
+/**
+ * What a daily log looked like when it was indexed. It is fresh while size, modification time, change
+ * time and inode all match (a same-size edit with the modification time put back still moves the change
+ * time, which no user can set); otherwise its bytes are read and compared by CRC-32.
+ */
 export const Fingerprint = z.object({
   size: z.number().int().nonnegative(),
   mtimeMs: z.number(),
+  /** Absent in version 2 files: such a log is read once more, then fingerprinted in full. */
+  ctimeMs: z.number().optional(),
+  ino: z.number().optional(),
   /** CRC-32 of the bytes, 8 hex digits: enough to tell an edit from a touch, fast to compute. */
   crc32: z.string().regex(/^[0-9a-f]{8}$/),
 });
 export type Fingerprint = z.infer<typeof Fingerprint>;
 
-const EntryRow = z.tuple([
+/** A problem found reading a log (a torn block, a duplicate id...), as `Diagnostic` without the file. */
+export const LogProblem = z.object({
+  line: z.number().int().nonnegative(),
+  message: z.string(),
+  id: z.string().optional(),
+});
+export type LogProblem = z.infer<typeof LogProblem>;
+
+/** A daily log a shard covers: its fingerprint and, from version 3 on, the problems found reading it. */
+export const LogRecord = Fingerprint.extend({ problems: z.array(LogProblem).optional() });
+export type LogRecord = z.infer<typeof LogRecord>;
+
+const REF = [
   z.string(), // id
   z.string(), // timestamp
   z.string(), // file
@@ -48,48 +66,76 @@ const EntryRow = z.tuple([
   z.boolean(), // tombstone
   z.boolean().nullable(), // verified
   z.string(), // goal
-  z.string(), // text
-]);
+] as const;
+const RefRow = z.tuple(REF);
+const EntryRowV2 = z.tuple([...REF, z.string()]);
 
 const Section = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative() });
+const POSTINGS = {
+  terms: Section,
+  termStart: Section,
+  postDoc: Section,
+  postFieldTf: Section,
+  fieldLength: Section,
+  avgFieldLength: Section,
+};
 const Header = z.object({
   analysis: z.literal(ANALYSIS),
   month: z.string(),
+  files: z.record(z.string(), LogRecord),
+  entries: z.array(RefRow),
+  sections: z.object({ ...POSTINGS, texts: Section, textStart: Section }),
+});
+const HeaderV2 = z.object({
+  analysis: z.literal(ANALYSIS),
+  month: z.string(),
   files: z.record(z.string(), Fingerprint),
-  entries: z.array(EntryRow),
-  sections: z.object({
-    terms: Section,
-    termStart: Section,
-    postDoc: Section,
-    postFieldTf: Section,
-    fieldLength: Section,
-    avgFieldLength: Section,
-  }),
+  entries: z.array(EntryRowV2),
+  sections: z.object(POSTINGS),
 });
 
 /** A decoded shard file. */
 export interface ShardFile {
   shard: FrozenShard;
-  /** Fingerprints of the daily logs of the month, by workspace-relative path. */
-  files: Record<string, Fingerprint>;
+  /** The daily logs of the month, by workspace-relative path. */
+  files: Record<string, LogRecord>;
+}
+
+/** What a shard file's header alone gives: the month's snapshot refs (no snippet text) and its logs. */
+export interface ShardHeader {
+  month: string;
+  /** Entries with an empty `text`. */
+  entries: Entry[];
+  files: Record<string, LogRecord>;
 }
 
 const align = (n: number) => (n + 7) & ~7;
 
-/** Encodes a frozen shard and the fingerprints of its logs. */
-export function encodeShard(shard: FrozenShard, files: Record<string, Fingerprint>): Buffer {
+function bytesOf(a: ArrayBufferView): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** Encodes a frozen shard and the records of its logs. */
+export function encodeShard(shard: FrozenShard, files: Record<string, LogRecord>): Buffer {
   const p = shard.parts;
+  const textStart = new Uint32Array(p.entries.length + 1);
+  const texts: Buffer[] = [];
+  let at = 0;
+  p.entries.forEach((e, i) => {
+    const b = Buffer.from(e.text, "utf8");
+    texts.push(b);
+    at += b.length;
+    textStart[i + 1] = at;
+  });
   const blobs = {
     terms: Buffer.from(p.terms.join("\n"), "utf8"),
-    termStart: Buffer.from(p.termStart.buffer, p.termStart.byteOffset, p.termStart.byteLength),
-    postDoc: Buffer.from(p.postDoc.buffer, p.postDoc.byteOffset, p.postDoc.byteLength),
-    postFieldTf: Buffer.from(p.postFieldTf.buffer, p.postFieldTf.byteOffset, p.postFieldTf.byteLength),
-    fieldLength: Buffer.from(p.fieldLength.buffer, p.fieldLength.byteOffset, p.fieldLength.byteLength),
-    avgFieldLength: Buffer.from(
-      p.avgFieldLength.buffer,
-      p.avgFieldLength.byteOffset,
-      p.avgFieldLength.byteLength,
-    ),
+    termStart: bytesOf(p.termStart),
+    postDoc: bytesOf(p.postDoc),
+    postFieldTf: bytesOf(p.postFieldTf),
+    fieldLength: bytesOf(p.fieldLength),
+    avgFieldLength: bytesOf(p.avgFieldLength),
+    texts: Buffer.concat(texts),
+    textStart: bytesOf(textStart),
   };
   const sections = {} as z.infer<typeof Header>["sections"];
   let offset = 0;
@@ -110,7 +156,6 @@ export function encodeShard(shard: FrozenShard, files: Record<string, Fingerprin
     e.tombstone,
     e.verified,
     e.goal,
-    e.text,
   ]);
   const header = Buffer.from(
     JSON.stringify({ analysis: ANALYSIS, month: p.month, files, entries, sections }),
@@ -123,7 +168,8 @@ export function encodeShard(shard: FrozenShard, files: Record<string, Fingerprin
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt32LE(SHARD_FORMAT_VERSION, 4);
   out.writeUInt32LE(header.length, 8);
-  out.writeUInt32LE(crc32(out.subarray(FIXED)), 12);
+  out.writeUInt32LE(crc32(header), 12);
+  out.writeUInt32LE(crc32(out.subarray(bodyStart)), 16);
   return out;
 }
 
@@ -144,33 +190,36 @@ function typed<T>(
   );
 }
 
-/** Decodes a shard file; throws an Error naming the first problem found. */
-export function decodeShard(data: Buffer): ShardFile {
-  if (data.length < FIXED) fail(`file is truncated (${data.length} bytes)`);
+/** The version and header length of a shard file from its first bytes; throws on a foreign or unknown file. */
+export function shardPrefix(data: Buffer): { version: 2 | 3; headerLength: number; fixed: number } {
+  if (data.length < FIXED_V2) fail(`file is truncated (${data.length} bytes)`);
   if (data.readUInt32LE(0) !== MAGIC) fail("not a big-memory search shard (bad magic number)");
   const version = data.readUInt32LE(4);
-  if (version !== SHARD_FORMAT_VERSION)
+  if (version !== SHARD_FORMAT_VERSION && version !== 2)
     fail(`unknown format version ${version} (expected ${SHARD_FORMAT_VERSION})`);
-  const headerLength = data.readUInt32LE(8);
-  if (FIXED + headerLength > data.length) fail("file is truncated (header runs past the end)");
-  if (crc32(data.subarray(FIXED)) !== data.readUInt32LE(12))
-    fail("checksum mismatch (file is corrupt or truncated)");
+  return { version, headerLength: data.readUInt32LE(8), fixed: version === 2 ? FIXED_V2 : FIXED };
+}
+
+function parseHeader<T extends z.ZodType>(schema: T, bytes: Buffer): z.infer<T> {
   let json: unknown;
   try {
-    json = JSON.parse(data.subarray(FIXED, FIXED + headerLength).toString("utf8"));
+    json = JSON.parse(bytes.toString("utf8"));
   } catch {
     fail("header is not valid JSON");
   }
-  const parsed = Header.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.join(".") ?? "";
     if (where === "analysis") fail("built by another version of the tokenizer or fields");
     fail(`header is invalid at ${where || "the top"}: ${issue?.message ?? "unknown problem"}`);
   }
-  const h = parsed.data;
-  const body = data.subarray(align(FIXED + headerLength));
-  const entries: Entry[] = h.entries.map((r) => ({
+  return parsed.data;
+}
+
+type RefTuple = z.infer<typeof RefRow>;
+function entryOfRow(r: RefTuple, text: string): Entry {
+  return {
     id: r[0],
     timestamp: r[1],
     time: Date.parse(r[1]),
@@ -184,12 +233,64 @@ export function decodeShard(data: Buffer): ShardFile {
     tombstone: r[9],
     verified: r[10],
     goal: r[11],
-    text: r[12],
-  }));
+    text,
+  };
+}
+
+/**
+ * Decodes the header of a version 3 shard file from its first `FIXED + headerLength` bytes (more may
+ * follow); throws an Error naming the first problem found. Version 2 headers need the whole file
+ * ({@link decodeShard}).
+ */
+export function decodeShardHeader(data: Buffer): ShardHeader {
+  const { version, headerLength } = shardPrefix(data);
+  if (version !== SHARD_FORMAT_VERSION) fail(`version ${version} headers are read with the whole file`);
+  if (FIXED + headerLength > data.length) fail("file is truncated (header runs past the end)");
+  const header = data.subarray(FIXED, FIXED + headerLength);
+  if (crc32(header) !== data.readUInt32LE(12)) fail("checksum mismatch (file is corrupt or truncated)");
+  const h = parseHeader(Header, header);
+  return { month: h.month, entries: h.entries.map((r) => entryOfRow(r, "")), files: h.files };
+}
+
+/** Decodes a shard file; throws an Error naming the first problem found. */
+export function decodeShard(data: Buffer): ShardFile {
+  const { version, headerLength, fixed } = shardPrefix(data);
+  if (fixed + headerLength > data.length) fail("file is truncated (header runs past the end)");
+  const header = data.subarray(fixed, fixed + headerLength);
+  const bodyStart = align(fixed + headerLength);
+  const body = data.subarray(bodyStart);
+  if (version === 2) {
+    if (crc32(data.subarray(FIXED_V2)) !== data.readUInt32LE(12))
+      fail("checksum mismatch (file is corrupt or truncated)");
+    const h = parseHeader(HeaderV2, header);
+    const entries = h.entries.map((r) => entryOfRow(r.slice(0, 12) as RefTuple, r[12]));
+    return { shard: new FrozenShard(partsOf(h.month, entries, body, h.sections)), files: h.files };
+  }
+  if (crc32(header) !== data.readUInt32LE(12) || crc32(body) !== data.readUInt32LE(16))
+    fail("checksum mismatch (file is corrupt or truncated)");
+  const h = parseHeader(Header, header);
   const s = h.sections;
+  const textStart = typed(body, s.textStart, 4, (b) => new Uint32Array(b));
+  if (textStart.length !== h.entries.length + 1) fail("snippet offsets do not match the snapshots");
+  const texts = body.subarray(s.texts.offset, s.texts.offset + s.texts.length);
+  const entries = h.entries.map((r, i) => {
+    const from = textStart[i] as number;
+    const to = textStart[i + 1] as number;
+    if (from > to || to > texts.length) fail("snippet offsets run past their section");
+    return entryOfRow(r, texts.subarray(from, to).toString("utf8"));
+  });
+  return { shard: new FrozenShard(partsOf(h.month, entries, body, s)), files: h.files };
+}
+
+function partsOf(
+  month: string,
+  entries: Entry[],
+  body: Buffer,
+  s: z.infer<typeof HeaderV2>["sections"],
+): FrozenParts {
   const termText = body.subarray(s.terms.offset, s.terms.offset + s.terms.length).toString("utf8");
   const parts: FrozenParts = {
-    month: h.month,
+    month,
     entries,
     terms: termText === "" ? [] : termText.split("\n"),
     termStart: typed(body, s.termStart, 4, (b) => new Uint32Array(b)),
@@ -199,7 +300,7 @@ export function decodeShard(data: Buffer): ShardFile {
     avgFieldLength: typed(body, s.avgFieldLength, 8, (b) => new Float64Array(b)),
   };
   checkParts(parts);
-  return { shard: new FrozenShard(parts), files: h.files };
+  return parts;
 }
 
 /** Structural checks that keep a search from reading out of bounds. */

@@ -4,11 +4,19 @@
  * through the store's persistence gate (atomic, mode 0600) with the previous copy kept as `<month>.bmx.prev`.
  */
 import { createHash } from "node:crypto";
-import { readdir, readFile, rm } from "node:fs/promises";
+import { open, readdir, readFile, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { errorCode } from "../store/fs-durable.ts";
 import { writePrivateBytes } from "../store/gate.ts";
-import { decodeShard, encodeShard, type Fingerprint, type ShardFile } from "./codec.ts";
+import {
+  decodeShard,
+  decodeShardHeader,
+  encodeShard,
+  type LogRecord,
+  type ShardFile,
+  type ShardHeader,
+  shardPrefix,
+} from "./codec.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
 import type { SnapshotIndex } from "./snapshot-index.ts";
@@ -72,6 +80,42 @@ export async function loadShardFile(dir: string, month: string): Promise<ShardLo
 }
 
 /**
+ * Loads only the header of a month's shard (refs and logs, no postings), reading just its first bytes;
+ * a version 2 file is decoded whole. `missing` when there is no file, `unreadable` when it is corrupt
+ * (the caller then reads the month's logs).
+ */
+export async function loadShardHeader(
+  dir: string,
+  month: string,
+): Promise<
+  { kind: "missing" } | { kind: "loaded"; header: ShardHeader } | { kind: "unreadable"; problem: string }
+> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(shardPath(dir, month), "r");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return { kind: "missing" };
+    throw error;
+  }
+  try {
+    const prefix = Buffer.alloc(20);
+    const { bytesRead } = await handle.read(prefix, 0, 20, 0);
+    const { version, headerLength, fixed } = shardPrefix(prefix.subarray(0, bytesRead));
+    if (version === 2) {
+      const { shard, files } = decodeShard(await handle.readFile());
+      return { kind: "loaded", header: { month: shard.month, entries: shard.parts.entries, files } };
+    }
+    const data = Buffer.alloc(fixed + headerLength);
+    await handle.read(data, 0, data.length, 0);
+    return { kind: "loaded", header: decodeShardHeader(data) };
+  } catch (error) {
+    return { kind: "unreadable", problem: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
  * Writes a month's shard through the persistence gate (atomic, mode 0600), keeping the copy it replaces as
  * `<month>.bmx.prev`. Shards hold only text read through `parseDailyLog`, which redacts every snapshot.
  */
@@ -112,7 +156,7 @@ export async function saveMonth(
   dir: string,
   index: SnapshotIndex,
   month: string,
-  files: Record<string, Fingerprint>,
+  files: Record<string, LogRecord>,
   keepHot: boolean,
 ): Promise<void> {
   const shard = index.shard(month);

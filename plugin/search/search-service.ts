@@ -7,8 +7,17 @@
  * A watcher re-reads logs that change; index changes are saved shortly after, atomically.
  */
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
-import type { Fingerprint } from "./codec.ts";
-import { indexDir, listShardFiles, loadShardFile, removeShardFile, saveMonth, shardPath } from "./persist.ts";
+import type { LogRecord } from "./codec.ts";
+import { LightShard } from "./light-shard.ts";
+import {
+  indexDir,
+  listShardFiles,
+  loadShardFile,
+  loadShardHeader,
+  removeShardFile,
+  saveMonth,
+  shardPath,
+} from "./persist.ts";
 import { monthOf, type SnapshotFilter } from "./shard.ts";
 import {
   type QueryResult,
@@ -36,6 +45,14 @@ export interface SearchServiceOptions {
   debounceMs?: number;
   /** Quiet time before changed months are saved, in ms. Default 1000. */
   saveDelayMs?: number;
+  /**
+   * Load saved months by their snapshot refs only (no postings): `list`, `latest`, `find`, `get` and
+   * `status` answer, `search` finds nothing. Months with no saved shard are built and saved as usual;
+   * logs changed since are re-read, but such months are not saved. Default false.
+   */
+  entriesOnly?: boolean;
+  /** Told after each month is loaded or built: months done of all, and snapshots so far. */
+  onProgress?: (progress: { months: number; of: number; snapshots: number }) => void;
 }
 
 /** Search results (see SnapshotIndex.query), and whether every month was loaded when they were computed. */
@@ -59,7 +76,7 @@ export class SearchService {
   readonly indexDir: string;
   readonly #options: SearchServiceOptions;
   readonly #index = new SnapshotIndex();
-  readonly #fingerprints = new Map<string, Fingerprint>();
+  readonly #fingerprints = new Map<string, LogRecord>();
   readonly #diagnostics = new Map<string, Diagnostic[]>();
   /** Months not loaded yet, with their logs as listed at open. */
   readonly #pending = new Map<string, LogStat[]>();
@@ -70,6 +87,8 @@ export class SearchService {
   #saveTimer: NodeJS.Timeout | undefined;
   #corrupt = 0;
   #closed = false;
+  #monthsTotal = 0;
+  #monthsDone = 0;
 
   private constructor(workspaceDir: string, options: SearchServiceOptions) {
     this.workspaceDir = workspaceDir;
@@ -96,6 +115,7 @@ export class SearchService {
     for (const [month, logs] of groupByMonth(await listLogs(this.workspaceDir)))
       this.#pending.set(month, logs);
     const months = [...this.#pending.keys()].sort().reverse();
+    this.#monthsTotal = months.length;
     const newest = months[0];
     if (newest !== undefined) await this.#enqueue(() => this.#loadMonth(newest));
     const watching = this.#watcher?.ready ?? Promise.resolve();
@@ -138,14 +158,31 @@ export class SearchService {
     const logs = this.#pending.get(month);
     if (logs === undefined) return; // loaded meanwhile (by reindex)
     this.#pending.delete(month);
+    if (this.#options.entriesOnly === true) await this.#loadEntries(month, logs);
+    else await this.#loadFull(month, logs);
+    this.#monthsDone++;
+    this.#options.onProgress?.({
+      months: this.#monthsDone,
+      of: this.#monthsTotal,
+      snapshots: this.#index.size,
+    });
+  }
+
+  /** Reports a bad shard file once (further ones are counted and summed up after loading). */
+  #badShard(month: string, problem: string, remedy: string): void {
+    if (this.#corrupt++ === 0)
+      this.#warn(`big-memory: search index ${shardPath(this.indexDir, month)}: ${problem}; ${remedy}`);
+  }
+
+  async #loadFull(month: string, logs: readonly LogStat[]): Promise<void> {
     const load = await loadShardFile(this.indexDir, month);
     const problem = load.kind === "unreadable" || load.kind === "loaded" ? load.problem : undefined;
-    if (problem !== undefined && this.#corrupt++ === 0) {
+    if (problem !== undefined) {
       const remedy =
         load.kind === "loaded"
           ? "using the previous copy and re-reading the logs changed since"
           : "rebuilding from the daily logs";
-      this.#warn(`big-memory: search index ${shardPath(this.indexDir, month)}: ${problem}; ${remedy}`);
+      this.#badShard(month, problem, remedy);
     }
     if (load.kind !== "loaded") {
       await this.#build(
@@ -155,8 +192,7 @@ export class SearchService {
       return;
     }
     this.#index.setShard(load.file.shard);
-    for (const [file, fingerprint] of Object.entries(load.file.files))
-      this.#fingerprints.set(file, fingerprint);
+    this.#remember(load.file.files);
     if (load.fromPrevious) this.#dirty.add(month);
     // Each log is checked against its fingerprint now (a stat each), not against the listing made at open.
     for (const file of new Set([...logs.map((l) => l.file), ...Object.keys(load.file.files)]))
@@ -164,10 +200,39 @@ export class SearchService {
     this.#scheduleSave();
   }
 
+  /** Entries only (see SearchServiceOptions.entriesOnly): the header of the saved shard, else a build. */
+  async #loadEntries(month: string, logs: readonly LogStat[]): Promise<void> {
+    const load = await loadShardHeader(this.indexDir, month);
+    if (load.kind !== "loaded") {
+      if (load.kind === "unreadable") this.#badShard(month, load.problem, "rebuilding from the daily logs");
+      await this.#build(
+        month,
+        logs.map((l) => l.file),
+      );
+      return;
+    }
+    this.#index.setShard(new LightShard(month, load.header.entries));
+    this.#remember(load.header.files);
+    for (const file of new Set([...logs.map((l) => l.file), ...Object.keys(load.header.files)]))
+      await this.#refresh(file);
+  }
+
+  /** Takes the records of logs from a saved shard: fingerprints, and the problems found reading them. */
+  #remember(files: Record<string, LogRecord>): void {
+    for (const [file, record] of Object.entries(files)) {
+      this.#fingerprints.set(file, record);
+      if (record.problems !== undefined)
+        this.#diagnostics.set(
+          file,
+          record.problems.map(({ id, ...p }) => ({ file, ...p, ...(id === undefined ? {} : { id }) })),
+        );
+    }
+  }
+
   /** Builds a month from its logs, yielding to the event loop as it goes, and installs it. */
   async #build(month: string, files: readonly string[]): Promise<void> {
     const shard = await buildMonth(this.workspaceDir, month, files, (file, read) => {
-      this.#fingerprints.set(file, read.fingerprint);
+      this.#fingerprints.set(file, { ...read.fingerprint, problems: problemsOf(read.diagnostics) });
       this.#diagnostics.set(file, read.diagnostics);
     });
     if (shard === undefined) this.#index.dropShard(month);
@@ -189,12 +254,12 @@ export class SearchService {
       this.#fingerprints.delete(file);
       this.#diagnostics.delete(file);
       this.#index.replaceFile(file, []);
+    } else if (read.same) {
+      this.#fingerprints.set(file, { ...read.fingerprint, problems: known?.problems ?? [] });
     } else {
-      this.#fingerprints.set(file, read.fingerprint);
-      if (!read.same) {
-        this.#diagnostics.set(file, read.diagnostics);
-        this.#index.replaceFile(file, read.snapshots);
-      }
+      this.#fingerprints.set(file, { ...read.fingerprint, problems: problemsOf(read.diagnostics) });
+      this.#diagnostics.set(file, read.diagnostics);
+      this.#index.replaceFile(file, read.snapshots);
     }
     this.#dirty.add(month);
     this.#scheduleSave();
@@ -215,6 +280,8 @@ export class SearchService {
     const newest = this.#index.months()[0];
     for (const month of [...this.#dirty]) {
       this.#dirty.delete(month);
+      // A month held by refs only has no postings to write: the next full load brings it up to date.
+      if (this.#index.shard(month) instanceof LightShard) continue;
       const files = Object.fromEntries([...this.#fingerprints].filter(([file]) => monthOf(file) === month));
       await saveMonth(this.indexDir, this.#index, month, files, month === newest);
     }
@@ -325,6 +392,11 @@ export class SearchService {
     await this.#watcher?.close();
     await this.#enqueue(() => this.#save());
   }
+}
+
+/** The problems of one log as a shard file records them (without the file). */
+function problemsOf(diagnostics: readonly Diagnostic[]): LogRecord["problems"] {
+  return diagnostics.map(({ file: _file, ...problem }) => problem);
 }
 
 function messageOf(error: unknown): string {

@@ -10,6 +10,7 @@ import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import type { Entry, Field } from "./document.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
+import { LightShard } from "./light-shard.ts";
 import { DEFAULT_LIMIT, type MatchKind, rank } from "./rank.ts";
 import { Accumulator } from "./scoring.ts";
 import { matchesFilter, monthOf, newerFirst, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
@@ -149,6 +150,11 @@ export class SnapshotIndex {
     const month = monthOf(file);
     const shard = this.#shards.get(month);
     if (snapshots.length === 0 && (shard === undefined || !shard.files().includes(file))) return;
+    if (shard instanceof LightShard) {
+      shard.replaceFile(file, snapshots);
+      if (shard.size === 0) this.dropShard(month);
+      return;
+    }
     const hot = this.hot(month);
     hot.replaceFile(file, snapshots);
     if (hot.size === 0) this.dropShard(month);

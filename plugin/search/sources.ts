@@ -10,15 +10,17 @@ import { parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { listDailyLogs } from "../store/daily-log.ts";
 import { errorCode } from "../store/fs-durable.ts";
-import type { Fingerprint } from "./codec.ts";
+import type { Fingerprint, LogRecord } from "./codec.ts";
 import { FrozenBuilder, type FrozenShard } from "./frozen-shard.ts";
 import { monthOf } from "./shard.ts";
 
-/** A daily log as listed: workspace-relative path, size and modification time. */
+/** A daily log as listed: workspace-relative path, size, modification and change times, inode. */
 export interface LogStat {
   file: string;
   size: number;
   mtimeMs: number;
+  ctimeMs?: number;
+  ino?: number;
 }
 
 /** A daily log as read: its fingerprint and what parsing found in it. */
@@ -46,20 +48,33 @@ export function groupByMonth(logs: readonly LogStat[]): Map<string, LogStat[]> {
   return out;
 }
 
-/** Size and modification time of a log, or null when it does not exist. */
+/** Size, times and inode of a log, or null when it does not exist. */
 export async function statLog(workspaceDir: string, file: string): Promise<LogStat | null> {
   try {
     const info = await stat(join(workspaceDir, file));
-    return info.isFile() ? { file, size: info.size, mtimeMs: info.mtimeMs } : null;
+    return info.isFile()
+      ? { file, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino }
+      : null;
   } catch (error) {
     if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return null;
     throw error;
   }
 }
 
-/** Whether a listed log still looks the way its fingerprint says (same size and time). */
+/**
+ * Whether a log still looks the way its fingerprint says: same size, modification time, change time and
+ * inode. Putting the modification time back after a same-size edit does not fool it: the change time
+ * moved, and no user can set that. A fingerprint without a change time (older index) never matches.
+ */
 export function unchanged(log: LogStat, fingerprint: Fingerprint | undefined): boolean {
-  return fingerprint !== undefined && fingerprint.size === log.size && fingerprint.mtimeMs === log.mtimeMs;
+  return (
+    fingerprint !== undefined &&
+    fingerprint.ctimeMs !== undefined &&
+    fingerprint.size === log.size &&
+    fingerprint.mtimeMs === log.mtimeMs &&
+    fingerprint.ctimeMs === log.ctimeMs &&
+    fingerprint.ino === log.ino
+  );
 }
 
 /** CRC-32 of a log's bytes, 8 hex digits. */
@@ -68,14 +83,14 @@ export function contentHash(bytes: Buffer): string {
 }
 
 /**
- * Reads a log and fingerprints exactly the bytes read: the modification time is taken before reading
- * and the read is repeated if the size moved meanwhile (a write in progress). `known` skips parsing
- * when the content hash is unchanged (only the time moved). Null when the log is gone.
+ * Reads a log and fingerprints exactly the bytes read: the times are taken before reading and the read
+ * is repeated if the size moved meanwhile (a write in progress). `known` skips parsing when the content
+ * hash is unchanged (only the times moved) and its problems were recorded. Null when the log is gone.
  */
 export async function readLog(
   workspaceDir: string,
   file: string,
-  known?: Fingerprint,
+  known?: LogRecord,
 ): Promise<(LogRead & { same: boolean }) | null> {
   const path = join(workspaceDir, file);
   for (let attempt = 0; ; attempt++) {
@@ -89,8 +104,14 @@ export async function readLog(
       throw error;
     }
     if (bytes.length !== before.size && attempt < 3) continue;
-    const fingerprint = { size: bytes.length, mtimeMs: before.mtimeMs, crc32: contentHash(bytes) };
-    if (known !== undefined && known.crc32 === fingerprint.crc32) {
+    const fingerprint: Fingerprint = {
+      size: bytes.length,
+      mtimeMs: before.mtimeMs,
+      ...(before.ctimeMs === undefined ? {} : { ctimeMs: before.ctimeMs }),
+      ...(before.ino === undefined ? {} : { ino: before.ino }),
+      crc32: contentHash(bytes),
+    };
+    if (known?.problems !== undefined && known.crc32 === fingerprint.crc32) {
       return { fingerprint, snapshots: [], diagnostics: [], same: true };
     }
     const parsed = parseDailyLog(bytes.toString("utf8"), file);

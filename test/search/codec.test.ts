@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   decodeShard,
+  decodeShardHeader,
   encodeShard,
   type Fingerprint,
   SHARD_FORMAT_VERSION,
@@ -66,5 +67,27 @@ describe("encodeShard and decodeShard", () => {
     expect(files).toEqual(FILES);
     expect(shard.parts.entries.map((e) => e.id)).toEqual(["2026-11-20-03", "2026-11-20-02", "2026-11-20-01"]);
     expect(shard.parts.terms).toContain("err_duplicate_key");
+  });
+
+  it("reads the header alone: refs without snippet text, and the problems found in each log", () => {
+    const files = {
+      "memory/2026-11-20.md": {
+        ...(FILES["memory/2026-11-20.md"] as Fingerprint),
+        ctimeMs: 1_790_000_000_001,
+        ino: 42,
+        problems: [{ line: 9, message: "snapshot block has no end marker", id: "2026-11-20-04" }],
+      },
+    };
+    const data = encodeShard(sample(), files);
+    const header = decodeShardHeader(data.subarray(0, 20 + data.readUInt32LE(8)));
+    expect(header.files).toEqual(files);
+    expect(header.entries.map((e) => [e.id, e.text])).toEqual([
+      ["2026-11-20-03", ""],
+      ["2026-11-20-02", ""],
+      ["2026-11-20-01", ""],
+    ]);
+    expect(decodeShard(data).files).toEqual(files);
+    data[30] = (data[30] as number) ^ 0xff;
+    expect(() => decodeShardHeader(data)).toThrow("checksum mismatch (file is corrupt or truncated)");
   });
 });
