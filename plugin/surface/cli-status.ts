@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { errorCode } from "../store/fs-durable.ts";
+import { errorCode, errorMessage } from "../store/fs-durable.ts";
 import { STATE_DIR_NAME } from "../store/gate.ts";
 import { readAllSnapshots } from "../store/snapshots.ts";
 import { relativeAge, type Style, table } from "./cli-text.ts";
@@ -17,13 +17,29 @@ const RestoreLogLine = z.object({
 });
 type RestoreLogLine = z.infer<typeof RestoreLogLine>;
 
-/** Reads the restore log; bad lines are counted, not fatal. */
-export async function readRestoreLog(workspace: string): Promise<{ entries: RestoreLogLine[]; bad: number }> {
+/**
+ * Reads the restore log; bad lines are counted, not fatal, and a log that cannot be read (a folder in its
+ * place, permissions) is a `problem` naming it and what to do, not a crash.
+ */
+export async function readRestoreLog(
+  workspace: string,
+): Promise<{ entries: RestoreLogLine[]; bad: number; problem: string | null }> {
   let text = "";
+  const rel = `${STATE_DIR_NAME}/restore-log.jsonl`;
   try {
-    text = await readFile(join(workspace, ".big-memory", "restore-log.jsonl"), "utf8");
+    text = await readFile(join(workspace, rel), "utf8");
   } catch (error) {
-    if (errorCode(error) !== "ENOENT") throw error;
+    const code = errorCode(error);
+    if (code === "EISDIR") {
+      return {
+        entries: [],
+        bad: 0,
+        problem: `${rel} is a folder, not a file: move it away (restores are not counted)`,
+      };
+    }
+    if (code !== "ENOENT") {
+      return { entries: [], bad: 0, problem: `${rel} cannot be read (${errorMessage(error)})` };
+    }
   }
   const entries: RestoreLogLine[] = [];
   let bad = 0;
@@ -37,7 +53,7 @@ export async function readRestoreLog(workspace: string): Promise<{ entries: Rest
       bad++;
     }
   }
-  return { entries, bad };
+  return { entries, bad, problem: null };
 }
 
 /** `[REDACTED:<kind>]` markers in `text`, by kind, and their sum. */
@@ -105,7 +121,8 @@ export async function statusDoc(workspace: string) {
     modified: ws.snapshots.filter((s) => s.verified === false).length,
     autosaves: ws.snapshots.filter((s) => s.snapshot.trigger === "threshold").length,
     restores: log.entries.length,
-    problems: ws.diagnostics.length + log.bad,
+    problems: ws.diagnostics.length + log.bad + (log.problem === null ? 0 : 1),
+    restoreLogProblem: log.problem,
     days: [...days].map(([date, snapshots]) => ({ date, snapshots })),
     sessions: keys.map((session) => {
       const v = sessions.get(session);
@@ -147,6 +164,7 @@ export function statusText(doc: StatusDoc, now: Date, style: Style): string {
     `${style.bold("workspace")}  ${doc.workspace}`,
     `${style.bold("snapshots")}  ${doc.snapshots} in ${doc.files} daily logs (${(doc.bytes / 1024).toFixed(1)} KiB): ${doc.verified} verified, ${doc.unverified} unverified, ${doc.modified} modified; ${doc.autosaves} autosaves; ${doc.restores} restores; ${doc.problems} problems`,
     `${style.bold("redacted")}  ${redactionLine(doc.redactions)}`,
+    ...(doc.restoreLogProblem === null ? [] : [style.yellow(`big-memory: ${doc.restoreLogProblem}`)]),
     `${style.bold("last capture")}  ${last === null ? "none" : `${last.id} ${relativeAge(last.timestamp, now)} (${last.trigger ?? "-"})`}`,
     ...(doc.sessions.length === 0
       ? []

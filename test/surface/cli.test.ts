@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { binCli, cli, tempWorkspace } from "./cli-harness.ts";
@@ -477,6 +477,24 @@ describe("big-memory archive", () => {
       ]);
       // A second archive run does not archive the archive.
       expect((await cli(["archive", "--dir", dir, "--before", "2026-11-01"])).code).toBe(1);
+    } finally {
+      dispose();
+    }
+  });
+});
+
+describe("big-memory status with a folder where the restore log should be", () => {
+  it("reports the problem and what to do instead of crashing", async () => {
+    const { dir, dispose } = tempWorkspace();
+    try {
+      mkdirSync(join(dir, ".big-memory", "restore-log.jsonl"), { recursive: true });
+      const r = await cli(["status", "--dir", dir]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(
+        "big-memory: .big-memory/restore-log.jsonl is a folder, not a file: move it away (restores are not counted)",
+      );
+      const json = (await cli(["status", "--dir", dir, "--json"])).json() as { problems: number };
+      expect(json.problems).toBe(1);
     } finally {
       dispose();
     }
