@@ -12,22 +12,33 @@ const text = (max: number) => z.string().max(max, `expected at most ${max} chara
 const list = <T extends z.ZodType>(item: T) => z.array(item).max(200, "expected at most 200 items");
 
 export const SnapshotInput = z.strictObject({
-  goal: text(4000).optional(),
+  goal: text(4000).optional().describe("what the user is trying to accomplish, and why"),
   state: z
     .strictObject({
-      phase: text(200).optional(),
-      branch: text(400).optional(),
-      blocked: text(2000).optional(),
-      progress: text(2000).optional(),
+      phase: text(200)
+        .optional()
+        .describe("planning, implementing, debugging, testing, reviewing or deploying"),
+      branch: text(400).optional().describe("the git branch"),
+      blocked: text(2000).optional().describe('"no", or "yes -- what would unblock it"'),
+      progress: text(2000).optional().describe("how far along, concretely"),
     })
-    .optional(),
-  files: list(z.strictObject({ path: text(1000), note: text(2000).optional() })).optional(),
-  decisions: list(z.strictObject({ text: text(2000), rationale: text(4000).optional() })).optional(),
-  code: text(20_000).optional(),
-  names: list(z.strictObject({ label: text(200).optional(), value: text(2000) })).optional(),
-  blockers: list(text(2000)).optional(),
-  next: list(text(2000)).optional(),
-  extra: list(z.strictObject({ heading: text(200), body: text(8000) })).optional(),
+    .optional()
+    .describe("where the work stands"),
+  files: list(z.strictObject({ path: text(1000), note: text(2000).optional() }))
+    .optional()
+    .describe("files being changed or relied on, each with what is happening in it"),
+  decisions: list(z.strictObject({ text: text(2000), rationale: text(4000).optional() }))
+    .optional()
+    .describe("decisions made and why"),
+  code: text(20_000).optional().describe("code or error text that cannot be re-read from files"),
+  names: list(z.strictObject({ label: text(200).optional(), value: text(2000) }))
+    .optional()
+    .describe("exact identifiers: endpoints, tables, env vars, error codes, tickets"),
+  blockers: list(text(2000)).optional().describe("blockers and open questions"),
+  next: list(text(2000)).optional().describe("the next concrete actions, in order"),
+  extra: list(z.strictObject({ heading: text(200), body: text(8000) }))
+    .optional()
+    .describe("further sections, kept as they are"),
   // Reference fields, filled by the store; accepted so `show --json` output can be saved again.
   id: z.unknown().optional(),
   timestamp: z.unknown().optional(),
