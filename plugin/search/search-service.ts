@@ -345,6 +345,23 @@ export class SearchService {
     return null;
   }
 
+  /** Every loaded snapshot, tombstones included, newest first. */
+  all(): (SnapshotRef & { tombstone: boolean })[] {
+    return this.#index.all().map((e) => ({ ...refOf(e), tombstone: e.tombstone }));
+  }
+
+  /** Every loaded snapshot with id `id` (ids repeat when a block was copied), newest first. */
+  findAll(id: string): SnapshotRef[] {
+    return this.#index.findAll(id).map(refOf);
+  }
+
+  /** The full snapshot whose block starts at `file`:`line`, read from its log; null when there is none. */
+  async getAt(file: string, line: number): Promise<LocatedSnapshot | null> {
+    await this.#ready;
+    const read = await readLog(this.workspaceDir, file);
+    return read?.snapshots.find((s) => s.line === line) ?? null;
+  }
+
   /** Re-reads one log (workspace-relative path) if it changed; resolves when the index reflects it. */
   refreshFile(file: string): Promise<void> {
     return this.#enqueue(() => this.#refresh(file));

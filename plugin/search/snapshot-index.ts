@@ -205,7 +205,7 @@ export class SnapshotIndex {
       field: h.snippet.field,
       match: ranked.match,
     }));
-    const suggestions = hits.length === 0 ? ranked.missing.map((word) => this.#suggest(word)) : [];
+    const suggestions = ranked.match === "fuzzy" ? ranked.missing.map((word) => this.#suggest(word)) : [];
     return { hits, match: ranked.match, missing: ranked.missing, suggestions };
   }
 
@@ -253,6 +253,22 @@ export class SnapshotIndex {
       for (const [, entry] of shard.documents()) {
         if (!entry.tombstone && matchesFilter(entry, filter, bounds)) out.push(entry);
       }
+    }
+    return out.sort(newerFirst);
+  }
+
+  /** Every entry, tombstones included, newest first. */
+  all(): Entry[] {
+    const out: Entry[] = [];
+    for (const shard of this.#shards.values()) for (const [, entry] of shard.documents()) out.push(entry);
+    return out.sort(newerFirst);
+  }
+
+  /** Every entry with snapshot id `id`, newest first. */
+  findAll(id: string): Entry[] {
+    const out: Entry[] = [];
+    for (const shard of this.#shards.values()) {
+      for (const [, entry] of shard.documents()) if (entry.id === id) out.push(entry);
     }
     return out.sort(newerFirst);
   }

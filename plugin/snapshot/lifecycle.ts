@@ -11,14 +11,23 @@ import type { LocatedSnapshot } from "./snapshot.ts";
  * snapshot of a name older than the newest tombstone of that name. `ordered` is oldest first.
  */
 export function liveSnapshots(ordered: readonly LocatedSnapshot[]): LocatedSnapshot[] {
+  return live(ordered, (s) => s.snapshot);
+}
+
+/** {@link liveSnapshots} over anything that carries a name and a tombstone flag (index refs, say). */
+export function live<T>(
+  ordered: readonly T[],
+  meta: (item: T) => { name: string | null; tombstone: boolean },
+): T[] {
   const deletedAt = new Map<string, number>();
   ordered.forEach((s, i) => {
-    if (s.snapshot.tombstone && s.snapshot.name !== null) deletedAt.set(s.snapshot.name, i);
+    const m = meta(s);
+    if (m.tombstone && m.name !== null) deletedAt.set(m.name, i);
   });
   return ordered.filter((s, i) => {
-    if (s.snapshot.tombstone) return false;
-    const name = s.snapshot.name;
-    return name === null || (deletedAt.get(name) ?? -1) < i;
+    const m = meta(s);
+    if (m.tombstone) return false;
+    return m.name === null || (deletedAt.get(m.name) ?? -1) < i;
   });
 }
 

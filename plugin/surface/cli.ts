@@ -1,28 +1,18 @@
 import { Command, CommanderError } from "commander";
-import { staleWarnings } from "../recover/restore-service.ts";
-import { SearchService } from "../search/search-service.ts";
 import { contentFromInput } from "../snapshot/input.ts";
-import { refJson, snapshotJson } from "../snapshot/json.ts";
-import { liveSnapshots, newestOfName } from "../snapshot/lifecycle.ts";
+import { newestOfName } from "../snapshot/lifecycle.ts";
 import { nameProblem } from "../snapshot/naming.ts";
-import { formatDiagnostic } from "../snapshot/parse.ts";
-import { type LocatedSnapshot, Trigger } from "../snapshot/snapshot.ts";
+import { Trigger } from "../snapshot/snapshot.ts";
 import { timeZoneProblem } from "../snapshot/time.ts";
 import { decodeUtf8Strict } from "../snapshot/utf8.ts";
 import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
-import {
-  type CommonOptions,
-  EXIT,
-  environmentLine,
-  parsePositiveInt,
-  resolveWorkspace,
-  UsageError,
-} from "./cli-args.ts";
+import { type CommonOptions, EXIT, environmentLine, resolveWorkspace, UsageError } from "./cli-args.ts";
+import { defineReadCommands } from "./cli-read.ts";
 import { kindsText, runScrub, scrubText } from "./cli-scrub.ts";
 import { statusDoc, statusText } from "./cli-status.ts";
-import { oneLine, refTable, relativeAge, snapshotText, styleFor } from "./cli-text.ts";
+import { styleFor } from "./cli-text.ts";
 
 /**
  * The `big-memory` command line (also mounted as `openclaw big-memory`). Contract (DESIGN.md):
@@ -44,26 +34,6 @@ export interface CliIO {
   defaultWorkspace?: string | undefined;
 }
 
-/** Finds a snapshot by id, or the newest live snapshot carrying a checkpoint name. */
-export function findSnapshot(snapshots: LocatedSnapshot[], idOrName: string): LocatedSnapshot | undefined {
-  return snapshots.find((s) => s.snapshot.id === idOrName) ?? newestOfName(snapshots, idOrName);
-}
-
-/** Opens the workspace's search index (no watcher), waits for every month, runs `fn`, saves and closes. */
-async function withIndex(workspaceDir: string, fn: (index: SearchService) => Promise<void>): Promise<void> {
-  const warnings: string[] = [];
-  const index = await SearchService.open(workspaceDir, {
-    logger: { warn: (m) => warnings.push(m) },
-    watch: false,
-  });
-  try {
-    await index.ready();
-    await fn(index);
-  } finally {
-    await index.close();
-  }
-}
-
 /** Attaches the subcommands to `root` (the bin's program, or `openclaw big-memory`). */
 export function defineCommands(root: Command, io: CliIO, setExit: (code: number) => void): void {
   const style = styleFor(io.color);
@@ -74,116 +44,7 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
       .option("--dir <workspace>", "the workspace folder holding memory/")
       .option("--json", "print one JSON document");
 
-  common(root.command("list"))
-    .description("list snapshots, newest first")
-    .option("--session <key>", "only this session's snapshots")
-    .option("--agent <id>", "only this agent's snapshots")
-    .option("--limit <n>", "at most N snapshots")
-    .option("--all", "include deleted checkpoints")
-    .action(
-      async (o: CommonOptions & { session?: string; agent?: string; limit?: string; all?: boolean }) => {
-        const limit = o.limit === undefined ? Number.POSITIVE_INFINITY : parsePositiveInt(o.limit, "--limit");
-        const ws = await readAllSnapshots(resolveWorkspace(o.dir, io));
-        const refs = (o.all === true ? ws.snapshots : liveSnapshots(ws.snapshots))
-          .filter((s) => o.session === undefined || s.snapshot.session === o.session)
-          .filter((s) => o.agent === undefined || s.snapshot.agent === o.agent)
-          .reverse()
-          .slice(0, limit)
-          .map(refJson);
-        out(o.json, { snapshots: refs, diagnostics: ws.diagnostics }, () =>
-          [
-            refs.length === 0 ? "No snapshots found." : refTable(refs, io.now(), style),
-            ...ws.diagnostics.map((d) => style.yellow(formatDiagnostic(d))),
-          ].join("\n"),
-        );
-        setExit(refs.length === 0 ? EXIT.notFound : EXIT.ok);
-      },
-    );
-
-  common(root.command("show"))
-    .description("show one snapshot by id or checkpoint name, with stale-file warnings")
-    .argument("<id-or-name>", "a snapshot id (2026-11-22-03) or a checkpoint name")
-    .action(async (idOrName: string, o: CommonOptions) => {
-      const workspaceDir = resolveWorkspace(o.dir, io);
-      const ws = await readAllSnapshots(workspaceDir);
-      const found = findSnapshot(ws.snapshots, idOrName);
-      const warnings = found === undefined ? [] : await staleWarnings(workspaceDir, found);
-      out(o.json, { snapshot: found === undefined ? null : snapshotJson(found), warnings }, () =>
-        found === undefined
-          ? `No snapshot with id or name "${idOrName}".`
-          : snapshotText(snapshotJson(found), warnings, io.now(), style),
-      );
-      setExit(found === undefined ? EXIT.notFound : EXIT.ok);
-    });
-
-  common(root.command("search"))
-    .description("find snapshots by identifiers, file names, error codes or phrases, best first")
-    .argument("<query...>", "what to look for")
-    .option("--limit <n>", "at most N hits (default 10)")
-    .option("--session <key>", "only this session's snapshots")
-    .option("--agent <id>", "only this agent's snapshots")
-    .action(
-      async (words: string[], o: CommonOptions & { limit?: string; session?: string; agent?: string }) => {
-        const limit = o.limit === undefined ? 10 : parsePositiveInt(o.limit, "--limit");
-        const query = words.join(" ");
-        await withIndex(resolveWorkspace(o.dir, io), async (index) => {
-          const filter = {
-            ...(o.session === undefined ? {} : { session: o.session }),
-            ...(o.agent === undefined ? {} : { agent: o.agent }),
-          };
-          const { hits } = index.search(query, { limit, filter });
-          const snapshots = hits.map(({ snippet: _s, field: _f, ...ref }) => ref);
-          out(o.json, { snapshots, diagnostics: index.diagnostics() }, () =>
-            hits.length === 0
-              ? `No snapshot matches "${query}".`
-              : hits
-                  .map(
-                    (h) =>
-                      `${style.bold(h.id)}  ${relativeAge(h.timestamp, io.now())}  ${oneLine(h.goal || "(no goal)", 70)}\n    ${style.dim(`${h.field}: ${oneLine(h.snippet, 90)}`)}`,
-                  )
-                  .join("\n"),
-          );
-          setExit(hits.length === 0 ? EXIT.notFound : EXIT.ok);
-        });
-      },
-    );
-
-  common(root.command("recall"))
-    .description("the latest snapshot in scope, whole, with stale-file warnings")
-    .option("--session <key>", "the session whose latest snapshot to recall")
-    .option("--name <name>", "the checkpoint name to recall")
-    .action(async (o: CommonOptions & { session?: string; name?: string }) => {
-      const workspaceDir = resolveWorkspace(o.dir, io);
-      await withIndex(workspaceDir, async (index) => {
-        const ref = index.latest({
-          ...(o.session === undefined ? {} : { session: o.session }),
-          ...(o.name === undefined ? {} : { name: o.name }),
-        });
-        const found = ref === null ? null : await index.get(ref.id);
-        const warnings = found === null ? [] : await staleWarnings(workspaceDir, found);
-        out(o.json, { snapshot: found === null ? null : snapshotJson(found), warnings }, () =>
-          found === null
-            ? "No snapshot in that scope."
-            : snapshotText(snapshotJson(found), warnings, io.now(), style),
-        );
-        setExit(found === null ? EXIT.notFound : EXIT.ok);
-      });
-    });
-
-  common(root.command("reindex"))
-    .description("rebuild the search index from the daily logs")
-    .action(async (o: CommonOptions) => {
-      await withIndex(resolveWorkspace(o.dir, io), async (index) => {
-        const report = await index.reindex();
-        out(
-          o.json,
-          report,
-          () =>
-            `reindexed ${report.snapshots} snapshots from ${report.logs} daily logs in ${Math.round(report.ms)} ms`,
-        );
-        setExit(EXIT.ok);
-      });
-    });
+  defineReadCommands(root, io, setExit, common);
 
   common(root.command("verify"))
     .description("check every snapshot: checksums, torn blocks, versions, duplicate ids")

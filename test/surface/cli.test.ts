@@ -143,6 +143,7 @@ describe("big-memory save", () => {
         parent: null,
       },
       warnings: ["src/auth/oauth-callback.ts does not exist (any more, or yet)"],
+      diagnostics: [],
     });
   });
 
@@ -310,10 +311,13 @@ describe("big-memory search, recall and reindex", () => {
     const human = await cli(["search", "ADR-016", "--dir", dir]);
     expect(human.stdout.split("\n").slice(0, 2)).toEqual([
       `2026-11-22-01  just now  ${input.goal}`,
-      "    names: Ticket: ADR-016",
+      "    names: Ticket: ADR-016  (memory/2026-11-22.md:5)",
     ]);
     const none = await cli(["search", "kubernetes", "--dir", dir, "--json"]);
-    expect([none.code, none.json()]).toEqual([1, { snapshots: [], diagnostics: [] }]);
+    expect([none.code, none.json()]).toEqual([
+      1,
+      { snapshots: [], match: "exact", missing: [], suggestions: [], diagnostics: [] },
+    ]);
   });
 
   it("recalls the latest snapshot of a session and of a name", async () => {
@@ -329,7 +333,7 @@ describe("big-memory search, recall and reindex", () => {
       warnings: ["src/auth/oauth-callback.ts does not exist (any more, or yet)"],
     });
     const missing = await cli(["recall", "--session", "agent:main:nobody", "--dir", dir, "--json"]);
-    expect([missing.code, missing.json()]).toEqual([1, { snapshot: null, warnings: [] }]);
+    expect([missing.code, missing.json()]).toEqual([1, { snapshot: null, warnings: [], diagnostics: [] }]);
   });
 
   it("rebuilds the index from the logs", async () => {
