@@ -37,7 +37,13 @@ export interface WorkspaceChoice {
  * What resolving the workspace needs from the CLI's surroundings; `openclawConfig` is the config the host
  * already loaded (under `openclaw big-memory`), used instead of reading the file again.
  */
-export type WorkspaceIO = Pick<CliIO, "cwd" | "env" | "defaultWorkspace"> & { openclawConfig?: unknown };
+export type WorkspaceIO = Pick<CliIO, "cwd" | "env" | "defaultWorkspace"> & {
+  openclawConfig?: unknown;
+  /** `--agent ID` as parsed for the running command (see cli-scope.ts), used when no agent is passed. */
+  agent?: string | undefined;
+  /** Told the workspace chosen, so that a "nothing found" can name it. */
+  onWorkspace?: ((choice: WorkspaceChoice) => void) | undefined;
+};
 
 function checkedDir(dir: string, io: WorkspaceIO): string {
   if (dir.trim() === "") {
@@ -121,17 +127,18 @@ export function chooseWorkspace(
   return { dir: ws.dir, source: `agent ${agent}: ${ws.origin}, from ${where}`, agent, config: file };
 }
 
-/** The workspace folder of `chooseWorkspace` (`dir` may be `--dir` alone, or `--dir` and `--agent`). */
+/**
+ * The workspace folder of `chooseWorkspace` (`opts` is `--dir` alone, or `--dir` and `--agent`; without an
+ * agent, the one parsed into `io.agent`), reported to `io.onWorkspace`.
+ */
 export function resolveWorkspace(
   opts: string | undefined | { dir?: string | undefined; agent?: string | undefined },
   io: WorkspaceIO,
 ): string {
-  return chooseWorkspace(typeof opts === "object" ? opts : { dir: opts }, io).dir;
-}
-
-/** The line printed when a command found nothing: what, and the workspace folder it read. */
-export function nothingFound(what: string, workspaceDir: string): string {
-  return `${what} (workspace: ${workspaceDir}; pick another with --dir WORKSPACE or --agent ID)`;
+  const given = typeof opts === "object" ? opts : { dir: opts };
+  const choice = chooseWorkspace({ dir: given.dir, agent: given.agent ?? io.agent }, io);
+  io.onWorkspace?.(choice);
+  return choice.dir;
 }
 
 export function parsePositiveInt(raw: string, flag: string): number {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { chooseWorkspace, nothingFound, UsageError } from "../../plugin/surface/cli-args.ts";
+import { chooseWorkspace, UsageError } from "../../plugin/surface/cli-args.ts";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -92,13 +92,5 @@ describe("chooseWorkspace", () => {
     const h = home("{ agents: { defaults: { workspace: '/from-file' } } }");
     const host = { ...io(h), openclawConfig: { agents: { defaults: { workspace: "/from-host" } } } };
     expect(chooseWorkspace({ agent: "main" }, host).dir).toBe("/from-host");
-  });
-});
-
-describe("nothingFound", () => {
-  it("names the workspace folder read", () => {
-    expect(nothingFound("No snapshots found.", "/w")).toBe(
-      "No snapshots found. (workspace: /w; pick another with --dir WORKSPACE or --agent ID)",
-    );
   });
 });
