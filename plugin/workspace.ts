@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { PluginConfig } from "./config.ts";
+import { appendClaim, type Claim, claimed, readClaims } from "./search/claims.ts";
 import { SearchService } from "./search/search-service.ts";
 import type { SnapshotFilter } from "./search/shard.ts";
 import { liveSnapshots } from "./snapshot/lifecycle.ts";
@@ -151,16 +152,28 @@ export class Workspace {
   async snapshotIn(file: string, id: string): Promise<LocatedSnapshot | null> {
     try {
       const text = await readFile(join(this.dir, file), "utf8");
-      return parseDailyLog(text, file).snapshots.find((s) => s.snapshot.id === id) ?? null;
+      const found = parseDailyLog(text, file).snapshots.find((s) => s.snapshot.id === id);
+      return found === undefined ? null : claimed((await readClaims(this.dir)).claims, found);
     } catch (error) {
       if (errorCode(error) === "ENOENT") return null;
       throw error;
     }
   }
 
-  /** Every valid snapshot of the workspace, oldest first. */
+  /** Every valid snapshot of the workspace, oldest first, with the plugin's claims laid over them. */
   async all(): Promise<LocatedSnapshot[]> {
-    return (await readAllSnapshots(this.dir)).snapshots;
+    const { claims } = await readClaims(this.dir);
+    return (await readAllSnapshots(this.dir)).snapshots.map((s) => claimed(claims, s));
+  }
+
+  /**
+   * Records that the block at `file`:`line` (a model wrote it in the flush run) belongs to `session`,
+   * without touching the block (see search/claims.ts). The open index takes it at once.
+   */
+  async claim(claim: Omit<Claim, "v" | "trigger">): Promise<void> {
+    await this.secureState();
+    const full = await appendClaim(this.dir, claim);
+    if (this.searchService !== null) (await this.searchService).claim(full);
   }
 
   /**

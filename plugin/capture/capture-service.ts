@@ -84,7 +84,15 @@ export async function prepareFlush(
   }));
   const draft =
     draftFrom !== null && draftHasSubstance(draftFrom.trail) ? draftSnapshot(draftFrom.trail) : null;
-  return flushPrompt({ file, id, timestamp: at.iso, clock: at.clock, draft });
+  return flushPrompt({
+    file,
+    id,
+    timestamp: at.iso,
+    clock: at.clock,
+    draft,
+    session: draftFrom?.sessionKey ?? null,
+    agent: flush.agentId ?? draftFrom?.agentId ?? null,
+  });
 }
 
 /**
@@ -124,6 +132,22 @@ export async function ensureCycleSnapshot(
   opts: { now: Date; safetyNet: boolean; messages?: unknown[] },
 ): Promise<{ state: SessionState; capture: CycleCapture }> {
   const claimed = trigger === "threshold" ? null : await claimFlush(ws, ref.agentId, opts.now);
+  // The model's block stays as written; when it does not name this session exactly, a claim does.
+  if (
+    claimed !== null &&
+    (claimed.snapshot.session !== ref.sessionKey ||
+      (ref.agentId !== null && claimed.snapshot.agent !== ref.agentId) ||
+      claimed.snapshot.trigger !== "flush")
+  ) {
+    await ws.claim({
+      at: opts.now.toISOString(),
+      file: claimed.file,
+      line: claimed.line,
+      id: claimed.snapshot.id,
+      session: ref.sessionKey,
+      agent: ref.agentId,
+    });
+  }
   let capture: CycleCapture = { id: "", file: "", source: "none" };
   const state = await ws.session(ref.sessionKey, ref.agentId).update(async (s) => {
     const at = opts.now.toISOString();

@@ -13,6 +13,10 @@ export interface FlushPromptInput {
   clock: string;
   /** The plugin's draft from the session trail, offered as a starting point; null when it saw nothing. */
   draft: SnapshotContent | null;
+  /** The real session the flush works for (the flush run has an internal key), when known. */
+  session?: string | null;
+  /** Its agent, when known. */
+  agent?: string | null;
 }
 
 function draftLines(d: SnapshotContent): string[] {
@@ -28,6 +32,21 @@ function draftLines(d: SnapshotContent): string[] {
     ...list(d.blockers),
     "Next:",
     ...list(d.next),
+  ];
+}
+
+/**
+ * The metadata lines the model copies: whose snapshot it is (OpenClaw runs the flush under an internal
+ * session key, so the model is told the real one) and that the flush wrote it. Comment values are safe:
+ * a session key or agent id never holds `-->`.
+ */
+function metaLines(input: FlushPromptInput): string[] {
+  const clean = (v: string) => v.replace(/--+>?/g, "-").replace(/[\r\n]/g, " ");
+  if (input.session === undefined || input.session === null) return ["<!-- trigger: flush -->"];
+  return [
+    `<!-- session: ${clean(input.session)} -->`,
+    ...(input.agent === undefined || input.agent === null ? [] : [`<!-- agent: ${clean(input.agent)} -->`]),
+    "<!-- trigger: flush -->",
   ];
 }
 
@@ -53,6 +72,7 @@ export function flushPrompt(input: FlushPromptInput): string {
     "<!-- BIG-MEMORY-SNAPSHOT v1 -->",
     `<!-- timestamp: ${input.timestamp} -->`,
     `<!-- snapshot-id: ${input.id} -->`,
+    ...metaLines(input),
     "",
     s("goal"),
     "{one sentence: what the user is trying to accomplish and why}",
@@ -84,7 +104,7 @@ export function flushPrompt(input: FlushPromptInput): string {
     "<!-- /BIG-MEMORY-SNAPSHOT -->",
     "```",
     "",
-    `Use exactly the snapshot-id ${input.id}. Secrets (keys, tokens, passwords) must not be written.`,
+    `Use exactly the snapshot-id ${input.id}${input.session === undefined || input.session === null ? "" : " and copy the session, agent and trigger lines exactly as given"}. Secrets (keys, tokens, passwords) must not be written.`,
     ...(input.draft === null
       ? []
       : [

@@ -7,6 +7,7 @@
  * A watcher re-reads logs that change; index changes are saved shortly after, atomically.
  */
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import type { LogRecord } from "./codec.ts";
 import { LightShard } from "./light-shard.ts";
 import {
@@ -89,6 +90,8 @@ export class SearchService {
   #closed = false;
   #monthsTotal = 0;
   #monthsDone = 0;
+  #claims: Claims = new Map();
+  #claimProblems: Diagnostic[] = [];
 
   private constructor(workspaceDir: string, options: SearchServiceOptions) {
     this.workspaceDir = workspaceDir;
@@ -112,6 +115,7 @@ export class SearchService {
         onError: (error) => this.#warn(`big-memory: watching memory/ failed: ${messageOf(error)}`),
       });
     }
+    await this.#readClaims();
     for (const [month, logs] of groupByMonth(await listLogs(this.workspaceDir)))
       this.#pending.set(month, logs);
     const months = [...this.#pending.keys()].sort().reverse();
@@ -141,6 +145,22 @@ export class SearchService {
     });
   }
 
+  /** Reads the claims file again and lays its claims over every entry. */
+  async #readClaims(): Promise<void> {
+    const read = await readClaims(this.workspaceDir);
+    this.#claims = read.claims;
+    this.#claimProblems = read.problems;
+    claimEntries(this.#claims, this.#index.entries());
+  }
+
+  /** Records a claim made in this process (see claims.ts) and lays it over its entry at once. */
+  claim(claim: Claim): void {
+    const claims = new Map(this.#claims);
+    claims.set(`${claim.file}:${claim.line}`, claim);
+    this.#claims = claims;
+    claimEntries(claims, this.#index.entries());
+  }
+
   /** Runs index work one task at a time, in order; a failed task is reported, never fatal. */
   #enqueue(task: () => Promise<void>): Promise<void> {
     const run = this.#queue.then(task).catch((error: unknown) => {
@@ -160,6 +180,7 @@ export class SearchService {
     this.#pending.delete(month);
     if (this.#options.entriesOnly === true) await this.#loadEntries(month, logs);
     else await this.#loadFull(month, logs);
+    claimEntries(this.#claims, this.#index.shard(month)?.documents() ?? []);
     this.#monthsDone++;
     this.#options.onProgress?.({
       months: this.#monthsDone,
@@ -236,7 +257,10 @@ export class SearchService {
       this.#diagnostics.set(file, read.diagnostics);
     });
     if (shard === undefined) this.#index.dropShard(month);
-    else this.#index.setShard(shard);
+    else {
+      this.#index.setShard(shard);
+      claimEntries(this.#claims, shard.documents());
+    }
     this.#dirty.add(month);
     this.#scheduleSave();
   }
@@ -260,6 +284,7 @@ export class SearchService {
       this.#fingerprints.set(file, { ...read.fingerprint, problems: problemsOf(read.diagnostics) });
       this.#diagnostics.set(file, read.diagnostics);
       this.#index.replaceFile(file, read.snapshots);
+      claimEntries(this.#claims, this.#index.shard(monthOf(file))?.documents() ?? []);
     }
     this.#dirty.add(month);
     this.#scheduleSave();
@@ -313,9 +338,9 @@ export class SearchService {
     return this.#index.list(filter).map(refOf);
   }
 
-  /** Problems found in the logs read so far (torn blocks, unknown versions...). */
+  /** Problems found in the logs read so far (torn blocks, unknown versions...) and in the claims file. */
   diagnostics(): Diagnostic[] {
-    return [...this.#diagnostics.values()].flat();
+    return [...[...this.#diagnostics.values()].flat(), ...this.#claimProblems];
   }
 
   /** Counts for `status`. */
@@ -339,7 +364,7 @@ export class SearchService {
       const found =
         read?.snapshots.find((s) => s.line === entry.line && s.snapshot.id === id) ??
         read?.snapshots.find((s) => s.snapshot.id === id);
-      if (found !== undefined) return found;
+      if (found !== undefined) return claimed(this.#claims, found);
       await this.refreshFile(entry.file);
     }
     return null;
@@ -359,12 +384,16 @@ export class SearchService {
   async getAt(file: string, line: number): Promise<LocatedSnapshot | null> {
     await this.#ready;
     const read = await readLog(this.workspaceDir, file);
-    return read?.snapshots.find((s) => s.line === line) ?? null;
+    const found = read?.snapshots.find((s) => s.line === line);
+    return found === undefined ? null : claimed(this.#claims, found);
   }
 
   /** Re-reads one log (workspace-relative path) if it changed; resolves when the index reflects it. */
   refreshFile(file: string): Promise<void> {
-    return this.#enqueue(() => this.#refresh(file));
+    return this.#enqueue(async () => {
+      await this.#refresh(file);
+      await this.#readClaims();
+    });
   }
 
   /** Rebuilds every month from the logs in the background; searches keep answering meanwhile. */

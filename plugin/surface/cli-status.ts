@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { claimed, readClaims } from "../search/claims.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { errorCode, errorMessage } from "../store/fs-durable.ts";
 import { STATE_DIR_NAME } from "../store/gate.ts";
@@ -92,7 +93,10 @@ const capture = (s: LocatedSnapshot) => ({
  * session, autosaves (threshold snapshots) and problems found.
  */
 export async function statusDoc(workspace: string) {
-  const ws = await readAllSnapshots(workspace);
+  const read = await readAllSnapshots(workspace);
+  // Blocks a model wrote in the flush count for the session the plugin claimed them for.
+  const { claims } = await readClaims(workspace);
+  const ws = { ...read, snapshots: read.snapshots.map((s) => claimed(claims, s)) };
   const log = await readRestoreLog(workspace);
   const days = new Map<string, number>();
   const sessions = new Map<string, { snapshots: number; autosaves: number; last: LocatedSnapshot }>();

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { danglingClaims, readClaims } from "../search/claims.ts";
 import { contentFromInput } from "../snapshot/input.ts";
 import { newestOfName } from "../snapshot/lifecycle.ts";
 import { nameProblem } from "../snapshot/naming.ts";
@@ -9,9 +10,7 @@ import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
 import { type CommonOptions, EXIT, environmentLine, resolveWorkspace, UsageError } from "./cli-args.ts";
-import { defineDoctor } from "./cli-doctor.ts";
 import { defineReadCommands } from "./cli-read.ts";
-import { cliScope } from "./cli-scope.ts";
 import { kindsText, runScrub, scrubText } from "./cli-scrub.ts";
 import { statusDoc, statusText } from "./cli-status.ts";
 import { styleFor } from "./cli-text.ts";
@@ -51,7 +50,14 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
   common(root.command("verify"))
     .description("check every snapshot: checksums, torn blocks, versions, duplicate ids")
     .action(async (o: CommonOptions) => {
-      const ws = await readAllSnapshots(resolveWorkspace(o.dir, io));
+      const workspaceDir = resolveWorkspace(o.dir, io);
+      const ws = await readAllSnapshots(workspaceDir);
+      const claims = await readClaims(workspaceDir);
+      const diagnostics = [
+        ...ws.diagnostics,
+        ...claims.problems,
+        ...danglingClaims(claims.claims, ws.snapshots),
+      ];
       const problems = [
         ...ws.snapshots
           .filter((s) => s.verified === false)
@@ -64,7 +70,7 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
                 ? "checksum line removed: the block carries big-memory's own metadata (a trigger other than flush, or a tombstone) but no checksum"
                 : "checksum mismatch: the block was modified after it was written",
           })),
-        ...ws.diagnostics.map((d) => ({
+        ...diagnostics.map((d) => ({
           id: d.id ?? /snapshot (?:id )?(\d{4}-\d{2}-\d{2}-\d{2,})/.exec(d.message)?.[1] ?? null,
           file: d.file,
           line: d.line,
@@ -231,21 +237,16 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   let code: number = EXIT.ok;
   const program = new Command("big-memory")
-    .description("Task snapshots that survive context compaction: list, search, show, verify, save; doctor.")
+    .description("Task snapshots that survive context compaction: list, search, show, verify and save them.")
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .showHelpAfterError("(run big-memory --help for usage)");
-  const scope = cliScope(io);
-  const setExit = (c: number) => {
+  defineCommands(program, io, (c) => {
     code = c;
-  };
-  defineCommands(program, scope.io, setExit);
-  defineDoctor(program, scope.io, styleFor(io.color), setExit);
-  scope.apply(program);
+  });
   for (const cmd of program.commands) cmd.exitOverride();
   try {
     await program.parseAsync(argv, { from: "user" });
-    scope.finish(code, argv);
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -1,0 +1,121 @@
+/**
+ * Claims: the plugin's own, append-only record of whose snapshot a block is, for the blocks a model writes
+ * in OpenClaw's pre-compaction flush. That run has an internal session key, so a block it writes may carry
+ * no session line, or a wrong one; when `before_compaction` arrives with the real session, the plugin
+ * appends a claim (`.big-memory/claims.jsonl`, one JSON line each) instead of rewriting the model's block.
+ * Every reader (index, list, search, status, recall scope, verify) lays the newest claim of a block over
+ * its session, agent and trigger (`flush`). A claim names its block by file, line and id; a line that
+ * cannot be read is a problem named by line, never fatal.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { errorCode } from "../store/fs-durable.ts";
+import { appendPrivateJsonLine, STATE_DIR_NAME } from "../store/gate.ts";
+import type { Entry } from "./document.ts";
+
+/** The claims file, relative to the workspace. */
+export const CLAIMS_FILE = `${STATE_DIR_NAME}/claims.jsonl`;
+
+/** One claim: the block at `file`:`line` with snapshot id `id` belongs to `session` (and `agent`). */
+export const Claim = z.object({
+  v: z.literal(1),
+  at: z.string(),
+  file: z.string(),
+  line: z.number().int().positive(),
+  id: z.string(),
+  session: z.string(),
+  agent: z.string().nullable(),
+  trigger: z.literal("flush"),
+});
+export type Claim = z.infer<typeof Claim>;
+
+/** Claims by `file:line`, the newest one of a block winning. */
+export type Claims = ReadonlyMap<string, Claim>;
+
+const keyOf = (file: string, line: number) => `${file}:${line}`;
+
+/** Reads the claims of a workspace; lines that are not claims are reported and skipped. */
+export async function readClaims(workspaceDir: string): Promise<{ claims: Claims; problems: Diagnostic[] }> {
+  let text = "";
+  try {
+    text = await readFile(join(workspaceDir, CLAIMS_FILE), "utf8");
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw error;
+  }
+  const claims = new Map<string, Claim>();
+  const problems: Diagnostic[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    let parsed: ReturnType<typeof Claim.safeParse>;
+    try {
+      parsed = Claim.safeParse(JSON.parse(line));
+    } catch {
+      parsed = Claim.safeParse(undefined);
+    }
+    if (parsed.success) claims.set(keyOf(parsed.data.file, parsed.data.line), parsed.data);
+    else
+      problems.push({
+        file: CLAIMS_FILE,
+        line: i + 1,
+        message:
+          "not a claim (expected a JSON object with v, at, file, line, id, session, agent, trigger); skipped",
+      });
+  });
+  return { claims, problems };
+}
+
+/** Appends a claim through the persistence gate (private file, redacted). */
+export async function appendClaim(workspaceDir: string, claim: Omit<Claim, "v" | "trigger">): Promise<Claim> {
+  const full: Claim = { v: 1, ...claim, trigger: "flush" };
+  await appendPrivateJsonLine(join(workspaceDir, CLAIMS_FILE), full);
+  return full;
+}
+
+/** The claim of the block `located` is, if any (same file, line and id). */
+export function claimOf(claims: Claims, file: string, line: number, id: string): Claim | undefined {
+  const claim = claims.get(keyOf(file, line));
+  return claim?.id === id ? claim : undefined;
+}
+
+/** `located` with its claim laid over its session, agent and trigger; itself when unclaimed. */
+export function claimed(claims: Claims, located: LocatedSnapshot): LocatedSnapshot {
+  const claim = claimOf(claims, located.file, located.line, located.snapshot.id);
+  if (claim === undefined) return located;
+  return {
+    ...located,
+    snapshot: {
+      ...located.snapshot,
+      session: claim.session,
+      agent: claim.agent ?? located.snapshot.agent,
+      trigger: "flush",
+    },
+  };
+}
+
+/** Lays claims over index entries in place (entries are the index's own records of each block). */
+export function claimEntries(claims: Claims, entries: Iterable<Entry | [number, Entry]>): void {
+  if (claims.size === 0) return;
+  for (const item of entries) {
+    const entry = Array.isArray(item) ? item[1] : item;
+    const claim = claimOf(claims, entry.file, entry.line, entry.id);
+    if (claim === undefined) continue;
+    entry.session = claim.session;
+    entry.agent = claim.agent ?? entry.agent;
+    entry.trigger = "flush";
+  }
+}
+
+/** Claims whose block is not among `snapshots` (it was edited away, or moved): for verify. */
+export function danglingClaims(claims: Claims, snapshots: readonly LocatedSnapshot[]): Diagnostic[] {
+  const blocks = new Set(snapshots.map((s) => `${keyOf(s.file, s.line)}#${s.snapshot.id}`));
+  return [...claims.values()]
+    .filter((c) => !blocks.has(`${keyOf(c.file, c.line)}#${c.id}`))
+    .map((c) => ({
+      file: c.file,
+      line: c.line,
+      id: c.id,
+      message: `a claim gives snapshot ${c.id} to session ${c.session}, but no block with that id starts here (see ${CLAIMS_FILE})`,
+    }));
+}
