@@ -1,13 +1,14 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
+import { detectAmnesia } from "../capture/amnesia.ts";
 import { beginTurn, observe, prepareFlush, type SessionRef } from "../capture/capture-service.ts";
 import { afterCompaction, beforeCompaction, beforeReset, crossThresholds } from "../capture/cycle.ts";
 import { restoreNotice } from "../recover/inject.ts";
 import { latestOfSession, restoreFor } from "../recover/restore-service.ts";
-import { detectAmnesia } from "../recover/triggers.ts";
 import { SessionState } from "../store/session-state.ts";
 import type { Workspace } from "../workspace.ts";
+import { createConsentCheck } from "./consent.ts";
 import {
   agentOfSessionKey,
   isInternalSessionKey,
@@ -216,10 +217,13 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
     ),
   );
 
+  const checkConsent = createConsentCheck(deps);
   api.on("after_compaction", (_event, ctx) =>
-    guarded("after_compaction", ctx, (ws, ref, now) =>
-      afterCompaction(ws, ref, cycle(now, config.restore.afterCompaction)),
-    ),
+    guarded("after_compaction", ctx, async (ws, ref, now) => {
+      await afterCompaction(ws, ref, cycle(now, config.restore.afterCompaction));
+      // Compaction hooks are not gated: say once when the hooks a restore needs never arrived.
+      await checkConsent(ws, ref);
+    }),
   );
 
   api.on("before_reset", (event, ctx) =>

@@ -6,6 +6,7 @@ import { parsePluginConfig } from "../../plugin/config.ts";
 import { createConsentCheck, missingConsent, silentSessionWarning } from "../../plugin/surface/consent.ts";
 import type { SurfaceDeps } from "../../plugin/surface/context.ts";
 import { Workspaces } from "../../plugin/workspace.ts";
+import { createDriver } from "./plugin-driver.ts";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -66,5 +67,21 @@ describe("createConsentCheck", () => {
     await ws.session(ref.sessionKey, "main").update((s) => ({ ...s, trail: { ...s.trail, turns: 2 } }));
     await check(ws, ref);
     expect(warnings).toEqual([]);
+  });
+});
+
+describe("after_compaction with no user turn observed (through the registered hooks)", () => {
+  it("logs the consent warning once; a session with a user turn logs nothing", async () => {
+    const d = createDriver();
+    try {
+      await d.fire("before_compaction", { messageCount: 4 });
+      await d.fire("after_compaction", { messageCount: 2, compactedCount: 2 });
+      await d.fire("after_compaction", { messageCount: 2, compactedCount: 2 });
+      await d.userTurn("Fix the login bug on Safari", { sessionKey: "agent:main:other" });
+      await d.fire("after_compaction", { messageCount: 2 }, { sessionKey: "agent:main:other" });
+      expect(d.reg.warnings).toEqual([silentSessionWarning("agent:main:main", missingConsent({}))]);
+    } finally {
+      d.dispose();
+    }
   });
 });
