@@ -220,15 +220,38 @@ export class Workspace {
     query: string,
     opts: { limit: number; filter: SnapshotFilter },
   ): Promise<{ located: LocatedSnapshot; score: number; snippet: string }[]> {
+    return (await this.query(query, opts)).hits;
+  }
+
+  /**
+   * {@link searchSnapshots} with how the hits match (`fuzzy`: no snapshot holds an identifier of the
+   * query as typed), the identifiers no snapshot holds, and the closest ones that exist (from every
+   * snapshot of the workspace: callers scope them).
+   */
+  async query(
+    query: string,
+    opts: { limit: number; filter: SnapshotFilter },
+  ): Promise<{
+    hits: { located: LocatedSnapshot; score: number; snippet: string }[];
+    match: "exact" | "fuzzy";
+    missing: string[];
+    suggestions: { word: string; closest: string[] }[];
+  }> {
     const index = await this.index();
+    const result = index.search(query, opts);
     const found = await Promise.all(
-      index.search(query, opts).hits.map(async (h) => {
+      result.hits.map(async (h) => {
         if (h.name !== null && index.latest({ name: h.name }) === null) return null;
-        const located = await index.get(h.id);
+        const located = await index.getAt(h.file, h.line);
         return located === null ? null : { located, score: h.score, snippet: h.snippet };
       }),
     );
-    return found.filter((f) => f !== null);
+    return {
+      hits: found.filter((f) => f !== null),
+      match: result.match,
+      missing: result.missing,
+      suggestions: result.suggestions,
+    };
   }
 
   /** Appends one line to `.big-memory/restore-log.jsonl` (through the persistence gate). */

@@ -103,12 +103,23 @@ export async function recall(ws: Workspace, req: RecallRequest): Promise<RecallR
     return whole(ws, found, req);
   }
   if (req.query !== undefined && req.query.trim() !== "") {
-    const hits = (
-      await ws.searchSnapshots(req.query, { limit: (req.limit ?? 3) * 4, filter: scopeFilter(req) })
-    )
-      .filter((h) => visible(h.located))
-      .slice(0, req.limit ?? 3);
-    if (hits.length === 0) return missing(`No snapshot matches "${echo(req.query)}".`);
+    const result = await ws.query(req.query, { limit: (req.limit ?? 3) * 4, filter: scopeFilter(req) });
+    const hits = result.hits.filter((h) => visible(h.located)).slice(0, req.limit ?? 3);
+    // An identifier no snapshot holds as typed is said to be absent, never answered with another one.
+    const absent =
+      result.match === "fuzzy" && result.missing.length > 0
+        ? `No snapshot mentions ${echo(result.missing.join(", "))}.`
+        : null;
+    if (hits.length === 0) {
+      // Suggestions come from every snapshot: only a workspace-wide scope may see them.
+      const closest =
+        req.scope === "workspace" ? result.suggestions.flatMap((s) => s.closest).map(cleanInline) : [];
+      const message = absent ?? `No snapshot matches "${echo(req.query)}".`;
+      return {
+        ...missing(message),
+        reply: closest.length === 0 ? message : `${message} Did you mean ${closest.join(", ")}?`,
+      };
+    }
     const shown = renderHits({
       query: req.query,
       hits: hits.map(({ located: { snapshot: s }, snippet }) => ({
@@ -117,7 +128,14 @@ export async function recall(ws: Workspace, req: RecallRequest): Promise<RecallR
       })),
       nonce: req.nonce ?? newNonce(),
     });
-    return { found: true, ...shown, ids: hits.map((h) => h.located.snapshot.id), restored: null };
+    const note = absent === null ? "" : `${absent} Near matches (fuzzy), not the identifier itself:\n`;
+    return {
+      found: true,
+      text: note + shown.text,
+      reply: note + shown.reply,
+      ids: hits.map((h) => h.located.snapshot.id),
+      restored: null,
+    };
   }
   const latest = await ws.latestVisible(visible);
   if (latest === null) return missing("No snapshot saved yet in this scope.");

@@ -129,7 +129,9 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
   const limit = Math.max(1, options.limit ?? DEFAULT_LIMIT);
   const plan = planQuery(query);
   const terms = plan.terms.slice(0, MAX_QUERY_TERMS);
-  if (terms.length === 0) return { hits: [], match: "exact", missing: [] };
+  // Nothing to search (no query terms, or no snapshot at all): nothing found, and nothing near either.
+  if (terms.length === 0 || shards.every((shard) => shard.size === 0))
+    return { hits: [], match: "exact", missing: [] };
   const wordMap = wordsOf(terms);
   const words = [...wordMap.values()];
   const idWords = identifierWords(plan.words, wordMap);

@@ -1,0 +1,109 @@
+/**
+ * The read path on a long history of hand-written daily logs (see corpus-history.ts): the first search
+ * with no index (build included), then list, show, recall and status once indexed, each in-process
+ * through the CLI, beside the baseline of the same run: parsing every log (readAllSnapshots, what list,
+ * show and status did before they read through the index). Peak heap is sampled every 10 ms.
+ *
+ *   node test/bench/history.bench.ts [--mb 100]
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import v8 from "node:v8";
+import vm from "node:vm";
+import { readAllSnapshots } from "../../plugin/store/snapshots.ts";
+import { runCli } from "../../plugin/surface/cli.ts";
+import { writeHistory } from "./corpus-history.ts";
+import { fmt, printTable } from "./table.ts";
+
+v8.setFlagsFromString("--expose-gc");
+const gc = vm.runInNewContext("gc") as () => void;
+
+/** Runs `work`, returning its time and the peak heap (used) seen while it ran, above the heap before it. */
+async function measure(work: () => Promise<unknown>): Promise<{ ms: number; heapMb: number }> {
+  gc();
+  const base = process.memoryUsage().heapUsed;
+  let peak = base;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  }, 10);
+  const started = performance.now();
+  await work();
+  const ms = performance.now() - started;
+  clearInterval(timer);
+  peak = Math.max(peak, process.memoryUsage().heapUsed);
+  return { ms, heapMb: (peak - base) / 1e6 };
+}
+
+/** Runs the CLI in-process, output discarded; returns the exit code. */
+function cli(args: string[]): Promise<number> {
+  return runCli(args, {
+    stdout: () => {},
+    stderr: () => {},
+    readStdin: async () => "",
+    color: false,
+    cwd: process.cwd(),
+    env: { HOME: "/nonexistent" },
+    now: () => new Date(),
+  });
+}
+
+export async function runHistoryBench(opts: { mb?: number } = {}): Promise<void> {
+  const mb = opts.mb ?? 100;
+  const dir = await mkdtemp(join(tmpdir(), "big-memory-history-"));
+  try {
+    const history = await writeHistory(dir, { bytes: mb * 1e6 });
+    const probe = history.probe;
+    const baseline = await measure(() => readAllSnapshots(dir));
+    const first = await measure(() => cli(["search", probe.query, "--dir", dir, "--json"]));
+    const search = await measure(() => cli(["search", probe.query, "--dir", dir, "--json"]));
+    const list = await measure(() => cli(["list", "--dir", dir, "--json"]));
+    const listTop = await measure(() => cli(["list", "--limit", "20", "--dir", dir]));
+    const show = await measure(() => cli(["show", probe.id, "--dir", dir, "--json"]));
+    const recall = await measure(() => cli(["recall", "--dir", dir, "--json"]));
+    const status = await measure(() => cli(["status", "--dir", dir, "--json"]));
+    const row = (label: string, m: { ms: number; heapMb: number }) => [
+      label,
+      fmt(m.ms, 0),
+      `${fmt(baseline.ms / m.ms, 1)}x`,
+      fmt(m.heapMb, 0),
+    ];
+    printTable(
+      `Read path on ${fmt(history.bytes / 1e6, 0)} MB of hand-written logs (${history.blocks} blocks, ${history.logs} logs)`,
+      [
+        ["command (in-process)", "ms", "vs baseline", "peak heap MB"],
+        row("parse every log: readAllSnapshots (baseline)", baseline),
+        row("first search, no index (build + save)", first),
+        row("search, indexed", search),
+        row("list --json (every snapshot), indexed", list),
+        row("list --limit 20, indexed", listTop),
+        row("show ID, indexed", show),
+        row("recall, indexed", recall),
+        row("status (parses every log)", status),
+      ],
+    );
+    const check = (label: string, ok: boolean, value: string) =>
+      console.log(`${ok ? "met   " : "MISSED"}  ${label}: ${value}`);
+    if (mb >= 100) {
+      check(
+        "first search on an unindexed 100 MB history <= 5 s",
+        first.ms <= 5000,
+        `${fmt(first.ms / 1000, 1)} s`,
+      );
+      check("... and <= 400 MB heap", first.heapMb <= 400, `${fmt(first.heapMb, 0)} MB`);
+      check("list once indexed <= 200 ms", list.ms <= 200, `${fmt(list.ms, 0)} ms`);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await runHistoryBench({ mb: Number(argValue("--mb") ?? 100) });
+}
