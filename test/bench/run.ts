@@ -3,6 +3,7 @@
  * run. `--quick` runs smaller sizes (1k and 10k snapshots for search) for a fast look.
  */
 import { runAppendBench } from "./append.bench.ts";
+import { runHistoryBench } from "./history.bench.ts";
 import { runHooksBench } from "./hooks.bench.ts";
 import { runParseBench } from "./parse.bench.ts";
 import { runSearchBench } from "./search.bench.ts";
@@ -14,3 +15,5 @@ await runAppendBench({ runs: quick ? 100 : 200 });
 await runHooksBench({ runs: quick ? 30 : 60 });
 console.log("\n## Search (big-memory vs SQLite FTS5 vs full scan)\n");
 await runSearchBench(quick ? { sizes: [1000, 10_000] } : {});
+console.log("\n## Read path on a long hand-written history\n");
+await runHistoryBench({ mb: quick ? 10 : 100 });
