@@ -22,7 +22,11 @@ export type Pick = (match: RegExpExecArray) => Span | undefined;
 
 export interface Rule {
   readonly kind: RedactionKind;
-  /** Compiled with the `g` and `d` flags; cloned before use so no state is shared between calls. */
+  /**
+   * Compiled once with the `g` and `d` flags. `findSecrets` sets its `lastIndex` before every use and
+   * nothing else runs it, so calls (which are synchronous) never see each other's state; cloning it per
+   * call instead would cost 1-4 µs per rule, more than scanning a short text.
+   */
   readonly pattern: RegExp;
   readonly pick: Pick;
   /** Literals that must occur on a line for the rule to run there; empty: the rule runs on the whole text. */
@@ -72,57 +76,92 @@ export function secret(accept: (value: string, m: RegExpExecArray) => boolean): 
 }
 
 interface Activation {
-  readonly rule: number;
-  /** The trigger in its own case, checked at the hit when the rule is case-sensitive. */
+  /** The window group the trigger opens a window for. */
+  readonly group: number;
+  /** The trigger in its own case, checked at the hit when the group is case-sensitive. */
   readonly trigger: string;
 }
 
-/** Rules compiled for scanning: one scanner over every trigger, and the rules each trigger starts. */
+/** What decides where a rule runs: its triggers, their case sensitivity and its reach. */
+interface WindowGroup {
+  readonly triggers: readonly string[];
+  readonly caseSensitive: boolean;
+  readonly reach: number;
+}
+
+/**
+ * Rules compiled for scanning: one scanner over every trigger, and what each trigger starts. Rules with the
+ * same triggers, case sensitivity and reach share one list of windows (a group), so a trigger word that
+ * several rules wait for (`key`, `password`) costs one window, not one per rule.
+ */
 export interface RuleSet {
   readonly rules: readonly Rule[];
+  /** The window group of each rule. */
+  readonly groupOf: readonly number[];
+  readonly groups: readonly WindowGroup[];
   readonly scanner: LiteralScanner;
   readonly activations: readonly (readonly Activation[])[];
-  readonly everywhere: readonly number[];
+  /** The longest finite `reach` of any rule, in lines. */
+  readonly maxReach: number;
 }
 
 /** Compile `rules`, in priority order, into a rule set. */
 export function compileRules(rules: readonly Rule[]): RuleSet {
-  const literals = [...new Set(rules.flatMap((r) => r.triggers.map((t) => t.toLowerCase())))];
+  const keys = rules.map((r) => JSON.stringify([r.triggers, r.caseSensitive, r.reach]));
+  const distinct = [...new Set(keys)];
+  const groupOf = keys.map((k) => distinct.indexOf(k));
+  const groups = distinct.map((k) => {
+    const r = rules[keys.indexOf(k)];
+    return { caseSensitive: r?.caseSensitive ?? true, reach: r?.reach ?? 0, triggers: r?.triggers ?? [] };
+  });
+  const literals = [...new Set(groups.flatMap((g) => g.triggers.map((t) => t.toLowerCase())))];
   const activations = literals.map((literal) =>
-    rules.flatMap((r, index) =>
-      r.triggers.filter((t) => t.toLowerCase() === literal).map((trigger) => ({ rule: index, trigger })),
+    groups.flatMap((g, group) =>
+      g.triggers.filter((t) => t.toLowerCase() === literal).map((trigger) => ({ group, trigger })),
     ),
   );
   return {
     rules,
+    groupOf,
+    groups,
     scanner: compileLiterals(literals),
     activations,
-    everywhere: [...rules.keys()].filter((i) => rules[i]?.triggers.length === 0),
+    maxReach: Math.max(0, ...rules.map((r) => r.reach).filter(Number.isFinite)),
   };
 }
 
-/** The lines each rule must run on: merged windows per rule index. */
-function windowsOf(text: string, set: RuleSet): Map<number, Span[]> {
-  const windows = new Map<number, Span[]>();
-  for (const index of set.everywhere) windows.set(index, [{ start: 0, end: text.length }]);
+/**
+ * The lines each window group must run on: merged windows as a flat `[start, end, start, end, …]` (no
+ * object per hit: a dense text has a trigger every few words). A group without triggers gets the whole text.
+ */
+function windowsOf(text: string, set: RuleSet): number[][] {
+  const windows: number[][] = set.groups.map((g) => (g.triggers.length === 0 ? [0, text.length] : []));
   let lineStart = -1;
-  let lineEnd = -1;
-  set.scanner.scan(text, (at, literal) => {
-    if (at >= lineEnd) {
-      lineStart = text.lastIndexOf("\n", at - 1) + 1;
-      lineEnd = endOfLine(text, at);
+  // Ends of the hit's line and of the lines after it, computed as far as a rule reaches.
+  const ends: number[] = [];
+  const reachEnd = (reach: number): number => {
+    if (reach === Number.POSITIVE_INFINITY) return text.length;
+    for (let last = ends.at(-1) ?? text.length; ends.length <= reach && last < text.length; ) {
+      last = endOfLine(text, last + 1);
+      ends.push(last);
     }
-    for (const { rule: index, trigger } of set.activations[literal] ?? []) {
-      const r = set.rules[index];
-      if (r === undefined || (r.caseSensitive && !text.startsWith(trigger, at))) continue;
-      let end = lineEnd;
-      for (let i = 0; i < r.reach && end < text.length; i++) end = endOfLine(text, end + 1);
-      const list = windows.get(index);
-      const last = list?.at(-1);
-      if (list === undefined) windows.set(index, [{ start: lineStart, end }]);
-      else if (last !== undefined && lineStart <= last.end) {
-        list[list.length - 1] = { start: last.start, end: Math.max(end, last.end) };
-      } else list.push({ start: lineStart, end });
+    return ends[Math.min(reach, ends.length - 1)] ?? text.length;
+  };
+  set.scanner.scan(text, (at, literal) => {
+    if (at >= (ends[0] ?? -1)) {
+      lineStart = text.lastIndexOf("\n", at - 1) + 1;
+      ends.length = 0;
+      ends.push(endOfLine(text, at));
+    }
+    for (const { group, trigger } of set.activations[literal] ?? []) {
+      const g = set.groups[group];
+      const list = windows[group];
+      if (g === undefined || list === undefined || (g.caseSensitive && !text.startsWith(trigger, at)))
+        continue;
+      const end = reachEnd(g.reach);
+      const lastEnd = list.at(-1);
+      if (lastEnd === undefined || lineStart > lastEnd) list.push(lineStart, end);
+      else if (end > lastEnd) list[list.length - 1] = end;
     }
   });
   return windows;
@@ -146,22 +185,22 @@ const MARKER = /\[REDACTED:[a-z0-9-]+\]/g;
  * resumes one character later, so a secret inside it can still be found.
  */
 export function findSecrets(text: string, set: RuleSet): Finding[] {
-  const markers: Span[] = Array.from(text.matchAll(new RegExp(MARKER)), (m) => ({
-    start: m.index,
-    end: m.index + m[0].length,
-  }));
+  const markers: Span[] = text.includes("[REDACTED:")
+    ? Array.from(text.matchAll(new RegExp(MARKER)), (m) => ({ start: m.index, end: m.index + m[0].length }))
+    : [];
   const found: Finding[] = [];
   const windows = windowsOf(text, set);
   for (const [index, r] of set.rules.entries()) {
-    const list = windows.get(index);
-    if (list === undefined) continue;
-    const re = new RegExp(r.pattern);
-    for (const window of list) {
-      const slice = window.end - window.start === text.length ? text : text.slice(window.start, window.end);
+    const list = windows[set.groupOf[index] ?? -1] ?? [];
+    const re = r.pattern;
+    for (let w = 0; w + 1 < list.length; w += 2) {
+      const start = list[w] ?? 0;
+      const end = list[w + 1] ?? text.length;
+      const slice = end - start === text.length ? text : text.slice(start, end);
       re.lastIndex = 0;
       for (let m = re.exec(slice); m !== null; m = re.exec(slice)) {
         const local = r.pick(m);
-        const span = local && { start: local.start + window.start, end: local.end + window.start };
+        const span = local && { start: local.start + start, end: local.end + start };
         if (
           span === undefined ||
           span.end <= span.start ||

@@ -53,7 +53,8 @@ const META_WORDS = new Set(
     "encoding algorithm alg scheme location at on date time updated changed created rotated age strength " +
     "pattern regex rule rules validation validator prompt placeholder store manager method methods strategy " +
     "flow scope scopes server host domain realm audience issuer service backend plugin config options " +
-    "callback redirect handler middleware guard status state error message level disabled stdin cmd command"
+    "callback redirect handler middleware guard status state error message level disabled stdin cmd command " +
+    "values"
   ).split(" "),
 );
 /** Any of these in a name may make it a secret name; most names have none, so this is checked first. */
@@ -112,9 +113,9 @@ const NOT_SECRET = [PLACEHOLDER, NUMBER, IDENTIFIER, ENV_NAME, MEMBER_PATH, FILE
  * Whether an assigned value looks like a secret. Never: values with whitespace or shorter than
  * `minLength`, placeholders (`${TOKEN}`, `<token>`, `***`), numbers (`4096`, `1.5`, `30s`), identifiers made
  * of letters (`getToken`, `string`, `my-deploy-key`), env var names (`OPENAI_API_KEY`), member paths
- * (`process.env.TOKEN`), file paths and URLs. A strong value may be a PIN of 6+ digits. A weak value must
- * also mix at least two of lower case, upper case and digits, and not be lowercase words and numbers
- * joined by punctuation (`user:42:profile`).
+ * (`process.env.TOKEN`), file paths, URLs and content digests. A strong value may be a PIN of 6+ digits.
+ * A weak value must also be printable ASCII, mix at least two of lower case, upper case and digits, and
+ * not be lowercase words and numbers joined by punctuation (`user:42:profile`).
  */
 export function looksSecret(value: string, strength: Strength, minLength: number): boolean {
   if (value.length < minLength || /\s/.test(value) || value.includes("[REDACTED:")) return false;
@@ -122,7 +123,8 @@ export function looksSecret(value: string, strength: Strength, minLength: number
   // `process.env.API_KEY!` and `config.token?` are member paths with a TypeScript or Ruby suffix.
   if (NOT_SECRET.some((re) => re.test(value)) || MEMBER_PATH.test(value.replace(/[!?]$/, ""))) return false;
   if (strength === "strong") return true;
-  return classCount(value) >= 2 && !isWordsAndNumbers(value);
+  // A generated token is printable ASCII; a random-looking string of other characters is not one.
+  return /^[\x21-\x7e]+$/.test(value) && classCount(value) >= 2 && !isWordsAndNumbers(value);
 }
 
 /** `looksSecret` with the usual minimum length: 6 for strong names, 16 for weak ones. */

@@ -1,5 +1,5 @@
 import { CONTEXT_RULES } from "./redact-context.ts";
-import { compileRules, findSecrets } from "./redact-engine.ts";
+import { compileRules, findSecrets, type Span } from "./redact-engine.ts";
 import { LABEL_RULES } from "./redact-labels.ts";
 import { classifyName, looksSecretFor } from "./redact-names.ts";
 import { PROVIDER_RULES } from "./redact-providers.ts";
@@ -109,20 +109,53 @@ export function redact(text: string): Redaction {
   const counts: RedactionCounts = {};
   let total = 0;
   let current = text;
-  // Each productive pass turns at least one unmarked character into a marker, so this terminates.
-  for (;;) {
-    const found = findSecrets(current, RULES);
-    if (found.length === 0) return { text: current, counts, total };
+  let regions: Span[] = [{ start: 0, end: text.length }];
+  // Each productive pass turns at least one unmarked character into a marker, so this terminates. Text
+  // away from the markers a pass wrote is as the pass saw it, so the next pass only reads the lines around
+  // them (as far as any rule reaches), which keeps a text with a few secrets at about one pass.
+  while (regions.length > 0) {
+    const found = regions.flatMap((r) =>
+      findSecrets(current.slice(r.start, r.end), RULES).map((f) => ({
+        ...f,
+        start: f.start + r.start,
+        end: f.end + r.start,
+      })),
+    );
+    if (found.length === 0) break;
     let out = "";
     let copied = 0;
+    const written: Span[] = [];
     for (const { start, end, kind } of found) {
-      out += current.slice(copied, start) + redactionMarker(kind);
+      out += current.slice(copied, start);
+      const marker = redactionMarker(kind);
+      written.push({ start: out.length, end: out.length + marker.length });
+      out += marker;
       copied = end;
       counts[kind] = (counts[kind] ?? 0) + 1;
     }
     total += found.length;
     current = out + current.slice(copied);
+    regions = linesAround(current, written, RULES.maxReach + 1);
   }
+  return { text: current, counts, total };
+}
+
+/** The lines of `text` within `lines` lines of any of `spans` (sorted), as merged line-aligned spans. */
+function linesAround(text: string, spans: readonly Span[], lines: number): Span[] {
+  const out: Span[] = [];
+  for (const span of spans) {
+    let start = text.lastIndexOf("\n", span.start - 1) + 1;
+    for (let i = 0; i < lines && start > 0; i++)
+      start = start === 1 ? 0 : text.lastIndexOf("\n", start - 2) + 1;
+    let end = text.indexOf("\n", span.end);
+    for (let i = 0; i < lines && end !== -1; i++) end = text.indexOf("\n", end + 1);
+    if (end === -1) end = text.length;
+    const last = out.at(-1);
+    if (last !== undefined && start <= last.end)
+      out[out.length - 1] = { start: last.start, end: Math.max(end, last.end) };
+    else out.push({ start, end });
+  }
+  return out;
 }
 
 /** Property names that label the `value` beside them: `{ label: "staging token", value: "…" }`. */

@@ -13,6 +13,7 @@ console.log(`big-memory benchmarks (node ${process.version}, ${quick ? "quick" :
 await runParseBench({ snapshots: quick ? 1000 : 3000 });
 await runAppendBench({ runs: quick ? 100 : 200 });
 await runHooksBench({ runs: quick ? 30 : 60 });
+await (await import("./redact.bench.ts")).runRedactBench({ quick });
 console.log("\n## Search (big-memory vs SQLite FTS5 vs full scan)\n");
 await runSearchBench(quick ? { sizes: [1000, 10_000] } : {});
 console.log("\n## Read path on a long hand-written history\n");

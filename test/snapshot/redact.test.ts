@@ -339,6 +339,21 @@ describe("redact", () => {
     );
   });
 
+  it("is idempotent on long multi-line texts where secrets sit far apart", () => {
+    const line = fc.oneof(
+      fc.constantFrom(...POSITIVES.map((p) => p.text), ...NEGATIVES.slice(0, 300).map((n) => n.text)),
+      fc.constantFrom(...DANGEROUS),
+      proseArb,
+    );
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 20, maxLength: 120 }), (lines) => {
+        const once = redact(lines.join("\n"));
+        expect(redact(once.text)).toEqual({ text: once.text, counts: {}, total: 0 });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("never introduces text: outside its markers the output is the input in order", () => {
     const piece = fc.oneof(
       fc.string({ maxLength: 20 }),

@@ -1,0 +1,154 @@
+import { lintSource } from "@secretlint/core";
+import { creator as recommended } from "@secretlint/secretlint-rule-preset-recommend";
+import { redact } from "../../plugin/snapshot/redact.ts";
+import { CONTEXT_RULES } from "../../plugin/snapshot/redact-context.ts";
+import { compileRules } from "../../plugin/snapshot/redact-engine.ts";
+import { LABEL_RULES } from "../../plugin/snapshot/redact-labels.ts";
+import { PROVIDER_RULES } from "../../plugin/snapshot/redact-providers.ts";
+import { NEGATIVES, POSITIVES, type PositiveCase } from "../snapshot/fixtures/secret-corpus.ts";
+import { CONTEXT_POSITIVES } from "../snapshot/fixtures/secret-corpus-context.ts";
+import { PROVIDER_POSITIVES } from "../snapshot/fixtures/secret-corpus-providers.ts";
+import { dailyLogText, generateCorpus } from "./corpus.ts";
+import { fmt, printTable } from "./table.ts";
+
+/**
+ * Secret detection, measured: recall on the labelled positives, false positives on the hard negatives,
+ * and throughput of `redact` on ordinary daily logs and on the corpus, beside baselines in the same run
+ * (one `includes` of a literal, one regular expression over every trigger literal, the trigger scan alone)
+ * and beside secretlint's recommended preset run through `@secretlint/core` on the same texts.
+ *
+ * Times are CPU time (user + system), the best of several rounds, so other processes disturb them less.
+ * secretlint is timed on whole files (daily logs, or the corpus joined into one text): its profiler keeps
+ * every performance mark of the process and searches them on each new one, so thousands of small calls
+ * would measure that search rather than its rules.
+ */
+
+const SECRETLINT: Parameters<typeof lintSource>[0]["options"]["config"] = {
+  rules: [{ id: "@secretlint/secretlint-rule-preset-recommend", rule: recommended }],
+};
+
+/** Spans secretlint reports in `text`. */
+async function secretlintSpans(text: string): Promise<(readonly [number, number])[]> {
+  const result = await lintSource({
+    source: { filePath: "note.md", content: text, contentType: "text" },
+    options: { config: SECRETLINT, noPhysicFilePath: true },
+  });
+  return result.messages.map((m) => m.range);
+}
+
+/** Whether every occurrence of every secret of `c` overlaps one of `spans`. */
+function covers(c: PositiveCase, spans: readonly (readonly [number, number])[]): boolean {
+  return c.secrets.every((secret) => {
+    for (let at = c.text.indexOf(secret); at !== -1; at = c.text.indexOf(secret, at + 1)) {
+      if (!spans.some(([start, end]) => start < at + secret.length && at < end)) return false;
+    }
+    return true;
+  });
+}
+
+/** Best CPU milliseconds of `fn` over `rounds` rounds. */
+async function cpuMs(fn: () => unknown, rounds = 5): Promise<number> {
+  let best = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < rounds; r++) {
+    const before = process.cpuUsage();
+    await fn();
+    const used = process.cpuUsage(before);
+    best = Math.min(best, (used.user + used.system) / 1000);
+  }
+  return best;
+}
+
+const megabytes = (texts: readonly string[]) => texts.reduce((n, t) => n + Buffer.byteLength(t), 0) / 1e6;
+const pct = (n: number, of: number) => `${fmt((100 * n) / of, 1)}%`;
+
+/** Generated daily logs with one corpus positive every ~400 lines: ordinary notes with few secrets. */
+function dailyLogs(snapshots: number): string[] {
+  let next = 0;
+  return generateCorpus({ snapshots, queriesPerCategory: 1 }).days.map((d) => {
+    const lines = dailyLogText(d.date, d.snapshots).split("\n");
+    for (let at = 200; at < lines.length; at += 400)
+      lines.splice(at, 0, POSITIVES[next++ % POSITIVES.length]?.text ?? "");
+    return lines.join("\n");
+  });
+}
+
+export async function runRedactBench(opts: { quick?: boolean } = {}): Promise<void> {
+  const secrets = POSITIVES.reduce((n, p) => n + p.secrets.length, 0);
+  const spans = new Map<string, (readonly [number, number])[]>();
+  for (const { text } of [...POSITIVES, ...NEGATIVES])
+    if (!spans.has(text)) spans.set(text, await secretlintSpans(text));
+  const ours = (c: PositiveCase) => {
+    const out = redact(c.text);
+    return c.secrets.every((s) => !out.text.includes(s)) && (out.counts[c.kind] ?? 0) > 0;
+  };
+  const theirs = (c: PositiveCase) => covers(c, spans.get(c.text) ?? []);
+  const recall = (cases: readonly PositiveCase[], caught: (c: PositiveCase) => boolean) =>
+    pct(cases.filter(caught).length, cases.length);
+  const ourFalse = NEGATIVES.filter((n) => redact(n.text).total > 0).length;
+  const theirFalse = NEGATIVES.filter((n) => (spans.get(n.text) ?? []).length > 0).length;
+
+  const corpus = [...POSITIVES.map((p) => p.text), ...NEGATIVES.map((n) => n.text)];
+  const joined = [corpus.join("\n\n")];
+  const kb = megabytes(joined) * 1e3;
+  const ourMs = await cpuMs(() => redact(joined[0] ?? ""));
+  const theirMs = await cpuMs(() => secretlintSpans(joined[0] ?? ""), 3);
+  printTable(
+    `Secret detection (corpus: ${POSITIVES.length} positives holding ${secrets} secrets, ${NEGATIVES.length} hard negatives, ${fmt(kb, 0)} KB)`,
+    [
+      [
+        "detector",
+        "recall: provider formats",
+        "recall: context rules",
+        "recall: all",
+        "false positives",
+        "ms per KB",
+      ],
+      [
+        "big-memory redact",
+        recall(PROVIDER_POSITIVES, ours),
+        recall(CONTEXT_POSITIVES, ours),
+        recall(POSITIVES, ours),
+        `${ourFalse} (${pct(ourFalse, NEGATIVES.length)})`,
+        fmt(ourMs / kb, 3),
+      ],
+      [
+        "secretlint preset-recommend (baseline)",
+        recall(PROVIDER_POSITIVES, theirs),
+        recall(CONTEXT_POSITIVES, theirs),
+        recall(POSITIVES, theirs),
+        `${theirFalse} (${pct(theirFalse, NEGATIVES.length)})`,
+        fmt(theirMs / kb, 3),
+      ],
+    ],
+  );
+
+  const set = compileRules([...PROVIDER_RULES, ...CONTEXT_RULES, ...LABEL_RULES]);
+  const escaped = set.scanner.literals.map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const combined = new RegExp(escaped.join("|"), "gi");
+  const logs = dailyLogs(opts.quick ? 600 : 2000);
+  const rows: string[][] = [["pass over the text", "input", "MB/s", "vs redact"]];
+  for (const [input, texts, withSecretlint] of [
+    [`daily logs: ${fmt(megabytes(logs), 1)} MB in ${logs.length} files, few secrets`, logs, true],
+    [`corpus, one call per text: ${corpus.length} texts`, corpus, false],
+    [`corpus joined into one text: ${fmt(kb, 0)} KB`, joined, true],
+  ] as const) {
+    const speed = async (fn: (t: string) => unknown, rounds = 5) =>
+      megabytes(texts) /
+      ((await cpuMs(async () => {
+        for (const t of texts) await fn(t);
+      }, rounds)) /
+        1000);
+    const base = await speed((t) => redact(t));
+    const row = (name: string, mbps: number) =>
+      rows.push([name, input, fmt(mbps, 1), `${fmt(mbps / base, 2)}x`]);
+    row("big-memory redact", base);
+    row("its trigger scan alone, no rule run", await speed((t) => set.scanner.scan(t, () => {})));
+    row(
+      `one regex over the ${escaped.length} trigger literals (baseline)`,
+      await speed((t) => t.match(combined)),
+    );
+    row("text.includes of one literal (baseline)", await speed((t) => t.includes("-----BEGIN")));
+    if (withSecretlint) row("secretlint preset-recommend (baseline)", await speed(secretlintSpans, 3));
+  }
+  printTable("Redaction throughput (CPU time, best of several rounds)", rows);
+}
