@@ -50,7 +50,11 @@ export const LogProblem = z.object({
 export type LogProblem = z.infer<typeof LogProblem>;
 
 /** A daily log a shard covers: its fingerprint and, from version 3 on, the problems found reading it. */
-export const LogRecord = Fingerprint.extend({ problems: z.array(LogProblem).optional() });
+export const LogRecord = Fingerprint.extend({
+  problems: z.array(LogProblem).optional(),
+  /** `[REDACTED:<kind>]` markers in its snapshots, by kind. */
+  redactions: z.record(z.string(), z.number().int().nonnegative()).optional(),
+});
 export type LogRecord = z.infer<typeof LogRecord>;
 
 const REF = [

@@ -19,56 +19,13 @@ import {
   saveMonth,
   shardPath,
 } from "./persist.ts";
+import type { ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
 import { monthOf, type SnapshotFilter } from "./shard.ts";
-import {
-  type QueryResult,
-  refOf,
-  type Scope,
-  type SearchOptions,
-  SnapshotIndex,
-  type SnapshotRef,
-} from "./snapshot-index.ts";
+import { refOf, type Scope, type SearchOptions, SnapshotIndex, type SnapshotRef } from "./snapshot-index.ts";
 import { buildMonth, groupByMonth, type LogStat, listLogs, readLog, statLog, unchanged } from "./sources.ts";
 import { type LogWatcher, watchLogs } from "./watch.ts";
 
-/** Where warnings go (the plugin passes `api.logger`). */
-export interface Logger {
-  warn(message: string): void;
-}
-
-export interface SearchServiceOptions {
-  logger: Logger;
-  /** Keep the index under `<stateDir>/search/<workspace hash>/` instead of `<workspace>/.big-memory/search/`. */
-  stateDir?: string;
-  /** Watch `memory/` for changes made by anyone. Default true. */
-  watch?: boolean;
-  /** Quiet time before a changed log is re-read, in ms. Default 50. */
-  debounceMs?: number;
-  /** Quiet time before changed months are saved, in ms. Default 1000. */
-  saveDelayMs?: number;
-  /**
-   * Load saved months by their snapshot refs only (no postings): `list`, `latest`, `find`, `get` and
-   * `status` answer, `search` finds nothing. Months with no saved shard are built and saved as usual;
-   * logs changed since are re-read, but such months are not saved. Default false.
-   */
-  entriesOnly?: boolean;
-  /** Told after each month is loaded or built: months done of all, and snapshots so far. */
-  onProgress?: (progress: { months: number; of: number; snapshots: number }) => void;
-}
-
-/** Search results (see SnapshotIndex.query), and whether every month was loaded when they were computed. */
-export interface SearchResults extends QueryResult {
-  complete: boolean;
-}
-
-/** What `reindex` did. */
-export interface ReindexReport {
-  snapshots: number;
-  logs: number;
-  months: number;
-  diagnostics: Diagnostic[];
-  ms: number;
-}
+export type { Logger, ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
 
 /** The search index of one workspace. */
 export class SearchService {
@@ -253,7 +210,11 @@ export class SearchService {
   /** Builds a month from its logs, yielding to the event loop as it goes, and installs it. */
   async #build(month: string, files: readonly string[]): Promise<void> {
     const shard = await buildMonth(this.workspaceDir, month, files, (file, read) => {
-      this.#fingerprints.set(file, { ...read.fingerprint, problems: problemsOf(read.diagnostics) });
+      this.#fingerprints.set(file, {
+        ...read.fingerprint,
+        problems: problemsOf(read.diagnostics),
+        redactions: read.redactions,
+      });
       this.#diagnostics.set(file, read.diagnostics);
     });
     if (shard === undefined) this.#index.dropShard(month);
@@ -279,9 +240,17 @@ export class SearchService {
       this.#diagnostics.delete(file);
       this.#index.replaceFile(file, []);
     } else if (read.same) {
-      this.#fingerprints.set(file, { ...read.fingerprint, problems: known?.problems ?? [] });
+      this.#fingerprints.set(file, {
+        ...read.fingerprint,
+        problems: known?.problems ?? [],
+        ...(known?.redactions === undefined ? {} : { redactions: known.redactions }),
+      });
     } else {
-      this.#fingerprints.set(file, { ...read.fingerprint, problems: problemsOf(read.diagnostics) });
+      this.#fingerprints.set(file, {
+        ...read.fingerprint,
+        problems: problemsOf(read.diagnostics),
+        redactions: read.redactions,
+      });
       this.#diagnostics.set(file, read.diagnostics);
       this.#index.replaceFile(file, read.snapshots);
       claimEntries(this.#claims, this.#index.shard(monthOf(file))?.documents() ?? []);
@@ -341,6 +310,18 @@ export class SearchService {
   /** Problems found in the logs read so far (torn blocks, unknown versions...) and in the claims file. */
   diagnostics(): Diagnostic[] {
     return [...[...this.#diagnostics.values()].flat(), ...this.#claimProblems];
+  }
+
+  /** The logs indexed: how many, their bytes, and the `[REDACTED:<kind>]` markers in their snapshots. */
+  logs(): { files: number; bytes: number; redactions: Record<string, number> } {
+    const redactions: Record<string, number> = {};
+    let bytes = 0;
+    for (const record of this.#fingerprints.values()) {
+      bytes += record.size;
+      for (const [kind, n] of Object.entries(record.redactions ?? {}))
+        redactions[kind] = (redactions[kind] ?? 0) + n;
+    }
+    return { files: this.#fingerprints.size, bytes, redactions };
   }
 
   /** Counts for `status`. */

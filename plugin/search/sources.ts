@@ -28,6 +28,20 @@ export interface LogRead {
   fingerprint: Fingerprint;
   snapshots: LocatedSnapshot[];
   diagnostics: Diagnostic[];
+  /** `[REDACTED:<kind>]` markers in its snapshots as read, by kind (for `status`). */
+  redactions: Record<string, number>;
+}
+
+/** `[REDACTED:<kind>]` markers in the snapshots of a log, by kind. */
+export function redactionsIn(snapshots: readonly LocatedSnapshot[]): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  for (const s of snapshots) {
+    for (const m of JSON.stringify(s.snapshot).matchAll(/\[REDACTED:([a-z0-9-]+)\]/g)) {
+      const kind = m[1] ?? "";
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+    }
+  }
+  return kinds;
 }
 
 /** The daily logs of a workspace, oldest first (see daily-log.ts `listDailyLogs`). */
@@ -112,10 +126,16 @@ export async function readLog(
       crc32: contentHash(bytes),
     };
     if (known?.problems !== undefined && known.crc32 === fingerprint.crc32) {
-      return { fingerprint, snapshots: [], diagnostics: [], same: true };
+      return { fingerprint, snapshots: [], diagnostics: [], redactions: {}, same: true };
     }
     const parsed = parseDailyLog(bytes.toString("utf8"), file);
-    return { fingerprint, snapshots: parsed.snapshots, diagnostics: parsed.diagnostics, same: false };
+    return {
+      fingerprint,
+      snapshots: parsed.snapshots,
+      diagnostics: parsed.diagnostics,
+      redactions: redactionsIn(parsed.snapshots),
+      same: false,
+    };
   }
 }
 

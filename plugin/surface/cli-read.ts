@@ -9,6 +9,7 @@ import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import type { CliIO } from "./cli.ts";
 import { type CommonOptions, EXIT, parsePositiveInt, resolveWorkspace } from "./cli-args.ts";
 import { progress } from "./cli-progress.ts";
+import { statusDoc, statusText } from "./cli-status.ts";
 import { oneLine, refTable, relativeAge, snapshotText, styleFor } from "./cli-text.ts";
 
 /**
@@ -178,6 +179,21 @@ export function defineReadCommands(
         );
         report(o.json, diagnostics);
         setExit(found === null ? EXIT.notFound : EXIT.ok);
+      });
+    });
+
+  common(root.command("status"))
+    .description("counts, sizes, autosaves, last capture and last restore per session")
+    .action(async (o: CommonOptions) => {
+      const workspaceDir = resolveWorkspace(o.dir, io);
+      await withIndex(workspaceDir, io, { entriesOnly: true, json: o.json === true }, async (run) => {
+        const logs = run.index.logs();
+        const diagnostics = run.diagnostics();
+        const refs = run.index.all().reverse();
+        const doc = await statusDoc(workspaceDir, { refs, problems: diagnostics.length, ...logs });
+        out(o.json, { ...doc, diagnostics }, () => statusText(doc, io.now(), style));
+        report(o.json, diagnostics);
+        setExit(EXIT.ok);
       });
     });
 

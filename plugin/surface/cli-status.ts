@@ -1,11 +1,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { claimed, readClaims } from "../search/claims.ts";
-import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { errorCode, errorMessage } from "../store/fs-durable.ts";
 import { STATE_DIR_NAME } from "../store/gate.ts";
-import { readAllSnapshots } from "../store/snapshots.ts";
 import { relativeAge, type Style, table } from "./cli-text.ts";
 
 /** One line of `.big-memory/restore-log.jsonl`. */
@@ -82,50 +79,67 @@ async function stateText(workspace: string): Promise<string> {
   return texts.join("\n");
 }
 
-const capture = (s: LocatedSnapshot) => ({
-  id: s.snapshot.id,
-  timestamp: s.snapshot.timestamp,
-  trigger: s.snapshot.trigger,
-});
+/** A snapshot as `status` counts it: an index ref (claims laid over it), oldest first. */
+export interface StatusRef {
+  id: string;
+  timestamp: string;
+  file: string;
+  session: string | null;
+  trigger: string | null;
+  verified: boolean | null;
+}
+
+/** What `status` reads from the index: every snapshot, the problems found, the logs and their redactions. */
+export interface StatusSource {
+  /** Oldest first. */
+  refs: readonly StatusRef[];
+  problems: number;
+  files: number;
+  bytes: number;
+  /** `[REDACTED:<kind>]` markers in the snapshots as read, by kind. */
+  redactions: Record<string, number>;
+}
+
+const capture = (s: StatusRef) => ({ id: s.id, timestamp: s.timestamp, trigger: s.trigger });
+const DAY = /(\d{4}-\d{2}-\d{2})[^/]*\.md$/;
 
 /**
  * The `status` document: counts per day and per session, storage, last capture and last restore per
- * session, autosaves (threshold snapshots) and problems found.
+ * session, autosaves (threshold snapshots) and problems found. The snapshots come from the index (see
+ * StatusSource), so no log is parsed unless it changed since it was indexed.
  */
-export async function statusDoc(workspace: string) {
-  const read = await readAllSnapshots(workspace);
-  // Blocks a model wrote in the flush count for the session the plugin claimed them for.
-  const { claims } = await readClaims(workspace);
-  const ws = { ...read, snapshots: read.snapshots.map((s) => claimed(claims, s)) };
+export async function statusDoc(workspace: string, source: StatusSource) {
   const log = await readRestoreLog(workspace);
   const days = new Map<string, number>();
-  const sessions = new Map<string, { snapshots: number; autosaves: number; last: LocatedSnapshot }>();
-  for (const s of ws.snapshots) {
-    const day = s.file.slice(-13, -3);
+  const sessions = new Map<string, { snapshots: number; autosaves: number; last: StatusRef }>();
+  for (const s of source.refs) {
+    const day = DAY.exec(s.file)?.[1] ?? s.file;
     days.set(day, (days.get(day) ?? 0) + 1);
-    const key = s.snapshot.session ?? "(none)";
+    const key = s.session ?? "(none)";
     const prev = sessions.get(key);
     sessions.set(key, {
       snapshots: (prev?.snapshots ?? 0) + 1,
-      autosaves: (prev?.autosaves ?? 0) + (s.snapshot.trigger === "threshold" ? 1 : 0),
+      autosaves: (prev?.autosaves ?? 0) + (s.trigger === "threshold" ? 1 : 0),
       last: s,
     });
   }
   const lastRestore = new Map<string, RestoreLogLine>();
   for (const e of log.entries) lastRestore.set(e.session ?? "(none)", e);
   const keys = [...new Set([...sessions.keys(), ...lastRestore.keys()])].sort();
-  const last = ws.snapshots[ws.snapshots.length - 1];
+  const refs = source.refs;
+  const last = refs[refs.length - 1];
+  const total = Object.values(source.redactions).reduce((a, n) => a + n, 0);
   return {
     workspace,
-    snapshots: ws.snapshots.length,
-    files: ws.files,
-    bytes: ws.bytes,
-    verified: ws.snapshots.filter((s) => s.verified === true).length,
-    unverified: ws.snapshots.filter((s) => s.verified === null).length,
-    modified: ws.snapshots.filter((s) => s.verified === false).length,
-    autosaves: ws.snapshots.filter((s) => s.snapshot.trigger === "threshold").length,
+    snapshots: refs.length,
+    files: source.files,
+    bytes: source.bytes,
+    verified: refs.filter((s) => s.verified === true).length,
+    unverified: refs.filter((s) => s.verified === null).length,
+    modified: refs.filter((s) => s.verified === false).length,
+    autosaves: refs.filter((s) => s.trigger === "threshold").length,
     restores: log.entries.length,
-    problems: ws.diagnostics.length + log.bad + (log.problem === null ? 0 : 1),
+    problems: source.problems + log.bad + (log.problem === null ? 0 : 1),
     restoreLogProblem: log.problem,
     days: [...days].map(([date, snapshots]) => ({ date, snapshots })),
     sessions: keys.map((session) => {
@@ -139,10 +153,10 @@ export async function statusDoc(workspace: string) {
         lastRestore: r === undefined ? null : { id: r.id, at: r.at, reason: r.reason },
       };
     }),
-    lastCapture: last === undefined ? null : { ...capture(last), session: last.snapshot.session },
+    lastCapture: last === undefined ? null : { ...capture(last), session: last.session },
     /** Values replaced by `[REDACTED:<kind>]`: in the snapshots as read, and in big-memory's state files. */
     redactions: {
-      snapshots: countMarkers(ws.snapshots.map((s) => JSON.stringify(s.snapshot)).join("\n")),
+      snapshots: { total, kinds: source.redactions },
       state: countMarkers(await stateText(workspace)),
     },
   };

@@ -10,9 +10,7 @@ import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
 import { type CommonOptions, EXIT, environmentLine, resolveWorkspace, UsageError } from "./cli-args.ts";
-import { defineDoctor } from "./cli-doctor.ts";
 import { defineReadCommands } from "./cli-read.ts";
-import { cliScope } from "./cli-scope.ts";
 import { kindsText, runScrub, scrubText } from "./cli-scrub.ts";
 import { statusDoc, statusText } from "./cli-status.ts";
 import { styleFor } from "./cli-text.ts";
@@ -239,21 +237,16 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   let code: number = EXIT.ok;
   const program = new Command("big-memory")
-    .description("Task snapshots that survive context compaction: list, search, show, verify, save; doctor.")
+    .description("Task snapshots that survive context compaction: list, search, show, verify and save them.")
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .showHelpAfterError("(run big-memory --help for usage)");
-  const scope = cliScope(io);
-  const setExit = (c: number) => {
+  defineCommands(program, io, (c) => {
     code = c;
-  };
-  defineCommands(program, scope.io, setExit);
-  defineDoctor(program, scope.io, styleFor(io.color), setExit);
-  scope.apply(program);
+  });
   for (const cmd of program.commands) cmd.exitOverride();
   try {
     await program.parseAsync(argv, { from: "user" });
-    scope.finish(code, argv);
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
