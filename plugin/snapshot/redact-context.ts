@@ -118,11 +118,17 @@ export const CONTEXT_RULES: readonly Rule[] = [
     reach: Number.POSITIVE_INFINITY,
   }),
   rule("private-key", "AGE-SECRET-KEY-1[0-9A-Z]{58}", { triggers: ["AGE-SECRET-KEY-1"] }),
+  // scheme://TOKEN@host and scheme://TOKEN:x-oauth-basic@host: a random user name is a token.
+  rule(
+    "url-credentials",
+    `(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?<secret>[A-Za-z0-9_.~-]{16,256})(?::x-oauth-basic)?@`,
+    { triggers: ["://"], pick: secret((value) => looksSecret(value, "weak", 20)) },
+  ),
   // scheme://user:password@host: the password is the last stretch before the last `@` of the authority.
   rule(
     "url-credentials",
     String.raw`(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:@/?#"'<>\[\]]*:(?<secret>[^\s/?#"'<>]+)@`,
-    { triggers: ["://"], pick: secret(notPlaceholder) },
+    { triggers: ["://"], pick: secret((value) => notPlaceholder(value) && value !== "x-oauth-basic") },
   ),
   rule(
     "url-credentials",
@@ -220,6 +226,12 @@ export const CONTEXT_RULES: readonly Rule[] = [
     "cli-flag",
     String.raw`(?<![A-Za-z0-9_-])--?(?<name>[A-Za-z][A-Za-z0-9-]{0,40}[A-Za-z0-9])(?:=|[ \t]+)${QUOTED_OR_BARE}(?![^\s;|&)])`,
     { triggers: SECRET_NAME_TRIGGERS, caseSensitive: false, pick: flagValue },
+  ),
+  // .netrc: `machine HOST login USER password SECRET`, on one line or over several.
+  rule(
+    "secret-assignment",
+    String.raw`\blogin[ \t]+[^\s"'\x60]+[ \t]*(?:\r?\n[ \t]*)?password[ \t]+(?<secret>[^\s"'\x60]{1,256})`,
+    { triggers: ["login"], reach: 1, pick: secret((value) => looksSecretFor(value, "strong")) },
   ),
   // `client.login("…")`, `new Client("…")`, `Bot("…")`: a random literal handed to a client is a token.
   rule(
