@@ -3,6 +3,7 @@
  * run. `--quick` runs smaller sizes (1k and 10k snapshots for search) for a fast look.
  */
 import { runAppendBench } from "./append.bench.ts";
+import { runCrowdBench } from "./crowd.bench.ts";
 import { runHistoryBench } from "./history.bench.ts";
 import { runHooksBench } from "./hooks.bench.ts";
 import { runParseBench } from "./parse.bench.ts";
@@ -13,6 +14,7 @@ console.log(`big-memory benchmarks (node ${process.version}, ${quick ? "quick" :
 await runParseBench({ snapshots: quick ? 1000 : 3000 });
 await runAppendBench({ runs: quick ? 100 : 200 });
 await runHooksBench({ runs: quick ? 30 : 60 });
+await runCrowdBench({ writers: quick ? 20 : 100 });
 await (await import("./redact.bench.ts")).runRedactBench({ quick });
 console.log("\n## Search (big-memory vs SQLite FTS5 vs full scan)\n");
 await runSearchBench(quick ? { sizes: [1000, 10_000] } : {});
