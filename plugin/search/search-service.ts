@@ -98,7 +98,7 @@ export class SearchService {
       for (const month of await listShardFiles(this.indexDir)) {
         if (!known.has(month)) await removeShardFile(this.indexDir, month);
       }
-      this.#index.vocabulary();
+      if (this.#options.entriesOnly !== true) this.#index.vocabulary();
     });
   }
 
@@ -173,8 +173,7 @@ export class SearchService {
     this.#remember(load.file.files);
     if (load.fromPrevious) this.#dirty.add(month);
     // Each log is checked against its fingerprint now (a stat each), not against the listing made at open.
-    for (const file of new Set([...logs.map((l) => l.file), ...Object.keys(load.file.files)]))
-      await this.#refresh(file);
+    await this.#refreshChanged([...logs.map((l) => l.file), ...Object.keys(load.file.files)]);
     this.#scheduleSave();
   }
 
@@ -191,8 +190,18 @@ export class SearchService {
     }
     this.#index.setShard(new LightShard(month, load.header.entries));
     this.#remember(load.header.files);
-    for (const file of new Set([...logs.map((l) => l.file), ...Object.keys(load.header.files)]))
+    await this.#refreshChanged([...logs.map((l) => l.file), ...Object.keys(load.header.files)]);
+  }
+
+  /** Stats `files` together and re-reads those whose fingerprint no longer holds (see sources.ts `unchanged`). */
+  async #refreshChanged(files: readonly string[]): Promise<void> {
+    const unique = [...new Set(files)];
+    const stats = await Promise.all(unique.map((file) => statLog(this.workspaceDir, file)));
+    for (const [i, file] of unique.entries()) {
+      const log = stats[i];
+      if (log !== null && log !== undefined && unchanged(log, this.#fingerprints.get(file))) continue;
       await this.#refresh(file);
+    }
   }
 
   /** Takes the records of logs from a saved shard: fingerprints, and the problems found reading them. */

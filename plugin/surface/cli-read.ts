@@ -1,11 +1,17 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { staleWarnings } from "../recover/restore-service.ts";
+import { readClaims } from "../search/claims.ts";
+import { indexDir, listShardFiles } from "../search/persist.ts";
+import { scanSearch } from "../search/scan.ts";
 import { SearchService } from "../search/search-service.ts";
-import type { SnapshotRef } from "../search/snapshot-index.ts";
+import type { QueryResult, SnapshotRef } from "../search/snapshot-index.ts";
 import { snapshotJson } from "../snapshot/json.ts";
 import { live } from "../snapshot/lifecycle.ts";
 import { formatDiagnostic } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { listDailyLogs } from "../store/daily-log.ts";
 import type { CliIO } from "./cli.ts";
 import { type CommonOptions, EXIT, parsePositiveInt, resolveWorkspace } from "./cli-args.ts";
 import { progress } from "./cli-progress.ts";
@@ -208,14 +214,14 @@ export function defineReadCommands(
         const limit = o.limit === undefined ? 10 : parsePositiveInt(o.limit, "--limit");
         const query = words.join(" ");
         const json = o.json === true;
-        await withIndex(resolveWorkspace(o.dir, io), io, { entriesOnly: false, json }, async (run) => {
-          const filter = {
-            ...(o.session === undefined ? {} : { session: o.session }),
-            ...(o.agent === undefined ? {} : { agent: o.agent }),
-          };
-          const result = run.index.search(query, { limit, filter });
+        const workspaceDir = resolveWorkspace(o.dir, io);
+        const filter = {
+          ...(o.session === undefined ? {} : { session: o.session }),
+          ...(o.agent === undefined ? {} : { agent: o.agent }),
+        };
+        const first = await firstAnswer(workspaceDir, io, query, { limit, filter, json });
+        const answer = (result: QueryResult, diagnostics: Diagnostic[]) => {
           const snapshots = result.hits.map(({ snippet: _s, field: _f, ...ref }) => ref);
-          const diagnostics = run.diagnostics();
           const { match, missing, suggestions } = result;
           out(o.json, { snapshots, match, missing, suggestions, diagnostics }, () =>
             [
@@ -231,6 +237,13 @@ export function defineReadCommands(
           report(o.json, diagnostics);
           // "Have we seen X?": only a hit holding every identifier as typed says yes.
           setExit(result.hits.length > 0 && match === "exact" ? EXIT.ok : EXIT.notFound);
+        };
+        if (first !== null) {
+          answer(first, first.diagnostics);
+          return;
+        }
+        await withIndex(workspaceDir, io, { entriesOnly: false, json }, async (run) => {
+          answer(run.index.search(query, { limit, filter }), run.diagnostics());
         });
       },
     );
@@ -259,6 +272,53 @@ export function defineReadCommands(
         setExit(EXIT.ok);
       });
     });
+}
+
+/**
+ * Logs at least this large (in bytes) with no index yet get a first answer by reading them (scan.ts);
+ * `BIG_MEMORY_SCAN_FIRST_BYTES` in the environment sets another size.
+ */
+export const SCAN_FIRST_BYTES = 20_000_000;
+
+/**
+ * The answer to a first search of a large workspace with no index yet: read the logs for it (scan.ts)
+ * and build the index in a background process (`big-memory reindex`), instead of making the person wait
+ * for the whole build. Null when an index exists or the logs are small (the index is built at once).
+ */
+async function firstAnswer(
+  workspaceDir: string,
+  io: CliIO,
+  query: string,
+  options: { limit: number; filter: { session?: string; agent?: string }; json: boolean },
+): Promise<(QueryResult & { diagnostics: Diagnostic[] }) | null> {
+  if ((await listShardFiles(indexDir(workspaceDir))).length > 0) return null;
+  const logs = await listDailyLogs(workspaceDir);
+  const threshold = Number(io.env.BIG_MEMORY_SCAN_FIRST_BYTES ?? SCAN_FIRST_BYTES);
+  if (logs.reduce((n, l) => n + l.size, 0) < threshold) return null;
+  const shown = progress({ stderr: io.stderr, terminal: io.color && process.stderr.isTTY === true });
+  const { claims } = await readClaims(workspaceDir);
+  const scan = await scanSearch(workspaceDir, query, {
+    limit: options.limit,
+    filter: options.filter,
+    claims,
+    onProgress: (done, of) =>
+      shown.update(`no index yet, reading memory/ for this search: ${done} of ${of} logs`),
+  });
+  shown.done();
+  // BIG_MEMORY_BACKGROUND_INDEX=0 leaves the build to the caller (a benchmark times it apart).
+  if (io.env.BIG_MEMORY_BACKGROUND_INDEX !== "0") {
+    const bin = fileURLToPath(new URL("../../bin/big-memory.js", import.meta.url));
+    spawn(process.execPath, [bin, "reindex", "--dir", workspaceDir], {
+      detached: true,
+      stdio: "ignore",
+    }).unref();
+  }
+  const note = `no search index yet: answered by reading ${scan.parsed} of ${scan.logs} logs; the index is being built in the background (typo and prefix matches need it)`;
+  if (!options.json) io.stderr(`big-memory: ${note}\n`);
+  return {
+    ...scan,
+    diagnostics: [...scan.diagnostics, { file: ".big-memory/search", line: 0, message: note }],
+  };
 }
 
 /** For people: which identifiers no snapshot mentions, the closest that exist, and whether near matches follow. */

@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
@@ -74,6 +74,34 @@ describe("big-memory search, identifiers", () => {
     );
     expect(r.stdout).toContain("2026-11-21-01");
   });
+});
+
+describe("big-memory search, first answer without an index", () => {
+  it("answers a large workspace's first search by reading the logs, and builds the index in the background", async () => {
+    const dir = workspace({
+      "memory/2026-11-20.md": renderSnapshot(
+        snap("2026-11-20-01", { names: [{ label: "Error", value: "ERR_WEBHOOK_REPLAY" }] }),
+      ),
+      "memory/2026-11-21.md": renderSnapshot(snap("2026-11-21-01", { goal: "something else" })),
+    });
+    const env = { HOME: "/nonexistent-home", BIG_MEMORY_SCAN_FIRST_BYTES: "1" };
+    const r = await cli(["search", "ERR_WEBHOOK_REPLAY", "--dir", dir], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("2026-11-20-01");
+    expect(r.stderr).toContain("no search index yet: answered by reading 1 of 2 logs");
+    const search = join(dir, ".big-memory", "search");
+    for (
+      let i = 0;
+      i < 300 && !(existsSync(search) && readdirSync(search).some((n) => n.endsWith(".bmx")));
+      i++
+    )
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(
+      readdirSync(search)
+        .filter((n) => n.endsWith(".bmx"))
+        .sort(),
+    ).toEqual(["2026-11.bmx"]);
+  }, 40_000);
 });
 
 describe("big-memory show and list with a duplicate id", () => {
