@@ -8,6 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { cliJson, InspectJson, PackJson, SkillsJson, StatusJson } from "./harness/big-memory-json.ts";
 import { type FakeModel, lastUserText, startFakeModel } from "./harness/fake-model.ts";
 import { createInstance, type Instance, readConfig } from "./harness/instance.ts";
@@ -25,6 +26,10 @@ import {
 } from "./scenario.ts";
 
 const TEST_TIMEOUT_MS = 600_000;
+const DoctorJson = z.object({
+  ok: z.boolean(),
+  checks: z.array(z.object({ name: z.string(), status: z.string(), detail: z.string() })),
+});
 const HOOKS = [
   "after_compaction",
   "after_tool_call",
@@ -42,7 +47,7 @@ let instance: Instance;
 
 beforeAll(async () => {
   packDir = await mkdtemp(path.join(tmpdir(), "big-memory-pack-"));
-  // `npm pack` runs the package's prepack (`npm run build`, tsc into dist/) like `npm publish` would.
+  // `npm pack` runs the package's prepare (tsc into dist/) like `npm publish` would.
   const pack = await runToCompletion("npm", ["pack", "--pack-destination", packDir, "--json"], {
     env: process.env,
     cwd: repoRoot,
@@ -107,6 +112,8 @@ describe("the npm-packed big-memory installed into OpenClaw 2026.9.6", () => {
         plugins: { entries: { "big-memory": { enabled: true, hooks: { allowConversationAccess: true } } } },
       });
       expect(await readConfig(instance.configPath)).not.toHaveProperty("plugins.load");
+      const validate = await instance.validateConfig();
+      expect(validate.code, `${validate.stdout}${validate.stderr}`).toBe(0);
 
       const inspect = cliJson(
         InspectJson,
@@ -167,6 +174,14 @@ describe("the npm-packed big-memory installed into OpenClaw 2026.9.6", () => {
           lastRestore: expect.objectContaining({ id: ask?.id }),
         }),
       );
+
+      // doctor, from the state the real hooks left: turns observed, the capture and the restore.
+      const doctor = await instance.cli(["big-memory", "doctor", "--json"]);
+      const report = cliJson(DoctorJson, doctor, "openclaw big-memory doctor");
+      expect([doctor.code, report.ok]).toEqual([0, true]);
+      const detail = (name: string) => report.checks.find((c) => c.name === name)?.detail;
+      expect(detail("hooks seen")).toMatch(/^1 session, last user turn /);
+      expect(detail("last capture and restore")).toMatch(new RegExp(`restore ${ask?.id ?? "?"} `));
     },
     TEST_TIMEOUT_MS,
   );
