@@ -2,10 +2,10 @@ import { type Pick, type Rule, rule, secret } from "./redact-engine.ts";
 import {
   classifyName,
   isBasicCredentials,
+  isPlaceholder,
   isPlaceholderBody,
   looksSecret,
   looksSecretFor,
-  PLACEHOLDER,
 } from "./redact-names.ts";
 
 /**
@@ -17,7 +17,7 @@ import {
 const NL = String.raw`(?:\r?\n|\\r?\\n)`;
 /** Lower-case fragments of every secret name `classifyName` accepts; rules judged by a name run near one. */
 export const SECRET_NAME_TRIGGERS = ["pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"];
-const notPlaceholder = (value: string) => !PLACEHOLDER.test(value);
+const notPlaceholder = (value: string) => !isPlaceholder(value);
 
 const AUTHORIZATION = String.raw`(?<![A-Za-z0-9-])(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*(?:["'][ \t]*)?`;
 /**
@@ -25,7 +25,7 @@ const AUTHORIZATION = String.raw`(?<![A-Za-z0-9-])(?:proxy-)?authorization["']?[
  * is matched atomically (`(?=(…))\k<…>`), so a long identifier is not backtracked through character by
  * character when no separator follows it. Compiled with the `i` flag.
  */
-const NAME = String.raw`(?<![A-Za-z0-9_.:/=@\\-])(?:--?)?(?<nq>["'\`]?)(?=[A-Za-z0-9_.-]{0,127}?(?:pass|pwd|secret|token|key|auth|credential|sig))(?=(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}))\k<name>\k<nq>(?:\*{1,2})?[ \t]*(?::=|=>?|:)[ \t]*(?:\*{1,2}[ \t]*)?`;
+const NAME = String.raw`(?<![A-Za-z0-9_.:/=@?&\\-])(?:--?)?(?<nq>["'\`]?)(?=[A-Za-z0-9_.-]{0,127}?(?:pass|pwd|secret|token|key|auth|credential|sig))(?=(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}))\k<name>\k<nq>(?:\*{1,2})?[ \t]*(?::=|=>|=(?!=)|:)[ \t]*(?:\*{1,2}[ \t]*)?`;
 const UNQUOTED = String.raw`[^\s"'\`,;()\[\]{}<>]`;
 
 /**
@@ -48,6 +48,8 @@ const VALUE = String.raw`(?:"(?<dq>(?:[^"\\\r\n]|\\.){1,512})"|'(?<sq>(?:[^'\\\r
 
 const assignedValue: Pick = (m) => {
   const groups = m.indices?.groups ?? {};
+  // "- `apiPassword`: API/app password for …": a name in a code span, then prose, documents the setting.
+  if (m.groups?.nq === "`" && groups.bare !== undefined) return undefined;
   for (const name of ["dq", "sq", "bq", "nlq", "nl", "bare"] as const) {
     const range = groups[name];
     if (range === undefined) continue;
@@ -132,12 +134,14 @@ export const CONTEXT_RULES: readonly Rule[] = [
   ),
   rule(
     "url-credentials",
-    String.raw`(?<=[?&])(?<name>[A-Za-z0-9_.-]{1,64})=(?<secret>[^\s&#"'<>\`]{1,1024})`,
+    String.raw`(?<=(?<!&)[?&])(?<name>[A-Za-z0-9_.-]{1,64})=(?!=)(?<secret>[^\s&#"'<>\`]{1,1024})`,
     {
       triggers: SECRET_NAME_TRIGGERS,
       caseSensitive: false,
       pick: secret((value, m) => {
-        const strength = classifyName(m.groups?.name ?? "");
+        // A signature in a URL (`X-Amz-Signature=`) is a bearer credential; elsewhere it is public.
+        const name = m.groups?.name ?? "";
+        const strength = classifyName(name) ?? (/signature$/i.test(name) ? "weak" : undefined);
         return strength !== undefined && looksSecret(value, strength, strength === "strong" ? 6 : 8);
       }),
     },
@@ -149,8 +153,8 @@ export const CONTEXT_RULES: readonly Rule[] = [
       flags: "i",
       triggers: ["authorization"],
       caseSensitive: false,
-      // After the header any 8+ characters are a credential, unless a placeholder or a word (`undefined`).
-      pick: secret((value) => value.length >= 8 && notPlaceholder(value) && !/^[A-Za-z]+$/.test(value)),
+      // After the header any random 8+ characters are a credential; not `<token>`, `YOUR_TOKEN`, `undefined`.
+      pick: secret((value) => looksSecret(value, "weak", 8) && !isPlaceholderBody(value)),
     },
   ),
   rule(

@@ -10,7 +10,9 @@ import { Buffer } from "node:buffer";
 export type Strength = "strong" | "weak";
 
 /** Name words whose value is a secret whatever it looks like (numbers and identifiers aside). */
-const STRONG_WORDS = new Set(["password", "passwd", "pwd", "pass", "passphrase", "passcode", "secret"]);
+const STRONG_WORDS = new Set(["password", "passwd", "passphrase", "passcode", "secret"]);
+/** Strong only as the last word: `SMTP_PASS`, `db_pwd`; not `passThrough`, `pwdFile`. */
+const STRONG_LAST_WORDS = new Set(["pass", "pwd"]);
 /** Name words whose value is a secret only when it looks random. */
 const WEAK_WORDS = new Set([
   "token",
@@ -25,13 +27,12 @@ const WEAK_WORDS = new Set([
   "credential",
   "credentials",
   "sig",
-  "signature",
 ]);
 /** Words before `key` that make it an ordinary key (`sort_key`, `public_key`), not a secret. */
 const PLAIN_KEY_QUALIFIERS = new Set(
   (
     "public pub sort cache primary foreign partition range idempotency dedup dedupe lookup row shard unique " +
-    "object translation i18n message group routing index map hash recv"
+    "object translation i18n message group routing index map hash recv gpg pgp gnupg"
   ).split(" "),
 );
 /** Words before `token` that make it a pagination or sync cursor (`next_page_token`), not a secret. */
@@ -54,7 +55,7 @@ const META_WORDS = new Set(
     "pattern regex rule rules validation validator prompt placeholder store manager method methods strategy " +
     "flow scope scopes server host domain realm audience issuer service backend plugin config options " +
     "callback redirect handler middleware guard status state error message level disabled stdin cmd command " +
-    "values"
+    "values fingerprint thumbprint kid"
   ).split(" "),
 );
 /** Any of these in a name may make it a secret name; most names have none, so this is checked first. */
@@ -62,7 +63,7 @@ const SECRET_WORD_HINT = /pass|pwd|secret|token|key|auth|credential|sig/i;
 
 /**
  * Classify an assignment name: `strong` when a word says password/secret, `weak` when it says
- * token/key/auth/credential/signature, `undefined` when no word does or the last word is a meta word
+ * token/key/auth/credential/sig, `undefined` when no word does or the last word is a meta word
  * (`KEY_NAME`, `TOKEN_BUDGET`, `password_min_length`, `apiKeyEnvVar`). Words come from `_ - .` and camelCase
  * boundaries; plurals (`max_tokens`) and longer words (`tokenizer`, `keyboard`) are not secret words.
  */
@@ -78,6 +79,7 @@ export function classifyName(name: string): Strength | undefined {
   if (last === undefined || META_WORDS.has(last)) return undefined;
   let strength: Strength | undefined;
   let previous: string | undefined;
+  if (STRONG_LAST_WORDS.has(last)) return "strong";
   for (const word of words) {
     if (STRONG_WORDS.has(word) || /(?:password|passwd|secret)$/.test(word)) return "strong";
     if (isWeakWord(word, previous)) strength = "weak";
@@ -100,19 +102,54 @@ const NUMBER = /^[-+]?\d[\d_,.:/]*(?:e[-+]?\d+)?[a-zA-Z%]{0,3}$/;
 /** Letters with `_ $ . -` only: a code identifier, an English word or a kebab name. */
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z_$.-]*$/;
 const ENV_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
-/** `process.env.API_KEY`: segments are letters with at most trailing digits, unlike random tokens. */
-const MEMBER_PATH = /^[A-Za-z_$][A-Za-z_$]*\d*(?:\.[A-Za-z_$][A-Za-z_$]*\d*)+$/;
+/**
+ * `process.env.API_KEY`, `ctx.opts?.token`, `config.session!.key`: segments are letters with at most
+ * trailing digits, unlike random tokens.
+ */
+const MEMBER_PATH = /^[A-Za-z_$][A-Za-z_$]*\d*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*\d*)+$/;
+/** A name with a version or counter at its end (`retiredCopilotCustodyBlockedV1`, `cache_key_2`). */
+const NUMBERED_NAME = /^[A-Za-z_$][A-Za-z_$.-]*[0-9]{1,3}$/;
 const FILE_PATH =
   /^(?:(?:~|\.{1,2})?\/[\w.@~-]*(?:\/[\w.@~-]*)*|[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z0-9]{1,8}|[A-Za-z]:\\.*)$/;
 const URL_VALUE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 /** Content digests: `sha512-…` (lockfile integrity), `sha256:…` (image digests), `md5:…`. */
 const DIGEST = /^(?:sha(?:1|224|256|384|512)|md5|blake2b|blake3)[-:~][A-Za-z0-9+/=_-]+$/i;
-const NOT_SECRET = [PLACEHOLDER, NUMBER, IDENTIFIER, ENV_NAME, MEMBER_PATH, FILE_PATH, URL_VALUE, DIGEST];
+/** Identifiers joined by `:`, `/` or `=`: `appKey:appSecret`, `API/app`, `groq=providers/groq/apiKey`. */
+const IDENTIFIERS = /^[A-Za-z_$][A-Za-z_$.-]*(?:[:/=][A-Za-z_$][A-Za-z_$.-]*)+$/;
+/** A reference to a secret kept elsewhere: `os.environ/API_KEY`, `env:TOKEN_NAME`, `secrets.NPM_TOKEN`. */
+const REFERENCE = /^(?:[A-Za-z_$][\w$-]*[.:/[("']+)+[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+["')\]]*$/;
+/** Code: `!flag`, `a?.b`, `x ?? y`, `a && b`, `a || b`, `() => x`. */
+const EXPRESSION = /\?\?|\?\.|&&|\|\||=>|^!+[A-Za-z_$][A-Za-z_$.]*$/;
+const NOT_SECRET = [
+  EXPRESSION,
+  PLACEHOLDER,
+  NUMBER,
+  IDENTIFIER,
+  IDENTIFIERS,
+  ENV_NAME,
+  MEMBER_PATH,
+  FILE_PATH,
+  URL_VALUE,
+  DIGEST,
+  REFERENCE,
+];
+/**
+ * Templates, variables and elided examples: `hook:{{id}}`, `${user}-x`, `$TOKEN&x=1`, `<token>`, `%s`,
+ * `bce-v3/ALTAK-...`; and the name of the thing standing for its value (`https://username:password@…`).
+ */
+const TEMPLATE =
+  /\{\{|\$\{|^\$\(|^\$[A-Z_][A-Z0-9_]*(?![a-z])|<[A-Za-z_][\w-]*>|(?<![A-Za-z0-9])%[sd](?![A-Za-z0-9])|(?:\.\.\.|…)$|^(?:password|passwd|secret|token|credentials?)$/i;
+
+/** Whether `value` stands for a secret rather than being one: a placeholder, a template, an elided example. */
+export function isPlaceholder(value: string): boolean {
+  return PLACEHOLDER.test(value) || TEMPLATE.test(value);
+}
 
 /**
  * Whether an assigned value looks like a secret. Never: values with whitespace or shorter than
- * `minLength`, placeholders (`${TOKEN}`, `<token>`, `***`), numbers (`4096`, `1.5`, `30s`), identifiers made
- * of letters (`getToken`, `string`, `my-deploy-key`), env var names (`OPENAI_API_KEY`), member paths
+ * `minLength`, placeholders and templates (`${TOKEN}`, `<token>`, `***`, `hook:{{id}}`, `sk-...`), numbers
+ * (`4096`, `1.5`, `30s`), identifiers made of letters (`getToken`, `string`, `my-deploy-key`, `appKey:appSecret`),
+ * env var names (`OPENAI_API_KEY`) and references to them (`os.environ/API_KEY`, `env:TOKEN`), member paths
  * (`process.env.TOKEN`), file paths, URLs and content digests. A strong value may be a PIN of 6+ digits.
  * A weak value must also be printable ASCII, mix at least two of lower case, upper case and digits, and
  * not be lowercase words and numbers joined by punctuation (`user:42:profile`).
@@ -121,10 +158,12 @@ export function looksSecret(value: string, strength: Strength, minLength: number
   if (value.length < minLength || /\s/.test(value) || value.includes("[REDACTED:")) return false;
   if (strength === "strong" && /^\d{6,}$/.test(value)) return true;
   // `process.env.API_KEY!` and `config.token?` are member paths with a TypeScript or Ruby suffix.
-  if (NOT_SECRET.some((re) => re.test(value)) || MEMBER_PATH.test(value.replace(/[!?]$/, ""))) return false;
+  if (isPlaceholder(value) || NOT_SECRET.some((re) => re.test(value))) return false;
+  if (MEMBER_PATH.test(value.replace(/[!?]$/, ""))) return false;
   if (strength === "strong") return true;
   // A generated token is printable ASCII; a random-looking string of other characters is not one.
-  return /^[\x21-\x7e]+$/.test(value) && classCount(value) >= 2 && !isWordsAndNumbers(value);
+  if (!/^[\x21-\x7e]+$/.test(value) || NUMBERED_NAME.test(value)) return false;
+  return classCount(value) >= 2 && !isWordsAndNumbers(value);
 }
 
 /** `looksSecret` with the usual minimum length: 6 for strong names, 16 for weak ones. */
@@ -144,14 +183,15 @@ function isWordsAndNumbers(value: string): boolean {
 
 /**
  * Whether the random part of a provider token is a placeholder rather than a token: fewer than three
- * distinct characters (`xxxx…`, `XXXX-XXXX`), a run of six equal characters, or a word such as `your`,
- * `example` or `placeholder`. A real random body of 16+ characters has none of these.
+ * distinct characters (`xxxx…`, `XXXX-XXXX`), a run of eight equal characters, or a word such as `your-`,
+ * `example` or `placeholder`. A random body almost never has one (a 100-character body holds one of
+ * these words about once in 150 000 tokens).
  */
 export function isPlaceholderBody(body: string): boolean {
   return (
     new Set(body).size < 3 ||
-    /(.)\1{5}/.test(body) ||
-    /your|example|placeholder|dummy|redacted|changeme|insert|replace/i.test(body)
+    /(.)\1{7}/.test(body) ||
+    /your[-_]|example|placeholder|dummy|redacted|changeme|insert|replace/i.test(body)
   );
 }
 

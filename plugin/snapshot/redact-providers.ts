@@ -1,5 +1,5 @@
 import { type Rule, rule, secret, whole } from "./redact-engine.ts";
-import { classCount, isPlaceholderBody, PLACEHOLDER } from "./redact-names.ts";
+import { classCount, isPlaceholder, isPlaceholderBody } from "./redact-names.ts";
 
 /**
  * Provider token formats: tokens recognisable by their prefix and shape alone, whatever surrounds them.
@@ -131,7 +131,7 @@ export const PROVIDER_RULES: readonly Rule[] = [
   // .npmrc: `//registry.npmjs.org/:_authToken=<token>`; legacy tokens are UUIDs.
   rule("npm-token", String.raw`:_(?:authToken|auth|password)[ \t]*=[ \t]*(?<secret>[^\s"'\`]+)`, {
     triggers: [":_auth", ":_password"],
-    pick: secret((value) => !PLACEHOLDER.test(value)),
+    pick: secret((value) => !isPlaceholder(value)),
   }),
   token(
     "google-api-key",
