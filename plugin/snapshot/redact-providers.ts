@@ -12,6 +12,8 @@ import { classCount, isPlaceholder, isPlaceholderBody } from "./redact-names.ts"
 
 const TB = `(?<![A-Za-z0-9_-])`;
 const TE = `(?![A-Za-z0-9_-])`;
+/** Two-letter prefixes followed by hex (`SK…`, `AC…`) trigger on the three characters: `ac` alone is everywhere. */
+const HEX_DIGITS = "0123456789abcdefABCDEF";
 /** Accepts a match whose `body` group (or whole match) is not a placeholder. */
 const real = whole((body) => !isPlaceholderBody(body));
 /** Accepts a match whose `body` also mixes two of lower case, upper case and digits. */
@@ -191,12 +193,12 @@ export const PROVIDER_RULES: readonly Rule[] = [
       pick: secret((value) => !isPlaceholderBody(value)),
     },
   ),
-  token("twilio-key", "SK(?<body>[0-9a-fA-F]{32})", ["SK"]),
+  token("twilio-key", "SK(?<body>[0-9a-fA-F]{32})", [...HEX_DIGITS].map((h) => `SK${h}`)),
   // An account SID is not secret, the auth token written after it (`AC…:token`, `Client("AC…", "token")`) is.
   rule(
     "twilio-key",
     String.raw`(?<![A-Za-z0-9])AC[0-9a-f]{32}(?:["'\`]?[ \t]*[,:;][ \t]*["'\`]?|[ \t]+)(?<secret>[0-9a-f]{32})(?![A-Za-z0-9])`,
-    { triggers: ["AC"], pick: secret((value) => !isPlaceholderBody(value)) },
+    { triggers: [...HEX_DIGITS].map((h) => `AC${h}`), pick: secret((value) => !isPlaceholderBody(value)) },
   ),
   token("sendgrid-key", "SG\\.[A-Za-z0-9_-]{16,32}\\.(?<body>[A-Za-z0-9_-]{30,50})", ["SG."], true),
   token("mailgun-key", "key-(?<body>[0-9a-f]{32})", ["key-"]),

@@ -68,6 +68,20 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
     if (pairs[key] === 0) pairs[key] = lists.push([]) - 1;
     lists[pairs[key] ?? 0]?.push(index);
   }
+  // Per pair, the codes of the third characters its literals go on with (all of them for a 2-character
+  // literal), so that a common pair (`to`, `an`, `se`) rarely gets as far as a comparison.
+  const third = new Uint32Array(lists.length * 4);
+  for (const [list, members] of lists.entries()) {
+    for (const index of members) {
+      const literal = compiled[index];
+      const codes =
+        literal === undefined || literal.lower.length < 3
+          ? [...Array(128).keys()]
+          : [fold[literal.lower[2] ?? 0] ?? 0, fold[literal.upper[2] ?? 0] ?? 0];
+      for (const code of codes)
+        third[list * 4 + (code >> 5)] = (third[list * 4 + (code >> 5)] ?? 0) | (1 << (code & 31));
+    }
+  }
   const matchesAt = (text: string, at: number, { lower, upper }: Literal): boolean => {
     if (at + lower.length > text.length) return false;
     for (let j = 0; j < lower.length; j++) {
@@ -85,6 +99,8 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
         next = key & 127;
         const list = pairs[key] ?? 0;
         if (list === 0) continue;
+        const c2 = fold[text.charCodeAt(i + 2)] ?? 0;
+        if (((third[list * 4 + (c2 >> 5)] ?? 0) & (1 << (c2 & 31))) === 0) continue;
         for (const index of lists[list] ?? []) {
           const literal = compiled[index];
           if (literal !== undefined && matchesAt(text, i, literal)) onHit(i, index);
