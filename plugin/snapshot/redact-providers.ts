@@ -193,7 +193,11 @@ export const PROVIDER_RULES: readonly Rule[] = [
       pick: secret((value) => !isPlaceholderBody(value)),
     },
   ),
-  token("twilio-key", "SK(?<body>[0-9a-fA-F]{32})", [...HEX_DIGITS].map((h) => `SK${h}`)),
+  token(
+    "twilio-key",
+    "SK(?<body>[0-9a-fA-F]{32})",
+    [...HEX_DIGITS].map((h) => `SK${h}`),
+  ),
   // An account SID is not secret, the auth token written after it (`AC…:token`, `Client("AC…", "token")`) is.
   rule(
     "twilio-key",
