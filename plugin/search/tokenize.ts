@@ -63,6 +63,7 @@ const RUN = new RegExp(
 const CAMEL_BOUNDARY = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{N})(?=\p{Lu}\p{Ll})/u;
 const LATIN_DIACRITICS = /[\u0300-\u036f]/gu;
 const PRINTABLE_ASCII = /^[\x20-\x7e\t\n\r]*$/;
+const ASCII_LEAVES = /^[a-z0-9]*$/;
 /** Characters that {@link foldText} can turn into other letters or digits. */
 const FOLDABLE = /[\u00a0-\u024f\u1e00-\u1eff\ufb00-\ufb06\uff01-\uff5e]/;
 const SINGLE_LETTER = /^\p{L}$/u;
@@ -309,8 +310,13 @@ export function holdsSequence(
   screen: RegExp = sequenceScreen(leaves),
 ): boolean {
   if (leaves.length === 0) return false;
-  // Folding only matters for text holding letters that fold to others (accented, full-width).
-  if (!screen.test(text) && (!FOLDABLE.test(text) || !screen.test(foldText(text)))) return false;
+  // Folding only matters for text holding letters that fold to others (accented, full-width), and only
+  // for leaves that are not plain ASCII: an ASCII identifier written with accents is found whole.
+  if (
+    !screen.test(text) &&
+    (ASCII_LEAVES.test(leaves.join("")) || !FOLDABLE.test(text) || !screen.test(foldText(text)))
+  )
+    return false;
   let found = false;
   scan(
     text,

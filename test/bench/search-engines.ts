@@ -98,6 +98,12 @@ export class BigMemoryEngine implements Engine {
     return this.#service?.search(query, { limit }).hits.map((h) => h.id) ?? [];
   }
 
+  /** Whether the answer claims the query is there: a hit that holds every identifier as typed. */
+  claims(query: string, limit: number): boolean {
+    const result = this.#service?.search(query, { limit });
+    return result !== undefined && result.match === "exact" && result.hits.length > 0;
+  }
+
   async appendAndFind(file: string, block: string, query: string, id: string): Promise<number> {
     const started = performance.now();
     await appendFile(join(this.workspaceDir, file), block);
