@@ -205,7 +205,7 @@ function flushCheck(f: DoctorFacts): Check {
   const slot = rec(rec(f.config.value.plugins).slots).memory;
   const soft = typeof flush.softThresholdTokens === "number" ? flush.softThresholdTokens : 4000;
   const force = typeof flush.forceFlushTranscriptBytes === "string" ? flush.forceFlushTranscriptBytes : "2mb";
-  const thresholds = `flush ${soft} tokens before the compaction threshold, or at a ${force} transcript`;
+  const thresholds = `runs ${soft} tokens before compaction, or when the transcript reaches ${force}`;
   if (flush.enabled === false) {
     return check(
       "memory flush",

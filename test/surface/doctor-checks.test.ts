@@ -63,7 +63,7 @@ describe("doctorChecks", () => {
     });
     expect(doctorOk(checks)).toBe(true);
     expect(named(checks, "memory flush")?.detail).toBe(
-      "on (flush 4000 tokens before the compaction threshold, or at a 2mb transcript)",
+      "on (runs 4000 tokens before compaction, or when the transcript reaches 2mb)",
     );
     expect(named(checks, "last capture and restore")?.detail).toBe(
       "capture 2026-11-22-01 2h ago; restore 2026-11-22-01 2h ago",
@@ -149,7 +149,7 @@ describe("doctorChecks", () => {
       },
     };
     expect(named(doctorChecks(facts({ agents: custom })), "memory flush")?.detail).toBe(
-      "on (flush 9000 tokens before the compaction threshold, or at a 1mb transcript)",
+      "on (runs 9000 tokens before compaction, or when the transcript reaches 1mb)",
     );
   });
 
