@@ -10,9 +10,10 @@ import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
 import { type CommonOptions, EXIT, environmentLine, resolveWorkspace, UsageError } from "./cli-args.ts";
+import { defineDoctor } from "./cli-doctor.ts";
 import { defineReadCommands } from "./cli-read.ts";
+import { cliScope } from "./cli-scope.ts";
 import { kindsText, runScrub, scrubText } from "./cli-scrub.ts";
-import { statusDoc, statusText } from "./cli-status.ts";
 import { styleFor } from "./cli-text.ts";
 
 /**
@@ -89,14 +90,6 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
             ].join("\n"),
       );
       setExit(ok ? EXIT.ok : EXIT.notFound);
-    });
-
-  common(root.command("status"))
-    .description("counts, sizes, autosaves, last capture and last restore per session")
-    .action(async (o: CommonOptions) => {
-      const doc = await statusDoc(resolveWorkspace(o.dir, io));
-      out(o.json, doc, () => statusText(doc, io.now(), style));
-      setExit(EXIT.ok);
     });
 
   common(root.command("delete"))
@@ -237,16 +230,21 @@ export function defineCommands(root: Command, io: CliIO, setExit: (code: number)
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   let code: number = EXIT.ok;
   const program = new Command("big-memory")
-    .description("Task snapshots that survive context compaction: list, search, show, verify and save them.")
+    .description("Task snapshots that survive context compaction: list, search, show, verify, save; doctor.")
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .showHelpAfterError("(run big-memory --help for usage)");
-  defineCommands(program, io, (c) => {
+  const scope = cliScope(io);
+  const setExit = (c: number) => {
     code = c;
-  });
+  };
+  defineCommands(program, scope.io, setExit);
+  defineDoctor(program, scope.io, styleFor(io.color), setExit);
+  scope.apply(program);
   for (const cmd of program.commands) cmd.exitOverride();
   try {
     await program.parseAsync(argv, { from: "user" });
+    scope.finish(code, argv);
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
