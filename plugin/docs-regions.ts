@@ -53,9 +53,17 @@ export const SAVE_EXAMPLE = {
  * The `save` input schema as a markdown table generated from the zod schema `SnapshotInput` (the same one
  * `big-memory save`, `big_memory_save` and the chat command validate with), and an example.
  */
+/** A markdown table with its columns padded the way the project's formatter (Biome) pads them. */
+function markdownTable(rows: readonly (readonly string[])[]): string[] {
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(3, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  const [head = [], ...body] = rows;
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...body.map(line)];
+}
+
 export function saveSchemaMarkdown(): string {
   const schema = rec(z.toJSONSchema(SnapshotInput, { io: "input" }));
-  const rows: string[] = [];
+  const rows: string[][] = [];
   const ignored: string[] = [];
   for (const [key, raw] of Object.entries(rec(schema.properties))) {
     const field = rec(raw);
@@ -65,18 +73,16 @@ export function saveSchemaMarkdown(): string {
     }
     const what = String(field.description ?? "");
     if (field.type === "object") {
-      rows.push(`| \`${key}\` | object | ${what} |`);
+      rows.push([`\`${key}\``, "object", what]);
       for (const [sub, s] of Object.entries(rec(field.properties))) {
-        rows.push(`| \`${key}.${sub}\` | ${typeOf(rec(s))} | ${String(rec(s).description ?? "")} |`);
+        rows.push([`\`${key}.${sub}\``, typeOf(rec(s)), String(rec(s).description ?? "")]);
       }
     } else {
-      rows.push(`| \`${key}\` | ${typeOf(field)} | ${what} |`);
+      rows.push([`\`${key}\``, typeOf(field), what]);
     }
   }
   return [
-    "| field | type | what it holds |",
-    "| ----- | ---- | ------------- |",
-    ...rows,
+    ...markdownTable([["field", "type", "what it holds"], ...rows]),
     "",
     "Every field is optional, but a snapshot needs at least one that is not empty. Any other key is refused",
     "with exit 2, naming it (a typo such as `nextSteps` is caught, not dropped), except the reference fields",
