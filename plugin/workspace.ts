@@ -238,7 +238,7 @@ export class Workspace {
     suggestions: { word: string; closest: string[] }[];
   }> {
     const index = await this.index();
-    const result = index.search(query, opts);
+    const result = index.search(query, { ...opts, suggest: true });
     const found = await Promise.all(
       result.hits.map(async (h) => {
         if (h.name !== null && index.latest({ name: h.name }) === null) return null;

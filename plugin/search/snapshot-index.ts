@@ -56,6 +56,8 @@ export interface SearchOptions {
   filter?: SnapshotFilter;
   /** Drop hits far below the best one (rank.ts `relevant`). Default true. */
   floor?: boolean;
+  /** Find the closest identifiers for those no snapshot holds ("did you mean"; a vocabulary walk). Default false. */
+  suggest?: boolean;
 }
 
 /** The ref fields of an entry. */
@@ -205,7 +207,10 @@ export class SnapshotIndex {
       field: h.snippet.field,
       match: ranked.match,
     }));
-    const suggestions = ranked.match === "fuzzy" ? ranked.missing.map((word) => this.#suggest(word)) : [];
+    const suggestions =
+      options.suggest === true && ranked.match === "fuzzy"
+        ? ranked.missing.map((word) => this.#suggest(word))
+        : [];
     return { hits, match: ranked.match, missing: ranked.missing, suggestions };
   }
 

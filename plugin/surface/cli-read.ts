@@ -243,7 +243,7 @@ export function defineReadCommands(
           return;
         }
         await withIndex(workspaceDir, io, { entriesOnly: false, json }, async (run) => {
-          answer(run.index.search(query, { limit, filter }), run.diagnostics());
+          answer(run.index.search(query, { limit, filter, suggest: true }), run.diagnostics());
         });
       },
     );

@@ -53,7 +53,7 @@ describe.each([
   const index = indexOf(docs, hot);
 
   it("answers nothing for an identifier no snapshot holds, whatever tokens it shares", () => {
-    expect(index.query("ERR_QUEUE_STALLED")).toEqual({
+    expect(index.query("ERR_QUEUE_STALLED", { suggest: true })).toEqual({
       hits: [],
       match: "fuzzy",
       missing: ["ERR_QUEUE_STALLED"],
@@ -78,7 +78,7 @@ describe.each([
     const near = index.query("ERR_WEBHOOK_REPLAYS");
     expect(near.hits.map((h) => [h.id, h.match])).toEqual([["2026-11-20-01", "fuzzy"]]);
     expect(near.match).toBe("fuzzy");
-    expect(index.query("ERR_WEBHOOK_RETRIES_EXHAUSTED").suggestions).toEqual([
+    expect(index.query("ERR_WEBHOOK_RETRIES_EXHAUSTED", { suggest: true }).suggestions).toEqual([
       { word: "ERR_WEBHOOK_RETRIES_EXHAUSTED", closest: ["ERR_WEBHOOK_REPLAY"] },
     ]);
   });
