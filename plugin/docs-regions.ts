@@ -56,7 +56,8 @@ export const SAVE_EXAMPLE = {
 /** A markdown table with its columns padded the way the project's formatter (Biome) pads them. */
 function markdownTable(rows: readonly (readonly string[])[]): string[] {
   const widths = (rows[0] ?? []).map((_, i) => Math.max(3, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
   const [head = [], ...body] = rows;
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...body.map(line)];
 }
