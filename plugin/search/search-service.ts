@@ -73,6 +73,7 @@ export class SearchService {
       });
     }
     await this.#readClaims();
+    if (this.#options.skipLoad === true) return;
     for (const [month, logs] of groupByMonth(await listLogs(this.workspaceDir)))
       this.#pending.set(month, logs);
     const months = [...this.#pending.keys()].sort().reverse();

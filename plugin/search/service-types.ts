@@ -23,6 +23,8 @@ export interface SearchServiceOptions {
    * logs changed since are re-read, but such months are not saved. Default false.
    */
   entriesOnly?: boolean;
+  /** Load nothing at open (for `reindex`, which builds every month anyway). Default false. */
+  skipLoad?: boolean;
   /** Told after each month is loaded or built: months done of all, and snapshots so far. */
   onProgress?: (progress: { months: number; of: number; snapshots: number }) => void;
 }

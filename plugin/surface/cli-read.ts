@@ -41,7 +41,7 @@ interface IndexRun {
 export async function withIndex<T>(
   workspaceDir: string,
   io: CliIO,
-  opts: { entriesOnly: boolean; json: boolean },
+  opts: { entriesOnly: boolean; json: boolean; skipLoad?: boolean },
   fn: (run: IndexRun) => Promise<T>,
 ): Promise<T> {
   const warnings: Diagnostic[] = [];
@@ -55,6 +55,7 @@ export async function withIndex<T>(
     },
     watch: false,
     entriesOnly: opts.entriesOnly,
+    skipLoad: opts.skipLoad === true,
     onProgress: (p) =>
       shown.update(`indexing memory/: ${p.months} of ${p.of} months, ${p.snapshots} snapshots so far`),
   });
@@ -252,25 +253,30 @@ export function defineReadCommands(
     .description("rebuild the search index from the daily logs")
     .action(async (o: CommonOptions) => {
       const json = o.json === true;
-      await withIndex(resolveWorkspace(o.dir, io), io, { entriesOnly: true, json }, async (run) => {
-        const shown = progress({ stderr: io.stderr, terminal: io.color && process.stderr.isTTY === true });
-        const ticker = setInterval(() => shown.update("reindexing memory/"), 250);
-        try {
-          const result = await run.index.reindex();
-          const diagnostics = run.diagnostics();
-          out(
-            o.json,
-            { ...result, diagnostics },
-            () =>
-              `reindexed ${result.snapshots} snapshots from ${result.logs} daily logs in ${Math.round(result.ms)} ms`,
-          );
-          report(o.json, diagnostics);
-        } finally {
-          clearInterval(ticker);
-          shown.done();
-        }
-        setExit(EXIT.ok);
-      });
+      await withIndex(
+        resolveWorkspace(o.dir, io),
+        io,
+        { entriesOnly: true, json, skipLoad: true },
+        async (run) => {
+          const shown = progress({ stderr: io.stderr, terminal: io.color && process.stderr.isTTY === true });
+          const ticker = setInterval(() => shown.update("reindexing memory/"), 250);
+          try {
+            const result = await run.index.reindex();
+            const diagnostics = run.diagnostics();
+            out(
+              o.json,
+              { ...result, diagnostics },
+              () =>
+                `reindexed ${result.snapshots} snapshots from ${result.logs} daily logs in ${Math.round(result.ms)} ms`,
+            );
+            report(o.json, diagnostics);
+          } finally {
+            clearInterval(ticker);
+            shown.done();
+          }
+          setExit(EXIT.ok);
+        },
+      );
     });
 }
 
