@@ -398,11 +398,13 @@ export class SearchService {
       this.#fingerprints.clear();
       this.#diagnostics.clear();
       for (const month of this.#index.months()) if (!byMonth.has(month)) this.#index.dropShard(month);
-      for (const month of [...byMonth.keys()].sort().reverse()) {
+      const months = [...byMonth.keys()].sort().reverse();
+      for (const [i, month] of months.entries()) {
         await this.#build(
           month,
           (byMonth.get(month) ?? []).map((l) => l.file),
         );
+        this.#options.onProgress?.({ months: i + 1, of: months.length, snapshots: this.#index.size });
       }
       report = {
         snapshots: this.#index.size,

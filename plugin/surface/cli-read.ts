@@ -258,22 +258,16 @@ export function defineReadCommands(
         io,
         { entriesOnly: true, json, skipLoad: true },
         async (run) => {
-          const shown = progress({ stderr: io.stderr, terminal: io.color && process.stderr.isTTY === true });
-          const ticker = setInterval(() => shown.update("reindexing memory/"), 250);
-          try {
-            const result = await run.index.reindex();
-            const diagnostics = run.diagnostics();
-            out(
-              o.json,
-              { ...result, diagnostics },
-              () =>
-                `reindexed ${result.snapshots} snapshots from ${result.logs} daily logs in ${Math.round(result.ms)} ms`,
-            );
-            report(o.json, diagnostics);
-          } finally {
-            clearInterval(ticker);
-            shown.done();
-          }
+          // Progress comes from the index, month by month (see withIndex).
+          const result = await run.index.reindex();
+          const diagnostics = run.diagnostics();
+          out(
+            o.json,
+            { ...result, diagnostics },
+            () =>
+              `reindexed ${result.snapshots} snapshots from ${result.logs} daily logs in ${Math.round(result.ms)} ms`,
+          );
+          report(o.json, diagnostics);
           setExit(EXIT.ok);
         },
       );
