@@ -68,7 +68,7 @@ export async function runParseBench(opts: { snapshots?: number } = {}): Promise<
         "1.0x",
       ],
       [
-        "parseDailyLog (falls back to remark)",
+        "parseDailyLog (tolerant line reader)",
         "hand-written blocks",
         String(tolerant.perRound),
         fmt(tolerant.mbps, 1),
