@@ -289,20 +289,56 @@ export function sequenceScreen(leaves: readonly string[]): RegExp {
   return new RegExp(leaves.map(literal).join("[^\\p{L}\\p{N}]*"), "iu");
 }
 
-/** Whether `leaves` occur in `haystack` in order and adjacent. */
-function containsRun(haystack: readonly string[], leaves: readonly string[]): boolean {
-  outer: for (let i = 0; i + leaves.length <= haystack.length; i++) {
-    for (let j = 0; j < leaves.length; j++) if (haystack[i + j] !== leaves[j]) continue outer;
-    return true;
+/** A word's leaves and, between each two, the class of what separates them (connector class, or 6 for a camel hump). */
+function joinedLeaves(raw: string): { leaves: string[]; seps: number[] } {
+  const leaves: string[] = [];
+  const seps: number[] = [];
+  let sep = 0;
+  const folded = foldText(raw);
+  for (const m of folded.matchAll(/[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}]+/gu)) {
+    const piece = m[0];
+    if (NOT_ALNUM.test(piece)) {
+      // The strongest connector of a separating run (class 1 is strongest); anything else counts as 1.
+      sep = Math.min(
+        ...[...piece].map((ch) => (classOf(ch.charCodeAt(0)) > 0 ? classOf(ch.charCodeAt(0)) : 1)),
+      );
+      continue;
+    }
+    const split = humps(piece);
+    (split.length > 0 ? split : [piece]).forEach((leaf, i) => {
+      if (leaves.length > 0) seps.push(i === 0 ? sep : 6);
+      leaves.push(leaf.toLowerCase());
+    });
+  }
+  return { leaves, seps };
+}
+
+/**
+ * Whether `leaves` occur in a word (`haystack`) in order and adjacent, as a name of their own: the run
+ * must not continue with the kind of connector it is joined by there (`ERR_DB_TIMEOUT` is not in
+ * `ERR_DB_TIMEOUT_MS`, nor `ErrDb` in `ErrDbTimeout`), while a stronger boundary ends it
+ * (`oauth-callback.ts` and `auth/oauth-callback` in `src/auth/oauth-callback.ts`; path separators may repeat).
+ */
+function containsRun(haystack: { leaves: string[]; seps: number[] }, leaves: readonly string[]): boolean {
+  const { leaves: hay, seps } = haystack;
+  outer: for (let i = 0; i + leaves.length <= hay.length; i++) {
+    for (let j = 0; j < leaves.length; j++) if (hay[i + j] !== leaves[j]) continue outer;
+    // Each boundary must be stronger than the connector next to it inside the run (or both path separators).
+    const last = i + leaves.length - 1;
+    const first = leaves.length > 1 ? (seps[i] ?? 7) : 7;
+    const end = leaves.length > 1 ? (seps[last - 1] ?? 7) : 7;
+    const ends = (sep: number | undefined, inner: number) =>
+      sep === undefined || sep < inner || (sep === 1 && inner === 1);
+    if (ends(i > 0 ? seps[i - 1] : undefined, first) && ends(seps[last], end)) return true;
   }
   return false;
 }
 
 /**
- * Whether `text` holds a word whose tokens contain `leaves` as a run: the identifier itself, written with
- * any connectors or case (`ErrDbTimeout` for err, db, timeout), or inside a longer one
- * (`src/auth/oauth-callback.ts` holds oauth, callback, ts). A token must match whole (`timeouts` is not
- * `timeout`).
+ * Whether `text` holds a word whose tokens contain `leaves` as a run of their own (see containsRun): the
+ * identifier itself, written with any connectors or case (`ErrDbTimeout` for err, db, timeout), or as a
+ * part of a path or dotted name (`src/auth/oauth-callback.ts` holds oauth, callback, ts). A token must
+ * match whole (`timeouts` is not `timeout`).
  */
 export function holdsSequence(
   text: string,
@@ -322,7 +358,7 @@ export function holdsSequence(
     text,
     () => {},
     (raw, _word, segmented) => {
-      if (!found && !segmented && containsRun(leavesOf(raw), leaves)) found = true;
+      if (!found && !segmented && containsRun(joinedLeaves(raw), leaves)) found = true;
     },
   );
   return found;

@@ -147,6 +147,11 @@ describe("holdsSequence", () => {
   it("finds a run of tokens inside a word, whole tokens only", () => {
     expect(holdsSequence("see src/auth/oauth-callback.ts today", ["oauth", "callback", "ts"])).toBe(true);
     expect(holdsSequence("ERR_DB_TIMEOUTS", ["err", "db", "timeout"])).toBe(false);
+    expect(holdsSequence("ERR_DB_TIMEOUT_MS", ["err", "db", "timeout"])).toBe(false);
+    expect(holdsSequence("ErrDbTimeout", ["err", "db"])).toBe(false);
+    expect(holdsSequence("db.users.archive", ["db", "users"])).toBe(false);
+    expect(holdsSequence("ERR-DB-TIMEOUT", ["err", "db", "timeout"])).toBe(true);
+    expect(holdsSequence("src/auth/oauth-callback.ts", ["auth", "oauth", "callback", "ts"])).toBe(true);
     expect(holdsSequence("err db timeout", ["err", "db", "timeout"])).toBe(false);
   });
 });
