@@ -326,20 +326,29 @@ function queriesFor(r: Rng, id: string, m: Marks): LabelledQuery[] {
  * and a file in the folder of its first file, neither held by any snapshot.
  */
 function absentQueries(r: Rng, m: Marks, taken: ReadonlySet<string>): LabelledQuery[] {
-  const fresh = (make: () => string) => {
-    for (let attempt = 0; ; attempt++) {
+  // Tries `make` until it gives a value no snapshot holds; then `widen` (always fresh enough) as a last resort.
+  const fresh = (make: () => string, widen: (v: string) => string) => {
+    for (let attempt = 0; attempt < 50; attempt++) {
       const v = make();
-      if (!taken.has(v) || attempt > 50) return v;
+      if (!taken.has(v)) return v;
     }
+    return widen(make());
   };
-  const stem = m.errorCode.split("_").slice(0, 3).join("_");
+  const word = (w: string) => w.toUpperCase().replace(/[^A-Z0-9_]/g, "_");
+  // The snapshot's code with its last word changed; at large sizes every such code may exist, and then
+  // another of the area's nouns and adjectives.
+  const stem = m.errorCode.slice(0, m.errorCode.lastIndexOf("_"));
   const code = fresh(
     () =>
-      `${stem}_${pick(r, ACTIONS)
-        .toUpperCase()
-        .replace(/[^A-Z0-9_]/g, "_")}`,
+      r() < 0.5
+        ? `${stem}_${word(pick(r, ACTIONS))}`
+        : `ERR_${word(pick(r, m.area.nouns))}_${word(pick(r, ADJ))}_${word(pick(r, ACTIONS))}`,
+    (v) => `${v}_${word(pick(r, ACTIONS))}`,
   );
-  const path = fresh(() => `${m.folder}/${pick(r, m.area.nouns)}-${pick(r, ACTIONS)}-${pick(r, ADJ)}.ts`);
+  const path = fresh(
+    () => `${m.folder}/${pick(r, m.area.nouns)}-${pick(r, ACTIONS)}-${pick(r, ADJ)}.ts`,
+    (v) => v.replace(/\.ts$/, "-2.ts"),
+  );
   return [
     { category: "absent-identifier", query: code, expected: "" },
     { category: "absent-path", query: path, expected: "" },
