@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
-import { staleWarnings } from "../recover/restore-service.ts";
 import { readClaims } from "../search/claims.ts";
 import { indexDir, listShardFiles } from "../search/persist.ts";
 import { scanSearch } from "../search/scan.ts";
-import { SearchService } from "../search/search-service.ts";
+import type { SearchService } from "../search/search-service.ts";
 import type { QueryResult, SnapshotRef } from "../search/snapshot-index.ts";
 import { snapshotJson } from "../snapshot/json.ts";
 import { live } from "../snapshot/lifecycle.ts";
@@ -46,6 +45,8 @@ export async function withIndex<T>(
 ): Promise<T> {
   const warnings: Diagnostic[] = [];
   const shown = progress({ stderr: io.stderr, terminal: io.color && process.stderr.isTTY === true });
+  // Loaded on use, so that a short command such as `save` does not pay for the search engine's start-up.
+  const { SearchService } = await import("../search/search-service.ts");
   const index = await SearchService.open(workspaceDir, {
     logger: {
       warn: (message) => {
@@ -153,7 +154,11 @@ export function defineReadCommands(
       const workspaceDir = resolveWorkspace(o.dir, io);
       await withIndex(workspaceDir, io, { entriesOnly: true, json: o.json === true }, async (run) => {
         const { found, warnings } = await resolve(run.index, what);
-        warnings.push(...(found === null ? [] : await staleWarnings(workspaceDir, found)));
+        warnings.push(
+          ...(found === null
+            ? []
+            : await (await import("../recover/restore-service.ts")).staleWarnings(workspaceDir, found)),
+        );
         const diagnostics = run.diagnostics();
         out(o.json, { snapshot: found === null ? null : snapshotJson(found), warnings, diagnostics }, () =>
           found === null
@@ -177,7 +182,10 @@ export function defineReadCommands(
           ...(o.name === undefined ? {} : { name: o.name }),
         });
         const found = ref === null ? null : await run.index.getAt(ref.file, ref.line);
-        const warnings = found === null ? [] : await staleWarnings(workspaceDir, found);
+        const warnings =
+          found === null
+            ? []
+            : await (await import("../recover/restore-service.ts")).staleWarnings(workspaceDir, found);
         const diagnostics = run.diagnostics();
         out(o.json, { snapshot: found === null ? null : snapshotJson(found), warnings, diagnostics }, () =>
           found === null

@@ -1,4 +1,3 @@
-import { SearchService } from "../search/search-service.ts";
 import type { RedactionCounts } from "../snapshot/redact.ts";
 import { type ScrubReport, scrubWorkspace } from "../store/scrub.ts";
 import type { Style } from "./cli-text.ts";
@@ -15,6 +14,7 @@ export async function runScrub(
   const report = await scrubWorkspace(workspaceDir, options);
   let reindexed: number | null = null;
   if (report.indexRemoved) {
+    const { SearchService } = await import("../search/search-service.ts");
     const index = await SearchService.open(workspaceDir, { logger: { warn: () => {} }, watch: false });
     try {
       reindexed = (await index.reindex()).snapshots;
