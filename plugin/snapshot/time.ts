@@ -10,9 +10,8 @@ export interface LocalTime {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatter(timeZone: string | undefined): Intl.DateTimeFormat {
-  const key = timeZone ?? "";
-  let f = formatters.get(key);
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
   if (f === undefined) {
     f = new Intl.DateTimeFormat("en-CA", {
       timeZone,
@@ -24,19 +23,40 @@ function formatter(timeZone: string | undefined): Intl.DateTimeFormat {
       minute: "2-digit",
       second: "2-digit",
     });
-    formatters.set(key, f);
+    formatters.set(timeZone, f);
   }
   return f;
+}
+
+type Parts = Record<"year" | "month" | "day" | "hour" | "minute" | "second", string>;
+
+function zoneParts(now: Date, timeZone: string): Parts {
+  const parts: Record<string, string> = {};
+  for (const p of formatter(timeZone).formatToParts(now)) parts[p.type] = p.value;
+  return parts as Parts;
+}
+
+/** The same parts in the process's zone from Date's own getters: no formatter to build (a short CLI run). */
+function processZoneParts(now: Date): Parts {
+  const two = (n: number) => String(n).padStart(2, "0");
+  return {
+    year: String(now.getFullYear()).padStart(4, "0"),
+    month: two(now.getMonth() + 1),
+    day: two(now.getDate()),
+    hour: two(now.getHours()),
+    minute: two(now.getMinutes()),
+    second: two(now.getSeconds()),
+  };
 }
 
 /**
  * Splits an instant into the local date, clock and ISO timestamp of `timeZone` (an IANA name such
  * as `Europe/Paris`; undefined means the process's zone). Throws a RangeError naming the zone when
- * it is unknown.
+ * it is unknown, and one for an invalid date.
  */
 export function localTime(now: Date, timeZone?: string): LocalTime {
-  const parts: Record<string, string> = {};
-  for (const p of formatter(timeZone).formatToParts(now)) parts[p.type] = p.value;
+  if (Number.isNaN(now.getTime())) throw new RangeError("big-memory: invalid date (no local time to give)");
+  const parts = timeZone === undefined ? processZoneParts(now) : zoneParts(now, timeZone);
   const date = `${parts.year}-${parts.month}-${parts.day}`;
   const clock = `${parts.hour}:${parts.minute}`;
   const wall = Date.UTC(

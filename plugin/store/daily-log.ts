@@ -81,12 +81,12 @@ export interface AppendSnapshotOptions {
   /**
    * Renders the block for the allocated id. Called under the lock, once. The text must hold exactly one
    * `<!-- BIG-MEMORY-SNAPSHOT v1 -->` line, then `<!-- snapshot-id: <id> -->`, then one
-   * `<!-- /BIG-MEMORY-SNAPSHOT -->` line. If it throws, nothing is written.
+   * `<!-- /BIG-MEMORY-SNAPSHOT -->` line. If it throws (or rejects), nothing is written.
    */
-  render: (id: string) => string;
-  /** How long to wait for the workspace lock, in milliseconds. Default 10 000. */
+  render: (id: string) => string | Promise<string>;
+  /** How long to wait for the workspace lock, in milliseconds. Default {@link DEFAULT_LOCK_TIMEOUT_MS}. */
   lockTimeoutMs?: number;
-  /** Age after which a held lock is broken, in milliseconds. Default 30 000. */
+  /** Age of the holder's heartbeat after which its lock is broken, in ms. Default {@link DEFAULT_LOCK_STALE_MS}. */
   lockStaleMs?: number;
 }
 
@@ -142,7 +142,7 @@ async function appendLocked(
   path: string,
   file: string,
   date: string,
-  render: (id: string) => string,
+  render: (id: string) => string | Promise<string>,
 ): Promise<AppendedSnapshot> {
   // Another program (not big-memory, so not under our lock) may create the file between our read and our
   // exclusive create; then read again rather than guess where the block landed.
@@ -153,7 +153,7 @@ async function appendLocked(
       const existing = before.toString("utf8");
       const id = nextSnapshotId(existing, date);
       // The persistence gate: every appended byte is redacted (the renderer already redacted its values).
-      const block = gateText(withFinalLineEnding(render(id))).text;
+      const block = gateText(withFinalLineEnding(await render(id))).text;
       const markerLine = checkBlock(block, id);
       const separator = separatorBefore(existing);
       const created = handle === null;

@@ -140,7 +140,8 @@ async function acquire(lockPath: string, options: LockOptions): Promise<string> 
   const ticket = await takeTicket(lockPath);
   try {
     for (let attempt = 0; ; attempt++) {
-      const first = await isFirstInQueue(lockPath, ticket);
+      const ahead = await ticketsAhead(lockPath, ticket);
+      const first = ahead === 0;
       const nonce = randomBytes(8).toString("hex");
       if (first && (await tryAcquire(lockPath, nonce, now()))) return nonce;
       const holder = await inspect(lockPath, now(), staleMs);
@@ -155,9 +156,10 @@ async function acquire(lockPath: string, options: LockOptions): Promise<string> 
       if (now() >= deadline) {
         throw new LockTimeoutError(lockPath, timeoutMs, holder.kind === "held" ? holder.owner : null);
       }
-      // The first in the queue retries fast; the others wait their turn with a longer, jittered delay.
-      const cap = first ? 10 : 40;
-      const delay = Math.min(cap, 2 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random());
+      // The first in the queue retries fast; the others look again later the further back they stand, so a
+      // long queue (a hundred saves at once) does not spend the CPU the holder needs on polling.
+      const cap = first ? 10 : Math.min(250, 20 * ahead);
+      const delay = Math.min(cap, 2 * 2 ** Math.min(attempt, 7)) * (0.5 + Math.random());
       await sleep(Math.max(1, Math.min(delay, deadline - now())));
     }
   } finally {
@@ -199,19 +201,20 @@ async function dropTicket(lockPath: string, ticket: string): Promise<void> {
   await rmdir(queueDir(lockPath)).catch(() => {});
 }
 
-/** Whether no live ticket older than `ticket` is queued; tickets of dead processes are removed on the way. */
-async function isFirstInQueue(lockPath: string, ticket: string): Promise<boolean> {
+/** How many live tickets older than `ticket` are queued; tickets of dead processes are removed on the way. */
+async function ticketsAhead(lockPath: string, ticket: string): Promise<number> {
   const names = (await readdir(queueDir(lockPath)).catch(() => [] as string[])).sort();
+  let ahead = 0;
   for (const name of names) {
-    if (name >= ticket) return true;
+    if (name >= ticket) break;
     const pid = Number(name.split("-")[1]);
     if (Number.isSafeInteger(pid) && pid > 0 && !isProcessAlive(pid)) {
       await unlink(join(queueDir(lockPath), name)).catch(() => {});
       continue;
     }
-    return false;
+    ahead++;
   }
-  return true;
+  return ahead;
 }
 
 /** Removes what is in the lock directory without an owner file, entry by entry, then the directory. */

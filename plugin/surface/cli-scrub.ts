@@ -1,9 +1,8 @@
-import type { RedactionCounts } from "../snapshot/redact.ts";
 import { type ScrubReport, scrubWorkspace } from "../store/scrub.ts";
-import type { Style } from "./cli-text.ts";
+import { kindsText, type Style } from "./cli-text.ts";
 
 /**
- * `big-memory scrub [--logs]`: the runtime of the command declared in cli.ts. Scrubs the plugin's state
+ * `big-memory scrub [--logs]`: the runtime of the command declared in cli-manage.ts. Scrubs the plugin's state
  * (and with `--logs` the daily logs, after a verified backup), then rebuilds the search index from
  * redacted reads so that no old index file keeps a secret.
  */
@@ -23,14 +22,6 @@ export async function runScrub(
     }
   }
   return { ...report, reindexed };
-}
-
-/** `github-token 2, password 1`: redaction counts by kind, most first (never the values). */
-export function kindsText(counts: RedactionCounts): string {
-  return Object.entries(counts)
-    .sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0) || (a[0] < b[0] ? -1 : 1))
-    .map(([kind, n]) => `${kind} ${n}`)
-    .join(", ");
 }
 
 /** The scrub report for people. */

@@ -1,4 +1,5 @@
 import type { SnapshotJson, SnapshotRef } from "../snapshot/json.ts";
+import type { RedactionCounts } from "../snapshot/redact.ts";
 import { timestampMillis } from "../snapshot/time.ts";
 
 /** Human output of the CLI: aligned tables, relative ages, colour only when asked (a TTY). */
@@ -138,4 +139,12 @@ export function snapshotText(s: SnapshotJson, warnings: string[], now: Date, sty
     ...s.extra.flatMap((e) => [style.bold(e.heading), `  ${e.body}`]),
   ];
   return lines.join("\n");
+}
+
+/** `github-token 2, password 1`: redaction counts by kind, most first (never the values). */
+export function kindsText(counts: RedactionCounts): string {
+  return Object.entries(counts)
+    .sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0) || (a[0] < b[0] ? -1 : 1))
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(", ");
 }

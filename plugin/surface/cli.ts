@@ -1,25 +1,16 @@
 import { Command, CommanderError } from "commander";
-import { danglingClaims, readClaims } from "../search/claims.ts";
-import { contentFromInput } from "../snapshot/input.ts";
-import { newestOfName } from "../snapshot/lifecycle.ts";
-import { nameProblem } from "../snapshot/naming.ts";
-import { Trigger } from "../snapshot/snapshot.ts";
-import { timeZoneProblem } from "../snapshot/time.ts";
-import { decodeUtf8Strict } from "../snapshot/utf8.ts";
-import { archiveBefore } from "../store/archive.ts";
-import { isDailyLogDate } from "../store/daily-log.ts";
-import { readAllSnapshots, saveSnapshot, tombstone } from "../store/snapshots.ts";
-import { type CommonOptions, EXIT, environmentLine, resolveWorkspace, UsageError } from "./cli-args.ts";
-import { defineDoctor } from "./cli-doctor.ts";
-import { defineReadCommands } from "./cli-read.ts";
+import { EXIT, environmentLine, UsageError } from "./cli-args.ts";
 import { cliScope } from "./cli-scope.ts";
-import { kindsText, runScrub, scrubText } from "./cli-scrub.ts";
-import { styleFor } from "./cli-text.ts";
+import { type Style, styleFor } from "./cli-text.ts";
 
 /**
- * The `big-memory` command line (also mounted as `openclaw big-memory`). Contract (DESIGN.md):
+ * The `big-memory` command line (also mounted as `openclaw big-memory`). Contract (references/cli-contract.md):
  * `big-memory <command> [--dir WORKSPACE] [--json]`; exit 0 on success, 1 when nothing was found,
  * 2 on a usage error (3 when the disk fails us); with `--json`, stdout is one JSON document.
+ *
+ * Commands are declared in groups, each in its own module with what it needs at run time. A run loads
+ * only the group of the command it names (all of them for help, `--version` or an unknown command), so a
+ * `save` started by a script does not load the search engine or the markdown parser.
  */
 
 /** Everything the CLI touches outside itself, so it runs in-process in tests. */
@@ -36,194 +27,51 @@ export interface CliIO {
   defaultWorkspace?: string | undefined;
 }
 
-/** Attaches the subcommands to `root` (the bin's program, or `openclaw big-memory`). */
-export function defineCommands(root: Command, io: CliIO, setExit: (code: number) => void): void {
-  const style = styleFor(io.color);
-  const out = (json: boolean | undefined, doc: unknown, text: () => string) =>
-    io.stdout(json === true ? `${JSON.stringify(doc, null, 2)}\n` : `${text()}\n`);
-  const common = (cmd: Command) =>
-    cmd
-      .option("--dir <workspace>", "the workspace folder holding memory/")
-      .option("--json", "print one JSON document");
+/** What every group of commands gets from the program that declares it. */
+export interface CommandContext {
+  io: CliIO;
+  setExit(code: number): void;
+  /** Adds the options every command takes (`--dir`, `--json`). */
+  common(cmd: Command): Command;
+  style: Style;
+  /** Prints `doc` as JSON when `json`, else the text for people. */
+  out(json: boolean | undefined, doc: unknown, text: () => string): void;
+}
 
-  defineReadCommands(root, io, setExit, common);
+/** A group of commands: the names it declares and how to load its declarations. */
+export interface CommandGroup {
+  names: readonly string[];
+  load(): Promise<(root: Command, context: CommandContext) => void>;
+}
 
-  common(root.command("verify"))
-    .description("check every snapshot: checksums, torn blocks, versions, duplicate ids")
-    .action(async (o: CommonOptions) => {
-      const workspaceDir = resolveWorkspace(o.dir, io);
-      const ws = await readAllSnapshots(workspaceDir);
-      const claims = await readClaims(workspaceDir);
-      const diagnostics = [
-        ...ws.diagnostics,
-        ...claims.problems,
-        ...danglingClaims(claims.claims, ws.snapshots),
-      ];
-      const problems = [
-        ...ws.snapshots
-          .filter((s) => s.verified === false)
-          .map((s) => ({
-            id: s.snapshot.id as string | null,
-            file: s.file,
-            line: s.line,
-            problem:
-              s.checksum === null
-                ? "checksum line removed: the block carries big-memory's own metadata (a trigger other than flush, or a tombstone) but no checksum"
-                : "checksum mismatch: the block was modified after it was written",
-          })),
-        ...diagnostics.map((d) => ({
-          id: d.id ?? /snapshot (?:id )?(\d{4}-\d{2}-\d{2}-\d{2,})/.exec(d.message)?.[1] ?? null,
-          file: d.file,
-          line: d.line,
-          problem: d.message,
-        })),
-      ].sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-      const ok = problems.length === 0;
-      out(o.json, { ok, checked: ws.snapshots.length, problems }, () =>
-        ok
-          ? style.green(`ok: ${ws.snapshots.length} snapshots checked in ${ws.files} daily logs, no problems`)
-          : [
-              style.red(
-                `${problems.length} problem${problems.length === 1 ? "" : "s"} in ${ws.snapshots.length} snapshots checked:`,
-              ),
-              ...problems.map((p) => `  ${p.file}:${p.line}  ${p.id ?? "-"}  ${p.problem}`),
-            ].join("\n"),
-      );
-      setExit(ok ? EXIT.ok : EXIT.notFound);
-    });
+/** Every group, in the order `--help` lists them. */
+export const COMMAND_GROUPS: readonly CommandGroup[] = [
+  {
+    names: ["list", "show", "recall", "status", "search", "reindex"],
+    load: async () => {
+      const { defineReadCommands } = await import("./cli-read.ts");
+      return (root, c) => defineReadCommands(root, c.io, c.setExit, c.common);
+    },
+  },
+  {
+    names: ["verify", "delete", "archive", "scrub"],
+    load: async () => (await import("./cli-manage.ts")).defineManageCommands,
+  },
+  { names: ["save"], load: async () => (await import("./cli-save.ts")).defineSave },
+  {
+    names: ["doctor"],
+    load: async () => {
+      const { defineDoctor } = await import("./cli-doctor.ts");
+      return (root, c) => defineDoctor(root, c.io, c.style, c.setExit);
+    },
+  },
+];
 
-  common(root.command("delete"))
-    .description("delete a checkpoint name (appends a tombstone; the history stays in the log)")
-    .argument("<name>", "the checkpoint name")
-    .option("--session <key>", "session key to attribute the deletion to")
-    .action(async (name: string, o: CommonOptions & { session?: string }) => {
-      const workspaceDir = resolveWorkspace(o.dir, io);
-      const ws = await readAllSnapshots(workspaceDir);
-      if (newestOfName(ws.snapshots, name) === undefined) {
-        out(o.json, { deleted: null }, () => `No live checkpoint named "${name}".`);
-        setExit(EXIT.notFound);
-        return;
-      }
-      const saved = await tombstone({ workspaceDir, name, session: o.session ?? null, now: io.now() });
-      out(
-        o.json,
-        { deleted: name, id: saved.id, file: saved.file, line: saved.line },
-        () =>
-          `deleted checkpoint ${name} (tombstone ${saved.id} in ${saved.file}:${saved.line}; list --all shows its history)`,
-      );
-      setExit(EXIT.ok);
-    });
-
-  common(root.command("archive"))
-    .description(
-      "move the snapshot blocks of daily logs older than DATE into memory/.big-memory-archive/ (verified first)",
-    )
-    .requiredOption("--before <date>", "YYYY-MM-DD: logs dated before this day are archived")
-    .action(async (o: CommonOptions & { before: string }) => {
-      if (!isDailyLogDate(o.before))
-        throw new UsageError(`--before expects a date YYYY-MM-DD, received "${o.before}"`);
-      const result = await archiveBefore(resolveWorkspace(o.dir, io), o.before);
-      out(o.json, result, () =>
-        [
-          result.archived.length === 0 ? `Nothing to archive before ${o.before}.` : "",
-          ...result.archived.map(
-            (a) =>
-              `${a.file}: ${a.snapshots} snapshot${a.snapshots === 1 ? "" : "s"} moved to ${a.archive}${a.removed ? " (the log held nothing else and was removed)" : ""}`,
-          ),
-          ...result.problems.map((p) => style.yellow(`${p.file}: ${p.problem}`)),
-        ]
-          .filter((l) => l !== "")
-          .join("\n"),
-      );
-      setExit(result.archived.length === 0 ? EXIT.notFound : EXIT.ok);
-    });
-
-  common(root.command("scrub"))
-    .description(
-      "redact big-memory's own files written by older versions and make them private; --logs also redacts the daily logs (backup kept)",
-    )
-    .option("--logs", "also redact the daily logs and archives under memory/, after a verified backup")
-    .action(async (o: CommonOptions & { logs?: boolean }) => {
-      const report = await runScrub(resolveWorkspace(o.dir, io), { logs: o.logs === true, now: io.now() });
-      out(o.json, report, () => scrubText(report, style));
-      setExit(EXIT.ok);
-    });
-
-  common(root.command("save"))
-    .description("save a snapshot read as JSON from stdin")
-    .option("--name <name>", "checkpoint name (kebab-case, 3-64 characters)")
-    .option("--session <key>", "session key to attribute the snapshot to")
-    .option("--agent <id>", "agent id to attribute the snapshot to")
-    .option("--trigger <trigger>", `what caused it: ${Trigger.options.join(", ")}`, "manual")
-    .option("--time-zone <zone>", "IANA time zone for the daily log's date (default: this machine's)")
-    .action(
-      async (
-        o: CommonOptions & {
-          name?: string;
-          session?: string;
-          agent?: string;
-          trigger: string;
-          timeZone?: string;
-        },
-      ) => {
-        const workspaceDir = resolveWorkspace(o.dir, io);
-        const trigger = Trigger.safeParse(o.trigger);
-        if (!trigger.success)
-          throw new UsageError(
-            `--trigger expects one of ${Trigger.options.join(", ")}, received "${o.trigger}"`,
-          );
-        if (o.timeZone !== undefined) {
-          const problem = timeZoneProblem(o.timeZone);
-          if (problem !== null) throw new UsageError(`--time-zone: ${problem}`);
-        }
-        const bytes = await io.readStdin();
-        const decoded = decodeUtf8Strict(typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes);
-        if (!decoded.ok) {
-          throw new UsageError(`stdin is not valid UTF-8 text: ${decoded.problem} (nothing was saved)`);
-        }
-        const raw = decoded.text;
-        let input: unknown;
-        try {
-          input = JSON.parse(raw);
-        } catch (error) {
-          throw new UsageError(
-            `stdin is not valid JSON (${error instanceof Error ? error.message : String(error)}); expected one snapshot object such as {"goal": "...", "next": ["..."]}`,
-          );
-        }
-        const content = contentFromInput(input);
-        if (!content.ok) throw new UsageError(`invalid snapshot on stdin:\n${content.error}`);
-        if (o.name !== undefined) {
-          const problem = nameProblem(o.name, content.content.goal);
-          if (problem !== null) throw new UsageError(problem);
-        }
-        const saved = await saveSnapshot({
-          workspaceDir,
-          content: content.content,
-          meta: {
-            trigger: trigger.data,
-            session: o.session ?? null,
-            agent: o.agent ?? null,
-            name: o.name ?? null,
-          },
-          now: io.now(),
-          ...(o.timeZone === undefined ? {} : { timeZone: o.timeZone }),
-        });
-        const redacted = { total: saved.redacted, kinds: saved.redactions };
-        out(o.json, { id: saved.id, file: saved.file, line: saved.line, redacted }, () =>
-          [
-            `saved ${saved.id} to ${saved.file}:${saved.line}`,
-            ...(saved.redacted > 0
-              ? [
-                  style.yellow(
-                    `redacted ${saved.redacted} value${saved.redacted === 1 ? "" : "s"} before writing (${kindsText(saved.redactions)})`,
-                  ),
-                ]
-              : []),
-          ].join("\n"),
-        );
-        setExit(EXIT.ok);
-      },
-    );
+/** The groups a run needs: the one declaring the command named first in `argv`, else all. */
+export function groupsFor(argv: readonly string[]): readonly CommandGroup[] {
+  const named = argv.find((arg) => !arg.startsWith("-"));
+  const group = COMMAND_GROUPS.find((g) => named !== undefined && g.names.includes(named));
+  return group === undefined ? COMMAND_GROUPS : [group];
 }
 
 /** Runs the CLI with `argv` (without the node and script paths) and returns the exit code. */
@@ -235,14 +83,22 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
     .showHelpAfterError("(run big-memory --help for usage)");
   const scope = cliScope(io);
-  const setExit = (c: number) => {
-    code = c;
+  const context: CommandContext = {
+    io: scope.io,
+    setExit: (c) => {
+      code = c;
+    },
+    common: (cmd) =>
+      cmd
+        .option("--dir <workspace>", "the workspace folder holding memory/")
+        .option("--json", "print one JSON document"),
+    style: styleFor(io.color),
+    out: (json, doc, text) => io.stdout(json === true ? `${JSON.stringify(doc, null, 2)}\n` : `${text()}\n`),
   };
-  defineCommands(program, scope.io, setExit);
-  defineDoctor(program, scope.io, styleFor(io.color), setExit);
-  scope.apply(program);
-  for (const cmd of program.commands) cmd.exitOverride();
   try {
+    for (const group of groupsFor(argv)) (await group.load())(program, context);
+    scope.apply(program);
+    for (const cmd of program.commands) cmd.exitOverride();
     await program.parseAsync(argv, { from: "user" });
     scope.finish(code, argv);
     return code;

@@ -1,0 +1,117 @@
+import type { Command } from "commander";
+import { danglingClaims, readClaims } from "../search/claims.ts";
+import { newestOfName } from "../snapshot/lifecycle.ts";
+import { archiveBefore } from "../store/archive.ts";
+import { isDailyLogDate } from "../store/daily-log.ts";
+import { tombstone } from "../store/save.ts";
+import { readAllSnapshots } from "../store/snapshots.ts";
+import type { CommandContext } from "./cli.ts";
+import { type CommonOptions, EXIT, resolveWorkspace, UsageError } from "./cli-args.ts";
+import { runScrub, scrubText } from "./cli-scrub.ts";
+
+/** The CLI's maintenance commands: verify, delete (a checkpoint name), archive and scrub. */
+export function defineManageCommands(
+  root: Command,
+  { io, setExit, common, style, out }: CommandContext,
+): void {
+  common(root.command("verify"))
+    .description("check every snapshot: checksums, torn blocks, versions, duplicate ids")
+    .action(async (o: CommonOptions) => {
+      const workspaceDir = resolveWorkspace(o.dir, io);
+      const ws = await readAllSnapshots(workspaceDir);
+      const claims = await readClaims(workspaceDir);
+      const diagnostics = [
+        ...ws.diagnostics,
+        ...claims.problems,
+        ...danglingClaims(claims.claims, ws.snapshots),
+      ];
+      const problems = [
+        ...ws.snapshots
+          .filter((s) => s.verified === false)
+          .map((s) => ({
+            id: s.snapshot.id as string | null,
+            file: s.file,
+            line: s.line,
+            problem:
+              s.checksum === null
+                ? "checksum line removed: the block carries big-memory's own metadata (a trigger other than flush, or a tombstone) but no checksum"
+                : "checksum mismatch: the block was modified after it was written",
+          })),
+        ...diagnostics.map((d) => ({
+          id: d.id ?? /snapshot (?:id )?(\d{4}-\d{2}-\d{2}-\d{2,})/.exec(d.message)?.[1] ?? null,
+          file: d.file,
+          line: d.line,
+          problem: d.message,
+        })),
+      ].sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
+      const ok = problems.length === 0;
+      out(o.json, { ok, checked: ws.snapshots.length, problems }, () =>
+        ok
+          ? style.green(`ok: ${ws.snapshots.length} snapshots checked in ${ws.files} daily logs, no problems`)
+          : [
+              style.red(
+                `${problems.length} problem${problems.length === 1 ? "" : "s"} in ${ws.snapshots.length} snapshots checked:`,
+              ),
+              ...problems.map((p) => `  ${p.file}:${p.line}  ${p.id ?? "-"}  ${p.problem}`),
+            ].join("\n"),
+      );
+      setExit(ok ? EXIT.ok : EXIT.notFound);
+    });
+
+  common(root.command("delete"))
+    .description("delete a checkpoint name (appends a tombstone; the history stays in the log)")
+    .argument("<name>", "the checkpoint name")
+    .option("--session <key>", "session key to attribute the deletion to")
+    .action(async (name: string, o: CommonOptions & { session?: string }) => {
+      const workspaceDir = resolveWorkspace(o.dir, io);
+      const ws = await readAllSnapshots(workspaceDir);
+      if (newestOfName(ws.snapshots, name) === undefined) {
+        out(o.json, { deleted: null }, () => `No live checkpoint named "${name}".`);
+        setExit(EXIT.notFound);
+        return;
+      }
+      const saved = await tombstone({ workspaceDir, name, session: o.session ?? null, now: io.now() });
+      out(
+        o.json,
+        { deleted: name, id: saved.id, file: saved.file, line: saved.line },
+        () =>
+          `deleted checkpoint ${name} (tombstone ${saved.id} in ${saved.file}:${saved.line}; list --all shows its history)`,
+      );
+      setExit(EXIT.ok);
+    });
+
+  common(root.command("archive"))
+    .description(
+      "move the snapshot blocks of daily logs older than DATE into memory/.big-memory-archive/ (verified first)",
+    )
+    .requiredOption("--before <date>", "YYYY-MM-DD: logs dated before this day are archived")
+    .action(async (o: CommonOptions & { before: string }) => {
+      if (!isDailyLogDate(o.before))
+        throw new UsageError(`--before expects a date YYYY-MM-DD, received "${o.before}"`);
+      const result = await archiveBefore(resolveWorkspace(o.dir, io), o.before);
+      out(o.json, result, () =>
+        [
+          result.archived.length === 0 ? `Nothing to archive before ${o.before}.` : "",
+          ...result.archived.map(
+            (a) =>
+              `${a.file}: ${a.snapshots} snapshot${a.snapshots === 1 ? "" : "s"} moved to ${a.archive}${a.removed ? " (the log held nothing else and was removed)" : ""}`,
+          ),
+          ...result.problems.map((p) => style.yellow(`${p.file}: ${p.problem}`)),
+        ]
+          .filter((l) => l !== "")
+          .join("\n"),
+      );
+      setExit(result.archived.length === 0 ? EXIT.notFound : EXIT.ok);
+    });
+
+  common(root.command("scrub"))
+    .description(
+      "redact big-memory's own files written by older versions and make them private; --logs also redacts the daily logs (backup kept)",
+    )
+    .option("--logs", "also redact the daily logs and archives under memory/, after a verified backup")
+    .action(async (o: CommonOptions & { logs?: boolean }) => {
+      const report = await runScrub(resolveWorkspace(o.dir, io), { logs: o.logs === true, now: io.now() });
+      out(o.json, report, () => scrubText(report, style));
+      setExit(EXIT.ok);
+    });
+}

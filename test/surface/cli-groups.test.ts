@@ -1,0 +1,77 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Command } from "commander";
+import { afterEach, describe, expect, it } from "vitest";
+import { COMMAND_GROUPS, type CommandContext, groupsFor } from "../../plugin/surface/cli.ts";
+import { styleFor } from "../../plugin/surface/cli-text.ts";
+import { tempWorkspace } from "./cli-harness.ts";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+const context: CommandContext = {
+  io: {
+    stdout: () => {},
+    stderr: () => {},
+    readStdin: async () => "",
+    color: false,
+    cwd: process.cwd(),
+    env: {},
+    now: () => new Date(),
+  },
+  setExit: () => {},
+  common: (cmd) => cmd,
+  style: styleFor(false),
+  out: () => {},
+};
+
+describe("command groups", () => {
+  it("each group declares exactly the commands it is listed with, and no command is in two groups", async () => {
+    const all: string[] = [];
+    for (const group of COMMAND_GROUPS) {
+      const program = new Command();
+      (await group.load())(program, context);
+      expect(program.commands.map((c) => c.name()).sort()).toEqual([...group.names].sort());
+      all.push(...group.names);
+    }
+    expect(new Set(all).size).toBe(all.length);
+  });
+
+  it("loads only the group of the command named, and every group for help, --version or an unknown word", () => {
+    const save = COMMAND_GROUPS.find((g) => g.names.includes("save"));
+    expect(groupsFor(["save", "--dir", "x"])).toEqual([save]);
+    expect(groupsFor(["--json", "save"])).toEqual([save]);
+    for (const argv of [[], ["--help"], ["--version"], ["help"], ["help", "save"], ["sav"]]) {
+      expect(groupsFor(argv)).toBe(COMMAND_GROUPS);
+    }
+  });
+
+  it("a real `big-memory save` process loads neither the markdown parser nor the search engine", () => {
+    const ws = tempWorkspace();
+    cleanups.push(ws.dispose);
+    const bin = new URL("../../bin/big-memory.js", import.meta.url).pathname;
+    const hook = new URL("./fixtures/record-modules.mjs", import.meta.url).pathname;
+    const loaded = (args: string[], stdin: string) => {
+      const log = join(ws.dir, `modules-${args[0]}.txt`);
+      const r = spawnSync(process.execPath, ["--import", hook, bin, ...args], {
+        input: stdin,
+        encoding: "utf8",
+        env: { ...process.env, BIG_MEMORY_MODULE_LOG: log },
+      });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+      return readFileSync(log, "utf8").split("\n");
+    };
+    const heavy =
+      /\/(remark|unified|mdast|micromark|minisearch)[^/]*\/|\/search\/|snapshot\/(parse|read-tolerant)\.ts$/;
+    const saved = loaded(["save", "--dir", ws.dir], JSON.stringify({ goal: "Fix ERR_LAZY in cli.ts" }));
+    expect(saved.some((url) => url.endsWith("/store/save.ts"))).toBe(true);
+    expect(saved.filter((url) => heavy.test(url))).toEqual([]);
+    // The same hook sees the search engine when a command needs it.
+    const listed = loaded(["list", "--dir", ws.dir], "");
+    expect(listed.some((url) => url.includes("/search/"))).toBe(true);
+  });
+});
