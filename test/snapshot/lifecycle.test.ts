@@ -5,29 +5,18 @@ import {
   liveSnapshots,
   newestOfName,
 } from "../../plugin/snapshot/lifecycle.ts";
-import { emptyContent, type LocatedSnapshot } from "../../plugin/snapshot/snapshot.ts";
+import type { LocatedSnapshot } from "../../plugin/snapshot/snapshot.ts";
+import { located, snapshot } from "../builders.ts";
 
 function at(n: number, name: string | null, tombstone = false): LocatedSnapshot {
-  const id = `2026-11-22-${String(n).padStart(2, "0")}`;
-  return {
-    snapshot: {
-      version: 1,
-      id,
-      timestamp: `2026-11-22T10:${String(n).padStart(2, "0")}:00+00:00`,
-      session: "agent:main:main",
-      agent: "main",
-      trigger: "manual",
-      name,
-      parent: null,
-      tombstone,
-      ...emptyContent(),
-      goal: `goal ${n}`,
-    },
-    file: "memory/2026-11-22.md",
-    line: n * 10,
-    verified: true,
-    checksum: null,
-  };
+  const nn = String(n).padStart(2, "0");
+  const s = snapshot(`2026-11-22-${nn}`, {
+    timestamp: `2026-11-22T10:${nn}:00+00:00`,
+    name,
+    tombstone,
+    goal: `goal ${n}`,
+  });
+  return located(s, n * 10);
 }
 const idsOf = (l: LocatedSnapshot[]) => l.map((s) => s.snapshot.id.slice(-2));
 

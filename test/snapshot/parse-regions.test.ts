@@ -4,27 +4,10 @@ import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { readBlockLines, readTolerant, stripCr } from "../../plugin/snapshot/read-tolerant.ts";
 import { redactDeep } from "../../plugin/snapshot/redact.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { emptyContent, type Snapshot } from "../../plugin/snapshot/snapshot.ts";
+import { handSnapshot as snap } from "../builders.ts";
 import { handStyleArb, handWritten, nastyHandBlockArb, notesArb, tidySnapshotArb } from "./hand-written.ts";
 
 const FILE = "memory/2026-11-20.md";
-
-function snap(id: string, over: Partial<Snapshot> = {}): Snapshot {
-  return {
-    version: 1,
-    id,
-    timestamp: `${id.slice(0, 10)}T10:00:00+00:00`,
-    session: null,
-    agent: null,
-    trigger: null,
-    name: null,
-    parent: null,
-    tombstone: false,
-    ...emptyContent(),
-    goal: `goal of ${id}`,
-    ...over,
-  };
-}
 
 const STYLE = {
   bullet: "-",

@@ -3,28 +3,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatDiagnostic, parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { emptyContent, type Snapshot } from "../../plugin/snapshot/snapshot.ts";
+import { snapshot as snap } from "../builders.ts";
 import { nastyString, snapshotArb } from "./arbitraries.ts";
 
 const FILE = "memory/2026-11-20.md";
 const skillLog = readFileSync(new URL("./fixtures/skill-format.md", import.meta.url), "utf8");
-
-function snap(id: string, over: Partial<Snapshot> = {}): Snapshot {
-  return {
-    version: 1,
-    id,
-    timestamp: `${id.slice(0, 10)}T10:00:00+00:00`,
-    session: "agent:main:main",
-    agent: "main",
-    trigger: "manual",
-    name: null,
-    parent: null,
-    tombstone: false,
-    ...emptyContent(),
-    goal: `goal of ${id}`,
-    ...over,
-  };
-}
 
 describe("parseDailyLog", () => {
   it("redacts every snapshot it returns, after verifying the checksum on the text as written", () => {

@@ -4,30 +4,16 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { emptyContent, type Snapshot } from "../../plugin/snapshot/snapshot.ts";
 import { archiveBefore } from "../../plugin/store/archive.ts";
+import { snapshot } from "../builders.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function snap(id: string, goal: string): Snapshot {
-  return {
-    version: 1,
-    id,
-    timestamp: `${id.slice(0, 10)}T09:00:00+00:00`,
-    session: "agent:main:main",
-    agent: "main",
-    trigger: "manual",
-    name: null,
-    parent: null,
-    tombstone: false,
-    ...emptyContent(),
-    goal,
-    next: [`continue ${goal}`],
-  };
-}
+/** A snapshot of `goal` with one next step. */
+const snap = (id: string, goal: string) => snapshot(id, { goal, next: [`continue ${goal}`] });
 
 function workspace(logs: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "big-memory-archive-"));

@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { emptyContent, SNAPSHOT_VERSION, type Snapshot } from "../../plugin/snapshot/snapshot.ts";
+import type { Snapshot } from "../../plugin/snapshot/snapshot.ts";
 import { STATE_GITIGNORE } from "../../plugin/store/gate.ts";
 import { scrubWorkspace } from "../../plugin/store/scrub.ts";
+import { snapshot as snap } from "../builders.ts";
 
 const TOKEN = `ghp_${"Sc7b".repeat(9)}`;
 const STRIPE = `sk_live_${"Rb8q".repeat(6)}`;
@@ -40,19 +41,7 @@ async function oldState(): Promise<void> {
 
 /** A canonical block whose value holds a secret the writer did not know (an older rule set). */
 function oldBlock(): { snapshot: Snapshot; text: string } {
-  const snapshot: Snapshot = {
-    version: SNAPSHOT_VERSION,
-    id: "2026-11-22-01",
-    timestamp: "2026-11-22T10:00:00+00:00",
-    session: "agent:main:main",
-    agent: "main",
-    trigger: "compaction",
-    name: null,
-    parent: null,
-    tombstone: false,
-    ...emptyContent(),
-    goal: `Rotate ${STRIPE}`,
-  };
+  const snapshot = snap("2026-11-22-01", { trigger: "compaction", goal: `Rotate ${STRIPE}` });
   return { snapshot, text: renderSnapshot(snapshot) };
 }
 

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { emptyContent, type Snapshot } from "../../plugin/snapshot/snapshot.ts";
 import { progress } from "../../plugin/surface/cli-progress.ts";
+import { snapshot as snap } from "../builders.ts";
 import { cli, tempWorkspace } from "./cli-harness.ts";
 
 const cleanups: (() => void)[] = [];
@@ -14,23 +14,6 @@ function workspace(files: Record<string, string> = {}) {
   const ws = tempWorkspace(files);
   cleanups.push(ws.dispose);
   return ws.dir;
-}
-
-function snap(id: string, over: Partial<Snapshot> = {}): Snapshot {
-  return {
-    version: 1,
-    id,
-    timestamp: `${id.slice(0, 10)}T10:00:00+00:00`,
-    session: "agent:main:main",
-    agent: "main",
-    trigger: "manual",
-    name: null,
-    parent: null,
-    tombstone: false,
-    ...emptyContent(),
-    goal: `goal of ${id}`,
-    ...over,
-  };
 }
 
 describe("big-memory search, identifiers", () => {
