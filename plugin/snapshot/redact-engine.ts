@@ -103,6 +103,9 @@ export interface RuleSet {
   readonly activations: readonly (readonly Activation[])[];
   /** The longest finite `reach` of any rule, in lines. */
   readonly maxReach: number;
+  /** The rules without triggers, which run on every text, and their window groups. */
+  readonly untriggered: readonly Rule[];
+  readonly untriggeredGroups: readonly number[];
 }
 
 /** Compile `rules`, in priority order, into a rule set. */
@@ -127,15 +130,62 @@ export function compileRules(rules: readonly Rule[]): RuleSet {
     scanner: compileLiterals(literals),
     activations,
     maxReach: Math.max(0, ...rules.map((r) => r.reach).filter(Number.isFinite)),
+    untriggered: rules.filter((r) => r.triggers.length === 0),
+    untriggeredGroups: [...groups.keys()].filter((g) => groups[g]?.triggers.length === 0),
   };
 }
 
 /**
- * The lines each window group must run on: merged windows as a flat `[start, end, start, end, …]` (no
- * object per hit: a dense text has a trigger every few words). A group without triggers gets the whole text.
+ * For each of `texts`, whether `findSecrets` may find anything in it: a trigger some rule waits for occurs in
+ * it (in its own case when the rule wants that), or a rule without triggers matches it. When this is false,
+ * `findSecrets` returns nothing for that text, since every rule with triggers runs only around them. The
+ * texts are scanned as one, joined by line breaks, so many short texts (the fields of a snapshot) cost one
+ * scan: every trigger inside a text is also a hit of the joined text, and a hit that straddles two texts
+ * only marks the first of them, which is merely cautious.
  */
-function windowsOf(text: string, set: RuleSet): number[][] {
-  const windows: number[][] = set.groups.map((g) => (g.triggers.length === 0 ? [0, text.length] : []));
+export function mayFindSecrets(texts: readonly string[], set: RuleSet): boolean[] {
+  const marked = texts.map(() => false);
+  const starts: number[] = [];
+  let offset = 0;
+  for (const text of texts) {
+    starts.push(offset);
+    offset += text.length + 1;
+  }
+  const joined = texts.join("\n");
+  let current = 0;
+  set.scanner.scan(joined, (at, literal) => {
+    while (current + 1 < starts.length && (starts[current + 1] ?? offset) <= at) current++;
+    if (marked[current] === true) return;
+    for (const { group, trigger } of set.activations[literal] ?? []) {
+      const g = set.groups[group];
+      if (g !== undefined && (!g.caseSensitive || joined.startsWith(trigger, at))) {
+        marked[current] = true;
+        return;
+      }
+    }
+  });
+  for (const [i, text] of texts.entries()) {
+    if (marked[i] === true) continue;
+    for (const r of set.untriggered) {
+      r.pattern.lastIndex = 0;
+      // `exec`, not `test`: V8 takes a slow path for `test` on a pattern with the `d` flag.
+      if (r.pattern.exec(text) !== null) {
+        marked[i] = true;
+        break;
+      }
+    }
+  }
+  return marked;
+}
+
+/**
+ * The lines each window group must run on: merged windows as a flat `[start, end, start, end, …]` (no
+ * object per hit: a dense text has a trigger every few words), undefined for a group with none (most groups
+ * of most texts, so no list is made for them). A group without triggers gets the whole text.
+ */
+function windowsOf(text: string, set: RuleSet): (number[] | undefined)[] {
+  const windows: (number[] | undefined)[] = new Array(set.groups.length);
+  for (const g of set.untriggeredGroups) windows[g] = [0, text.length];
   let lineStart = -1;
   // Ends of the hit's line and of the lines after it, computed as far as a rule reaches.
   const ends: number[] = [];
@@ -155,12 +205,12 @@ function windowsOf(text: string, set: RuleSet): number[][] {
     }
     for (const { group, trigger } of set.activations[literal] ?? []) {
       const g = set.groups[group];
-      const list = windows[group];
-      if (g === undefined || list === undefined || (g.caseSensitive && !text.startsWith(trigger, at)))
-        continue;
+      if (g === undefined || (g.caseSensitive && !text.startsWith(trigger, at))) continue;
       const end = reachEnd(g.reach);
-      const lastEnd = list.at(-1);
-      if (lastEnd === undefined || lineStart > lastEnd) list.push(lineStart, end);
+      const list = windows[group];
+      const lastEnd = list?.at(-1);
+      if (list === undefined) windows[group] = [lineStart, end];
+      else if (lastEnd === undefined || lineStart > lastEnd) list.push(lineStart, end);
       else if (end > lastEnd) list[list.length - 1] = end;
     }
   });
@@ -190,8 +240,10 @@ export function findSecrets(text: string, set: RuleSet): Finding[] {
     : [];
   const found: Finding[] = [];
   const windows = windowsOf(text, set);
-  for (const [index, r] of set.rules.entries()) {
-    const list = windows[set.groupOf[index] ?? -1] ?? [];
+  for (let index = 0; index < set.rules.length; index++) {
+    const list = windows[set.groupOf[index] ?? -1];
+    const r = set.rules[index];
+    if (list === undefined || r === undefined) continue;
     const re = r.pattern;
     for (let w = 0; w + 1 < list.length; w += 2) {
       const start = list[w] ?? 0;

@@ -1,5 +1,5 @@
 import { CONTEXT_RULES } from "./redact-context.ts";
-import { compileRules, findSecrets, type Span } from "./redact-engine.ts";
+import { compileRules, findSecrets, mayFindSecrets, type Span } from "./redact-engine.ts";
 import { LABEL_RULES } from "./redact-labels.ts";
 import { classifyName, looksSecretFor } from "./redact-names.ts";
 import { PROVIDER_RULES } from "./redact-providers.ts";
@@ -177,15 +177,25 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts; to
     counts[kind] = (counts[kind] ?? 0) + n;
     total += n;
   };
+  // One trigger scan over every string decides which of them `redact` must read; the others (most
+  // fields of a snapshot) hold nothing it could find, so they are kept as they are.
+  const texts: string[] = [];
+  collectStrings(value, texts);
+  const marked = mayFindSecrets(texts, RULES);
+  const toRedact = new Set(texts.filter((_, i) => marked[i] === true));
   const redactString = (text: string, name: string | undefined): string => {
-    const result = redact(text);
-    for (const kind of REDACTION_KINDS) add(kind, result.counts[kind] ?? 0);
+    let redacted = text;
+    if (toRedact.has(text)) {
+      const result = redact(text);
+      if (result.total > 0) for (const kind of REDACTION_KINDS) add(kind, result.counts[kind] ?? 0);
+      redacted = result.text;
+    }
     const strength = name === undefined ? undefined : classifyName(name);
-    if (strength !== undefined && looksSecretFor(result.text, strength)) {
+    if (strength !== undefined && looksSecretFor(redacted, strength)) {
       add("secret-assignment", 1);
       return redactionMarker("secret-assignment");
     }
-    return result.text;
+    return redacted;
   };
   const walk = (node: unknown, name: string | undefined): unknown => {
     if (typeof node === "string") return redactString(node, name);
@@ -204,6 +214,13 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts; to
   };
   // `walk` rebuilds strings, arrays and plain objects with the same shape, so the result is still a T.
   return { value: walk(value, undefined) as T, counts, total };
+}
+
+/** Every string `redactDeep` visits in `node`, appended to `out`. */
+function collectStrings(node: unknown, out: string[]): void {
+  if (typeof node === "string") out.push(node);
+  else if (Array.isArray(node)) for (const item of node) collectStrings(item, out);
+  else if (isPlainObject(node)) for (const child of Object.values(node)) collectStrings(child, out);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

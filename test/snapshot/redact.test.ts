@@ -285,6 +285,31 @@ describe("redactDeep", () => {
     expect(result.value.note).toBe("key [REDACTED:google-api-key]");
   });
 
+  it("redacts each string as redact does alone when one trigger scan reads them all", () => {
+    const text = fc.oneof(
+      fc.string(),
+      embeddedArb.map((e) => e.text),
+      proseArb,
+      fc.array(fc.constantFrom(...DANGEROUS), { maxLength: 6 }).map((parts) => parts.join("")),
+    );
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 12 }), (texts) => {
+        const alone = texts.map((t) => redact(t));
+        const deep = redactDeep(texts);
+        expect(deep.value).toEqual(alone.map((r) => r.text));
+        expect(deep.total).toBe(alone.reduce((n, r) => n + r.total, 0));
+      }),
+      { numRuns: 300 },
+    );
+    // A trigger split across two strings is in neither; a bot token (a rule with no trigger) is found alone.
+    const bot = fake.discord();
+    expect(redactDeep(["pass", "word=hunter2hunter2", `run ${bot}`]).value).toEqual([
+      "pass",
+      "word=hunter2hunter2",
+      "run [REDACTED:discord-token]",
+    ]);
+  });
+
   it("keeps the shape of any JSON value, is idempotent and removes embedded secrets", () => {
     const json = fc.letrec((tie) => ({
       node: fc.oneof(
