@@ -38,7 +38,7 @@ export function defineManageCommands(
                 : "checksum mismatch: the block was modified after it was written",
           })),
         ...diagnostics.map((d) => ({
-          id: d.id ?? /snapshot (?:id )?(\d{4}-\d{2}-\d{2}-\d{2,})/.exec(d.message)?.[1] ?? null,
+          id: d.id ?? null,
           file: d.file,
           line: d.line,
           problem: d.message,
