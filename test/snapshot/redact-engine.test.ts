@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import {
+  compileRules,
+  findSecrets,
+  mayFindSecrets,
+  type Rule,
+  rule,
+  secret,
+  whole,
+} from "../../plugin/snapshot/redact-engine.ts";
+
+/** The secrets `rules` find in `text`, as `[kind, text]`. */
+function found(rules: readonly Rule[], text: string): [string, string][] {
+  return findSecrets(text, compileRules(rules)).map((f) => [f.kind, text.slice(f.start, f.end)]);
+}
+
+const pin = rule("secret-assignment", String.raw`pin=(?<secret>\d+)`, {
+  triggers: ["pin="],
+  pick: secret((v) => v.length >= 4),
+});
+
+describe("rule", () => {
+  it("replaces the whole match by default and compiles with the g and d flags", () => {
+    const r = rule("service-token", "tok_[a-z]+", { triggers: ["tok_"] });
+    expect([r.pattern.flags, r.caseSensitive, r.reach]).toEqual(["dg", true, 0]);
+    expect(found([r], "a tok_abc b")).toEqual([["service-token", "tok_abc"]]);
+  });
+
+  it("adds the flags it is given", () => {
+    expect(rule("bearer", "x", { flags: "iu", triggers: [] }).pattern.flags).toBe("dgiu");
+  });
+});
+
+describe("whole", () => {
+  it("replaces the match when accept holds for its body group, and nothing otherwise", () => {
+    const r = rule("service-token", "tok_(?<body>[a-z]+)", {
+      triggers: ["tok_"],
+      pick: whole((b) => b !== "xxx"),
+    });
+    expect(found([r], "tok_abc tok_xxx")).toEqual([["service-token", "tok_abc"]]);
+  });
+});
+
+describe("secret", () => {
+  it("replaces only the first secret group that took part, when accept holds", () => {
+    expect(found([pin], "pin=1234 pin=12")).toEqual([["secret-assignment", "1234"]]);
+  });
+
+  it("skips a match without a secret group", () => {
+    const r = rule("service-token", "tok_[a-z]+", { triggers: ["tok_"], pick: secret(() => true) });
+    expect(found([r], "tok_abc")).toEqual([]);
+  });
+});
+
+describe("compileRules", () => {
+  it("puts rules with the same triggers, case sensitivity and reach in one window group", () => {
+    const a = rule("bearer", "a", { triggers: ["key"], caseSensitive: false });
+    const b = rule("basic-auth", "b", { triggers: ["key"], caseSensitive: false });
+    const c = rule("cli-flag", "c", { triggers: ["key"], caseSensitive: false, reach: 2 });
+    const set = compileRules([a, b, c]);
+    expect(set.groupOf).toEqual([0, 0, 1]);
+    expect(set.maxReach).toBe(2);
+  });
+
+  it("leaves an infinite reach out of maxReach", () => {
+    expect(
+      compileRules([rule("private-key", "x", { triggers: ["xx"], reach: Number.POSITIVE_INFINITY })])
+        .maxReach,
+    ).toBe(0);
+  });
+});
+
+describe("findSecrets", () => {
+  it("runs a rule only on the line of a trigger and the reach lines after it", () => {
+    const near = rule("secret-assignment", String.raw`(?<secret>\bS3cr[a-z0-9]+)`, {
+      triggers: ["pass"],
+      reach: 1,
+      pick: secret(() => true),
+    });
+    expect(found([near], "S3cra\npass:\nS3crb\nS3crc")).toEqual([["secret-assignment", "S3crb"]]);
+  });
+
+  it("honours a case-sensitive trigger only in its own case", () => {
+    const r = rule("service-token", "[Tt]ok_[a-z]+", { triggers: ["tok_"] });
+    expect(found([r], "Tok_abc\ntok_def")).toEqual([["service-token", "tok_def"]]);
+    const ci = rule("service-token", "[Tt]ok_[a-z]+", { triggers: ["tok_"], caseSensitive: false });
+    expect(found([ci], "Tok_abc\ntok_def")).toHaveLength(2);
+  });
+
+  it("runs a rule without triggers on the whole text", () => {
+    const r = rule("discord-token", String.raw`\bZ\d{3}\b`, { triggers: [] });
+    expect(found([r], "a Z123\nb\nc Z456")).toEqual([
+      ["discord-token", "Z123"],
+      ["discord-token", "Z456"],
+    ]);
+  });
+
+  it("lets an earlier rule win an overlap, and the later rule resume after the match it dropped", () => {
+    const specific = rule("github-token", "ghx_[a-z]+", { triggers: ["ghx_"] });
+    const generic = rule("secret-assignment", "[a-z]+=[a-z]+", { triggers: [], caseSensitive: false });
+    expect(found([specific, generic], "tok=ghx_abc key=value")).toEqual([
+      ["github-token", "ghx_abc"],
+      ["secret-assignment", "key=value"],
+    ]);
+  });
+
+  it("returns findings in text order whatever rule found them", () => {
+    const a = rule("bearer", "AAA", { triggers: ["AA"] });
+    const b = rule("basic-auth", "BBB", { triggers: ["BB"] });
+    expect(found([a, b], "BBB AAA BBB")).toEqual([
+      ["basic-auth", "BBB"],
+      ["bearer", "AAA"],
+      ["basic-auth", "BBB"],
+    ]);
+  });
+
+  it("never matches a marker already in the text", () => {
+    const r = rule("service-token", String.raw`\[?REDACTED:[a-z-]+\]?`, { triggers: ["RE"] });
+    expect(found([r], "x [REDACTED:github-token] y")).toEqual([]);
+  });
+
+  it("drops an empty pick and a match whose pick refuses it", () => {
+    const empty = rule("service-token", "tok_", {
+      triggers: ["tok_"],
+      pick: (m) => ({ start: m.index, end: m.index }),
+    });
+    expect(found([empty, pin], "tok_ pin=12")).toEqual([]);
+  });
+});
+
+describe("mayFindSecrets", () => {
+  const set = compileRules([pin, rule("discord-token", String.raw`\bZ\d{3}\b`, { triggers: [] })]);
+
+  it("marks each text that holds a trigger or that a rule without triggers matches", () => {
+    expect(mayFindSecrets(["pin=12", "nothing here", "Z123", "PIN=1234"], set)).toEqual([
+      true,
+      false,
+      true,
+      false,
+    ]);
+  });
+
+  it("is false for every text findSecrets finds nothing in when it holds no trigger", () => {
+    const texts = ["a", "", "b c d", "pi", "n="];
+    expect(mayFindSecrets(texts, set)).toEqual([false, false, false, false, false]);
+    expect(texts.map((t) => findSecrets(t, set))).toEqual([[], [], [], [], []]);
+  });
+});

@@ -1,0 +1,98 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compileLiterals } from "../../plugin/snapshot/redact-triggers.ts";
+
+/** Every `[position, literal index]` found by the scanner. */
+function hits(literals: readonly string[], text: string): [number, number][] {
+  const out: [number, number][] = [];
+  compileLiterals(literals).scan(text, (at, literal) => out.push([at, literal]));
+  return out;
+}
+
+/** The naive reference: every position, every literal, compared in lower case. */
+function naive(literals: readonly string[], text: string): [number, number][] {
+  const out: [number, number][] = [];
+  const lower = text.toLowerCase();
+  for (let at = 0; at < text.length; at++)
+    for (const [index, literal] of literals.entries())
+      if (lower.startsWith(literal.toLowerCase(), at)) out.push([at, index]);
+  return out;
+}
+
+describe("compileLiterals", () => {
+  it("reports every occurrence in text order, ignoring ASCII case", () => {
+    expect(hits(["token", "key"], "Token KEY tokenkey")).toEqual([
+      [0, 0],
+      [6, 1],
+      [10, 0],
+      [15, 1],
+    ]);
+  });
+
+  it("reports overlapping occurrences of different literals", () => {
+    expect(hits(["pass", "password", "sw"], "password")).toEqual([
+      [0, 0],
+      [0, 1],
+      [3, 2],
+    ]);
+  });
+
+  it("matches a two-character literal at the end of the text", () => {
+    expect(hits(["ab"], "xxab")).toEqual([[2, 0]]);
+  });
+
+  it("ignores the case of non-ASCII letters by their one-character upper case", () => {
+    expect(hits(["пароль", "clé"], "ПАРОЛЬ: x, CLÉ: y")).toEqual([
+      [0, 0],
+      [11, 1],
+    ]);
+  });
+
+  it("matches a letter whose upper case is longer only in its own case", () => {
+    expect(hits(["schlüssel", "straße"], "STRASSE straße SCHLÜSSEL")).toEqual([
+      [8, 1],
+      [15, 0],
+    ]);
+  });
+
+  it("keeps the literals it was given", () => {
+    expect(compileLiterals(["ghp_", "xox"]).literals).toEqual(["ghp_", "xox"]);
+  });
+
+  it("finds nothing in an empty or one-character text", () => {
+    expect(hits(["ab"], "")).toEqual([]);
+    expect(hits(["ab"], "a")).toEqual([]);
+  });
+
+  it("refuses a literal shorter than two characters or outside the BMP", () => {
+    expect(() => compileLiterals(["a"])).toThrow(
+      'big-memory: redact trigger "a": expected 2+ characters from the BMP',
+    );
+    expect(() => compileLiterals(["😀x"])).toThrow(
+      'big-memory: redact trigger "😀x": expected 2+ characters from the BMP',
+    );
+  });
+
+  it("refuses more distinct non-ASCII leading characters than it has codes for", () => {
+    const literals = Array.from({ length: 40 }, (_, i) => `${String.fromCharCode(0x4e00 + i)}x`);
+    expect(() => compileLiterals(literals)).toThrow(
+      "big-memory: redact triggers: too many distinct non-ASCII leading characters",
+    );
+  });
+
+  it("agrees with a naive scan on random ASCII texts and literals", () => {
+    const alphabet = fc.constantFrom(..."abAB_-:x");
+    const word = (min: number, max: number) =>
+      fc.array(alphabet, { minLength: min, maxLength: max }).map((c) => c.join(""));
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(word(2, 5), { minLength: 1, maxLength: 8 }),
+        word(0, 60),
+        (literals, text) => {
+          expect(hits(literals, text)).toEqual(naive(literals, text));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
