@@ -248,15 +248,19 @@ describe("withLock", () => {
   it("never breaks a live holder whose heartbeat is fresh, however long it holds", async () => {
     let holderDone = false;
     let enteredWhileHeld = true;
+    let entered: () => void = () => {};
+    const inside = new Promise<void>((resolve) => (entered = resolve));
     const holding = withLock(
       lockPath,
       async () => {
+        entered();
+        // Held for more than four times staleMs: only the heartbeat keeps the lock from looking stale.
         await sleep(900);
         holderDone = true;
       },
       { staleMs: 200 },
     );
-    await sleep(50);
+    await inside;
     await withLock(
       lockPath,
       () => {
@@ -271,11 +275,17 @@ describe("withLock", () => {
   it("lets waiters in in the order they came", async () => {
     const order: number[] = [];
     let release: () => void = () => {};
-    const held = withLock(lockPath, () => new Promise<void>((resolve) => (release = resolve)));
-    await sleep(20);
+    let entered: () => void = () => {};
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const held = withLock(lockPath, () => {
+      entered();
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+    await inside;
     const waiters: Promise<void>[] = [];
     for (let i = 0; i < 6; i++) {
       waiters.push(withLock(lockPath, async () => void order.push(i)));
+      // Time for the waiter to take its ticket (its arrival) before the next one comes.
       await sleep(15);
     }
     release();
