@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { LABEL_RULES } from "../../plugin/snapshot/redact-labels.ts";
+import { body, expectCase, foundBy, MIXED, pairRules, type RuleCase } from "./rule-cases.ts";
+
+const [LABELLED] = LABEL_RULES;
+
+/** The one rule of `LABEL_RULES`: a password in English prose, and a password that is only a word. */
+const CASES: readonly RuleCase[] = [
+  {
+    about: "a password labelled in prose",
+    text: "the root password is hunter2-Prod.",
+    secret: "hunter2-Prod",
+    miss: "the root password is stored in the vault.",
+  },
+];
+
+describe("LABEL_RULES", () => {
+  it("has one case per rule", () => {
+    expect(CASES.length).toBe(LABEL_RULES.length);
+  });
+
+  it.each(pairRules(LABEL_RULES, CASES))(
+    "rule $i ($kind) finds $c.about and leaves its near miss",
+    ({ rule, c }) => expectCase(rule, c),
+  );
+
+  it.each([
+    ["服务器密码：Xk9#mP2vL，请勿外传", "Xk9#mP2vL"],
+    ["пароль: Qwerty!234", "Qwerty!234"],
+    ["la contraseña del wifi es Gato-2024x", "Gato-2024x"],
+    ["パスワードは「Sakura-77x」です", "Sakura-77x"],
+    ["das Passwort für den Server lautet Berg-Tal-9x", "Berg-Tal-9x"],
+    ["le mot de passe est Soleil-42x", "Soleil-42x"],
+    ["비밀번호: Hangang-88x", "Hangang-88x"],
+    ["Password — Tr0ub4dor&3", "Tr0ub4dor&3"],
+    ['the password is "Xk9mP2vLq"', "Xk9mP2vLq"],
+  ])("finds the value of a label in %s", (text, secret) => {
+    expect(LABELLED && foundBy(LABELLED, text)).toEqual([secret]);
+  });
+
+  it("wants a random value after a token or key label, any value after a password label", () => {
+    expect(LABELLED && foundBy(LABELLED, `the API key is ${body(MIXED, 24)}`)).toEqual([body(MIXED, 24)]);
+    expect(LABELLED && foundBy(LABELLED, "the API key is rotated-monthly-2026")).toEqual([]);
+    expect(LABELLED && foundBy(LABELLED, "the password is monthly-2026")).toEqual(["monthly-2026"]);
+  });
+
+  it.each([
+    "the password is too short",
+    "reset your password: see https://example.com/reset",
+    "a:secret:b is a key path, not a label",
+    `токен: ${["$", "{TOKEN}"].join("")}`,
+    "password policy: 12 characters",
+    "passwordless login is enabled",
+  ])("leaves %s alone", (text) => {
+    expect(LABELLED && foundBy(LABELLED, text)).toEqual([]);
+  });
+});

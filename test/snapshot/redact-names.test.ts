@@ -1,0 +1,173 @@
+import { Buffer } from "node:buffer";
+import { describe, expect, it } from "vitest";
+import {
+  classCount,
+  classifyName,
+  isBasicCredentials,
+  isPlaceholder,
+  isPlaceholderBody,
+  looksSecret,
+  looksSecretFor,
+} from "../../plugin/snapshot/redact-names.ts";
+
+/** `${TOKEN}`, as a shell or a template writes it. */
+const SHELL_VARIABLE = ["$", "{TOKEN}"].join("");
+
+describe("classifyName", () => {
+  it("calls a name strong when a word says password or secret", () => {
+    expect(
+      [
+        "DB_PASSWORD",
+        "adminPassword",
+        "client_secret",
+        "passphrase",
+        "SMTP_PASS",
+        "db_pwd",
+        "x-passcode",
+      ].map(classifyName),
+    ).toEqual(Array(7).fill("strong"));
+  });
+
+  it("calls a name weak when a word says token, key, auth, credential or sig", () => {
+    expect(
+      [
+        "API_TOKEN",
+        "x-api-key",
+        "authToken",
+        "SERVICE_KEY",
+        "signing_key",
+        "credentials",
+        "sig",
+        "apikey",
+      ].map(classifyName),
+    ).toEqual(Array(8).fill("weak"));
+  });
+
+  it("takes pass and pwd as strong only as the last word", () => {
+    expect(["passThrough", "pwdFile", "bypass"].map(classifyName)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it("finds no secret when the last word describes the secret rather than holds it", () => {
+    expect(
+      ["KEY_NAME", "TOKEN_BUDGET", "password_min_length", "apiKeyEnvVar", "secretArn", "token_url"].map(
+        classifyName,
+      ),
+    ).toEqual(Array(6).fill(undefined));
+  });
+
+  it("finds no secret in plurals, longer words and ordinary keys and tokens", () => {
+    expect(
+      ["max_tokens", "tokenizer", "keyboard", "sort_key", "public_key", "next_page_token", "cursor"].map(
+        classifyName,
+      ),
+    ).toEqual(Array(7).fill(undefined));
+  });
+});
+
+describe("looksSecret", () => {
+  it("takes any non-trivial value of a strong name, and a PIN of 6+ digits", () => {
+    expect(["hunter2", "Summer2024!", "123456"].map((v) => looksSecret(v, "strong", 6))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it("refuses values shorter than minLength, with white space, or already a marker", () => {
+    expect(looksSecret("abc12", "strong", 6)).toBe(false);
+    expect(looksSecret("correct horse battery", "strong", 6)).toBe(false);
+    expect(looksSecret("[REDACTED:bearer]", "strong", 6)).toBe(false);
+  });
+
+  it("refuses placeholders, numbers, identifiers, env names, member paths, paths, URLs and digests", () => {
+    const values = [
+      SHELL_VARIABLE,
+      "<token>",
+      "******",
+      "4096.5",
+      "getToken",
+      "OPENAI_API_KEY",
+      "os.environ/API_KEY",
+      "process.env.TOKEN!",
+      "/run/secrets/db",
+      "https://vault.example.com",
+      "sha256:3f9a1b2c4d5e6f70",
+      "a && b || c",
+    ];
+    expect(values.filter((v) => looksSecret(v, "strong", 6))).toEqual([]);
+  });
+
+  it("wants a weak value to be printable ASCII mixing two of lower, upper and digits", () => {
+    expect(looksSecret("a1B2c3D4e5F6g7H8", "weak", 16)).toBe(true);
+    expect(looksSecret("abcdefghijklmnopq", "weak", 16)).toBe(false);
+    expect(looksSecret("ключключключключ1", "weak", 16)).toBe(false);
+    expect(looksSecret("user:42:profile:9", "weak", 16)).toBe(false);
+    expect(looksSecret("cacheKeyVersion12", "weak", 16)).toBe(false);
+  });
+});
+
+describe("looksSecretFor", () => {
+  it("needs 6 characters for a strong name and 16 for a weak one", () => {
+    expect([looksSecretFor("abc123", "strong"), looksSecretFor("abc12", "strong")]).toEqual([true, false]);
+    expect([looksSecretFor("abcdefgh12345678", "weak"), looksSecretFor("abcdefgh1234567", "weak")]).toEqual([
+      true,
+      false,
+    ]);
+  });
+});
+
+describe("isPlaceholder", () => {
+  it("recognises variables, templates and elided examples", () => {
+    expect(
+      [
+        SHELL_VARIABLE,
+        "$(cat f)",
+        "$TOKEN",
+        "%TOKEN%",
+        "{{ token }}",
+        "xxx",
+        "...",
+        "[redacted]",
+        "hook:{{id}}",
+        "%s",
+        "sk-...",
+      ].map(isPlaceholder),
+    ).toEqual(Array(11).fill(true));
+  });
+
+  it("does not take a random value for one", () => {
+    expect(["Xk9mP2vLq", "hunter2-Prod", "S3cret!99"].map(isPlaceholder)).toEqual([false, false, false]);
+  });
+});
+
+describe("isPlaceholderBody", () => {
+  it("recognises fewer than three distinct characters, runs of eight and placeholder words", () => {
+    expect(
+      ["xxxxXXXX", "abababab", "aB3ccccccccd", "your-key-here1", "EXAMPLE123", "changeme99"].map(
+        isPlaceholderBody,
+      ),
+    ).toEqual(Array(6).fill(true));
+  });
+
+  it("does not take a random body for one", () => {
+    expect(isPlaceholderBody("Kd4eRt7wQz2mPx9L")).toBe(false);
+  });
+});
+
+describe("isBasicCredentials", () => {
+  it("accepts base64 of printable user:password", () => {
+    expect(isBasicCredentials(Buffer.from("deploy:Xk9mP2vL").toString("base64"))).toBe(true);
+  });
+
+  it("refuses base64 without a colon, text that is not base64, and binary", () => {
+    expect(isBasicCredentials(Buffer.from("deployonly").toString("base64"))).toBe(false);
+    expect(isBasicCredentials("realm")).toBe(false);
+    expect(isBasicCredentials(Buffer.from([0, 1, 58, 2, 3]).toString("base64"))).toBe(false);
+  });
+});
+
+describe("classCount", () => {
+  it("counts lower case, upper case and digits", () => {
+    expect(["abc", "aBc", "aB1", "---"].map(classCount)).toEqual([1, 2, 3, 0]);
+  });
+});
