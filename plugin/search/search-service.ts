@@ -23,7 +23,7 @@ import type { ReindexReport, SearchResults, SearchServiceOptions } from "./servi
 import { monthOf, type SnapshotFilter } from "./shard.ts";
 import { refOf, type Scope, type SearchOptions, SnapshotIndex, type SnapshotRef } from "./snapshot-index.ts";
 import { buildMonth, groupByMonth, type LogStat, listLogs, readLog, statLog, unchanged } from "./sources.ts";
-import { type LogWatcher, watchLogs } from "./watch.ts";
+import type { LogWatcher } from "./watch.ts";
 
 export type { Logger, ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
 
@@ -66,6 +66,8 @@ export class SearchService {
   async #start(): Promise<void> {
     // Watch before listing, so that a change made meanwhile is seen by one or the other.
     if (this.#options.watch !== false) {
+      // Loaded here, so that a command that does not watch (the CLI) does not load the watcher.
+      const { watchLogs } = await import("./watch.ts");
       this.#watcher = watchLogs(this.workspaceDir, {
         debounceMs: this.#options.debounceMs ?? 50,
         onChange: (file) => void this.refreshFile(file),

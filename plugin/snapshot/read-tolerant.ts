@@ -1,6 +1,5 @@
-import type { RootContent } from "mdast";
-import remarkParse from "remark-parse";
-import { unified } from "unified";
+import { createRequire } from "node:module";
+import type { Root, RootContent } from "mdast";
 import { checksumOf } from "./checksum.ts";
 import { decode } from "./escape.ts";
 import { END_MARKER, START_MARKER_PREFIX } from "./format.ts";
@@ -45,7 +44,29 @@ const ID = /^(\d{4}-\d{2}-\d{2})-\d{2,}$/;
 /** Triggers only big-memory writes (a model in the flush is given `flush`); see {@link checksumRemoved}. */
 const PLUGIN_TRIGGERS = new Set<string>(Trigger.options.filter((t) => t !== "flush"));
 
-const parser = unified().use(remarkParse);
+const requireModule = createRequire(import.meta.url);
+
+/** A markdown parser: remark's. */
+interface MarkdownParser {
+  parse(text: string): Root;
+}
+
+/**
+ * remark, loaded on first use (synchronously: the readers are synchronous). Most blocks never need it,
+ * and a short command (`list`, `show`, a `save` from a script) should not pay for loading its fifty
+ * modules. The one parser made is kept: it holds no state between parses.
+ */
+const remark: () => MarkdownParser = (() => {
+  let parser: MarkdownParser | undefined;
+  return () => {
+    if (parser === undefined) {
+      const { unified }: typeof import("unified") = requireModule("unified");
+      const remarkParse: typeof import("remark-parse").default = requireModule("remark-parse").default;
+      parser = unified().use(remarkParse);
+    }
+    return parser;
+  };
+})();
 
 export function stripCr(line: string): string {
   return line.endsWith("\r") ? line.slice(0, -1) : line;
@@ -320,7 +341,7 @@ export function readTolerant(
   const torn = (block: OpenBlock) =>
     diagnostics.push(noEndMarker(file, at(block.line), idAfterMarker(lines.slice(block.line))));
 
-  const tree = parser.parse(text);
+  const tree = remark().parse(text);
   for (const node of tree.children as RootContent[]) {
     const start = (node.position?.start.line ?? 1) - 1;
     if (node.type === "html") {
