@@ -1,19 +1,22 @@
 /**
  * A ranked match and the order of matches, best first:
- * 1. more query words matched plus more of them together on one stored line (a remembered phrase sits
- *    in one place: four words on one line beat five scattered over the snapshot);
+ * 1. more query words matched plus more of them together on one stored line plus more pairs of them
+ *    next to each other there in the query's order (a remembered phrase sits in one place, in its
+ *    order: four words on one line beat five scattered over the snapshot, and four words written as
+ *    typed beat five on a line in another order);
  * 2. fewer words matched only with a typo or by prefix, so such a match never beats an exact one;
  * 3. fewer words matched only by some of their identifier parts;
  * 4. more words within one section, then a higher BM25+ score (goal, names, files and checkpoint
  *    name are boosted most);
  * 5. the more recent snapshot.
  * Lines are compared among the best few dozen candidates, ranked first with sections in place of
- * lines (an upper bound), until no other candidate could still enter. Pure.
+ * lines (an upper bound), until no other candidate could still enter; when they run out first, rank.ts
+ * draws a larger pool. Pure.
  */
 import { type Entry, FIELD_BOOSTS, type Field, fieldOfTag } from "./document.ts";
 import type { TermLookup } from "./scoring.ts";
 import { newerFirst } from "./shard.ts";
-import { foldText, tokenize } from "./tokenize.ts";
+import { analyse, foldText } from "./tokenize.ts";
 import { boundedDistance } from "./vocabulary.ts";
 
 /** A ranked match. */
@@ -27,6 +30,11 @@ export interface Hit {
   wholeWords: number;
   /** Most query words together on one stored line (the section count until lines are compared). */
   lineWords: number;
+  /**
+   * Pairs of query words (consecutive in the query, stop words skipped) that stand next to each other
+   * in that order on the line of `lineWords` (stop words skipped); `lineWords - 1` until lines are compared.
+   */
+  pairs: number;
   /** Most query words matched within a single section. */
   fieldWords: number;
   /** Sum of the BM25+ contributions of the matched terms. */
@@ -37,10 +45,20 @@ export interface Hit {
   snippet: { field: Field; text: string };
 }
 
+/** The first key of the order: words matched, plus words together on a line, plus pairs of them in order there. */
+export function together(hit: Hit): number {
+  return hit.words + hit.lineWords + hit.pairs;
+}
+
+/** The most {@link together} can be for a hit matching `words` query words. */
+export function mostTogether(words: number): number {
+  return 3 * words - Math.min(1, words);
+}
+
 /** Best first (see the module comment). A total order. */
 export function compareHits(a: Hit, b: Hit): number {
-  const together = b.words + b.lineWords - (a.words + a.lineWords);
-  if (together !== 0) return together;
+  const closer = together(b) - together(a);
+  if (closer !== 0) return closer;
   const typos = a.words - a.exactWords - (b.words - b.exactWords);
   if (typos !== 0) return typos;
   const partial = a.words - a.wholeWords - (b.words - b.wholeWords);
@@ -61,10 +79,10 @@ export class TopHits {
   constructor(limit: number) {
     this.#limit = limit;
   }
-  /** Words plus words together of the worst hit kept, once full (a hit needs at least that); else 0. */
+  /** {@link together} of the worst hit kept, once full (a hit needs at least that); else 0. */
   threshold(): number {
     const last = this.hits[this.hits.length - 1];
-    return this.hits.length < this.#limit || last === undefined ? 0 : last.words + last.lineWords;
+    return this.hits.length < this.#limit || last === undefined ? 0 : together(last);
   }
 
   /** Whether a hit with these keys could still enter (cheap pre-check before building it). */
@@ -99,32 +117,42 @@ export interface Word {
 /**
  * Final order of the pool (sorted with section counts standing in for line counts): lines are
  * counted in pool order until no remaining candidate, even with its upper bound, could enter.
+ * `settled` says whether nothing outside the pool could enter either (a candidate below the pool's
+ * last one is bounded by it); otherwise a larger pool may change the answer.
  */
 export function compareLines(
   pool: readonly Hit[],
   limit: number,
   lineOf: ReturnType<typeof lineMatcher>,
-): Hit[] {
+): { hits: Hit[]; settled: boolean } {
+  const last = pool[pool.length - 1];
+  const bound = last === undefined ? undefined : { ...last };
   const final: Hit[] = [];
   for (const hit of pool) {
     if (final.length >= limit) {
       final.sort(compareHits);
       final.length = limit;
-      if (compareHits(hit, final[limit - 1] as Hit) >= 0) break;
+      if (compareHits(hit, final[limit - 1] as Hit) >= 0) return { hits: final, settled: true };
     }
     const best = lineOf(hit);
     hit.snippet = best.line;
     hit.lineWords = best.words;
+    hit.pairs = best.pairs;
     final.push(hit);
   }
-  return final.sort(compareHits).slice(0, limit);
+  final.sort(compareHits);
+  final.length = Math.min(final.length, limit);
+  const worst = final[limit - 1];
+  const settled = bound === undefined || (worst !== undefined && compareHits(bound, worst) >= 0);
+  return { hits: final, settled };
 }
 
 /**
- * For a hit, its stored line holding the most query words (the goal, then the lines of document.ts
- * `Entry.text`), ties to the field with the higher boost, then the earlier line; the goal when no
- * line holds any. A term of a line matches a lookup the hit matched when it is the planned term,
- * extends it (lookups widened by prefix) or is within its typo distance. Built once per query.
+ * For a hit, its stored line holding the most query words plus pairs of them in the query's order (the
+ * goal, then the lines of document.ts `Entry.text`), ties to the field with the higher boost, then the
+ * earlier line; the goal when no line holds any. A term of a line matches a lookup the hit matched when
+ * it is the planned term, extends it (lookups widened by prefix) or is within its typo distance. Built
+ * once per query.
  */
 export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<number, Word>) {
   const literal = (term: string) => term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -140,6 +168,9 @@ export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<n
     }),
   );
   const neighbours = new Map(lookups.map((l) => [l, new Set(l.fuzzyTerms?.map(([t]) => t))]));
+  // The query words in order, numbered from 0: a word's bit in a line position's mask (words past
+  // the 31st count as found, not in pairs).
+  const order = new Map([...words.keys()].sort((a, b) => a - b).map((word, k) => [word, k]));
   const matches = (l: TermLookup, term: string): boolean =>
     l.term.term === term ||
     (l.prefix && term.startsWith(l.term.term)) ||
@@ -147,7 +178,7 @@ export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<n
       (l.fuzzyTerms === undefined
         ? boundedDistance(term, l.term.term, l.fuzzy) <= l.fuzzy
         : neighbours.get(l)?.has(term) === true));
-  return (hit: Hit): { line: { field: Field; text: string }; words: number } => {
+  return (hit: Hit): { line: { field: Field; text: string }; words: number; pairs: number } => {
     // Parts only speak for a word the hit did not match whole.
     const wholeMatched = (word: number) => ((words.get(word)?.whole ?? 0) & hit.terms) !== 0;
     const active = lookups.filter(
@@ -158,6 +189,7 @@ export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<n
     const screened = active.every((l) => screens.get(l) !== undefined);
     let best: { field: Field; text: string } = { field: "goal", text: hit.entry.goal };
     let bestWords = 0;
+    let bestPairs = 0;
     let bestRank = 0;
     const consider = (field: Field, text: string) => {
       if (screened) {
@@ -165,13 +197,34 @@ export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<n
         if (!active.some((l) => screens.get(l)?.test(haystack))) return;
       }
       const found = new Set<number>();
-      for (const term of tokenize(text)) {
-        for (const l of active) if (matches(l, term)) for (const role of l.term.roles) found.add(role.word);
+      // Query words at each position of the line (its words that hold an indexed term), as masks.
+      let position = -1;
+      let previous = 0;
+      let current = 0;
+      let pairMask = 0;
+      for (const { term, word } of analyse(text)) {
+        if (word !== position) {
+          pairMask |= previous & (current >>> 1);
+          previous = current;
+          current = 0;
+          position = word;
+        }
+        for (const l of active) {
+          if (!matches(l, term)) continue;
+          for (const role of l.term.roles) {
+            found.add(role.word);
+            const k = order.get(role.word) ?? 31;
+            if (k < 31) current |= 1 << k;
+          }
+        }
       }
-      const rank = found.size === 0 ? 0 : found.size + FIELD_BOOSTS[field] / 100;
+      pairMask |= previous & (current >>> 1);
+      const pairs = bitCount(pairMask);
+      const rank = found.size === 0 ? 0 : found.size + pairs + FIELD_BOOSTS[field] / 100;
       if (rank > bestRank) {
         best = { field, text };
         bestWords = found.size;
+        bestPairs = pairs;
         bestRank = rank;
       }
     };
@@ -184,8 +237,14 @@ export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<n
       if (field !== undefined) consider(field, text.slice(start + 1, end));
       start = end + 1;
     }
-    return { line: best, words: bestWords };
+    return { line: best, words: bestWords, pairs: bestPairs };
   };
+}
+
+function bitCount(mask: number): number {
+  let n = 0;
+  for (let m = mask; m !== 0; m &= m - 1) n++;
+  return n;
 }
 
 const ASCII = /^[\x20-\x7e]*$/;

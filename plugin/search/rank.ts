@@ -8,7 +8,16 @@
  * `fuzzy`. Hits far below the best one are dropped (see {@link relevant}). Pure.
  */
 import { type Entry, FIELDS } from "./document.ts";
-import { compareLines, type Hit, lineMatcher, RERANK_FACTOR, RERANK_MIN, TopHits, type Word } from "./hit.ts";
+import {
+  compareLines,
+  type Hit,
+  lineMatcher,
+  mostTogether,
+  RERANK_FACTOR,
+  RERANK_MIN,
+  TopHits,
+  type Word,
+} from "./hit.ts";
 import { MAX_QUERY_TERMS, type PlannedTerm, planQuery } from "./query.ts";
 import { Accumulator, type CorpusStats, type Reach, type TermLookup } from "./scoring.ts";
 import { matchesFilter, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
@@ -251,55 +260,88 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
       ? holdsAll(entry, exact)
       : idWords.every((w) => (matched & w.whole) !== 0 || holds(entry, exact, w));
 
-  const pool = new TopHits(Math.max(limit * RERANK_FACTOR, RERANK_MIN));
-  const probe: Hit = { ...EMPTY_HIT };
-  searched.forEach((shard, s) => {
-    const acc = accs[s] as Accumulator;
-    for (const doc of acc.touched) {
-      const matched = acc.matched(doc);
-      let any = 0;
-      for (const w of words) if ((matched & w.any) !== 0) any++;
-      // Words plus words together can be at most twice the words: skip what cannot enter the pool.
-      if (2 * any < pool.threshold()) continue;
-      const entry = shard.entry(doc);
-      if (!eligible(entry)) continue;
-      const exact = acc.exact(doc);
-      if (idWords.length > 0 && !satisfies(entry, matched, exact)) continue;
-      let exactWords = 0;
-      let wholeWords = 0;
-      let partsCount = false;
-      for (const w of words) {
-        if (w.whole !== 0 ? (exact & w.whole) !== 0 : (exact & w.any) === w.any) exactWords++;
-        if (w.whole !== 0 ? (matched & w.whole) !== 0 : (matched & w.any) === w.any) wholeWords++;
-        if ((w.parts & matched) !== 0 && (w.whole & matched) === 0) {
-          partsCount = true;
-          if ((exact & w.parts) !== 0) exactWords++;
+  /** The best `size` candidates, ranked with sections in place of lines (see hit.ts). */
+  const fill = (size: number): TopHits => {
+    const pool = new TopHits(size);
+    const probe: Hit = { ...EMPTY_HIT };
+    searched.forEach((shard, s) => {
+      const acc = accs[s] as Accumulator;
+      for (const doc of acc.touched) {
+        const matched = acc.matched(doc);
+        let any = 0;
+        for (const w of words) if ((matched & w.any) !== 0) any++;
+        // Skip what cannot enter the pool even with every word together on a line, in order.
+        if (mostTogether(any) < pool.threshold()) continue;
+        const entry = shard.entry(doc);
+        if (!eligible(entry)) continue;
+        const exact = acc.exact(doc);
+        if (idWords.length > 0 && !satisfies(entry, matched, exact)) continue;
+        let exactWords = 0;
+        let wholeWords = 0;
+        let partsCount = false;
+        for (const w of words) {
+          if (w.whole !== 0 ? (exact & w.whole) !== 0 : (exact & w.any) === w.any) exactWords++;
+          if (w.whole !== 0 ? (matched & w.whole) !== 0 : (matched & w.any) === w.any) wholeWords++;
+          if ((w.parts & matched) !== 0 && (w.whole & matched) === 0) {
+            partsCount = true;
+            if ((exact & w.parts) !== 0) exactWords++;
+          }
         }
+        let fieldWords = 0;
+        for (let f = 0; f < FIELDS.length && fieldWords < any; f++) {
+          const inField = acc.inField(doc, f);
+          if (inField === 0) continue;
+          let n = 0;
+          for (const w of words) if ((inField & w.any) !== 0) n++;
+          if (n > fieldWords) fieldWords = n;
+        }
+        probe.entry = entry;
+        probe.words = any;
+        probe.exactWords = exactWords;
+        probe.wholeWords = wholeWords;
+        probe.fieldWords = fieldWords;
+        // Until lines are compared, the section count stands in for the line count (an upper bound),
+        // and so for the pairs in order on that line.
+        probe.lineWords = fieldWords;
+        probe.pairs = Math.max(0, fieldWords - 1);
+        // A word matched whole (even by prefix or typo) is not credited again for its parts.
+        probe.score = acc.score(doc) + (partsCount ? acc.partScore(doc) : 0);
+        if (!pool.worthy(probe)) continue;
+        pool.offer({ ...probe, terms: matched });
       }
-      let fieldWords = 0;
-      for (let f = 0; f < FIELDS.length && fieldWords < any; f++) {
-        const inField = acc.inField(doc, f);
-        if (inField === 0) continue;
-        let n = 0;
-        for (const w of words) if ((inField & w.any) !== 0) n++;
-        if (n > fieldWords) fieldWords = n;
-      }
-      probe.entry = entry;
-      probe.words = any;
-      probe.exactWords = exactWords;
-      probe.wholeWords = wholeWords;
-      probe.fieldWords = fieldWords;
-      // Until lines are compared, the section count stands in for the line count (an upper bound).
-      probe.lineWords = fieldWords;
-      // A word matched whole (even by prefix or typo) is not credited again for its parts.
-      probe.score = acc.score(doc) + (partsCount ? acc.partScore(doc) : 0);
-      if (!pool.worthy(probe)) continue;
-      pool.offer({ ...probe, terms: matched });
-    }
-  });
-  const ranked = compareLines(pool.hits, limit, lineMatcher(lookups, wordMap));
+    });
+    return pool;
+  };
+  // Lines are compared in pool order until no candidate left could enter; when the pool runs out
+  // first (many candidates whose sections promise more than their lines hold), a larger one is drawn.
+  const lineOf = cachedLines(lineMatcher(lookups, wordMap));
+  let size = Math.max(limit * RERANK_FACTOR, RERANK_MIN);
+  let ranked: Hit[];
+  for (;;) {
+    const pool = fill(size);
+    const compared = compareLines(pool.hits, limit, lineOf);
+    ranked = compared.hits;
+    if (compared.settled || pool.hits.length < size) break;
+    size *= RERANK_GROWTH;
+  }
   const hits = options.floor === false ? ranked : relevant(ranked);
   return { hits, match, missing: match === "exact" ? [] : missing };
+}
+
+/** How many times larger each further pool is. */
+const RERANK_GROWTH = 4;
+
+/** `lineOf` remembering its answer per entry (pools drawn again hold the same entries). */
+function cachedLines(lineOf: ReturnType<typeof lineMatcher>): ReturnType<typeof lineMatcher> {
+  const known = new Map<Entry, ReturnType<ReturnType<typeof lineMatcher>>>();
+  return (hit) => {
+    let found = known.get(hit.entry);
+    if (found === undefined) {
+      found = lineOf(hit);
+      known.set(hit.entry, found);
+    }
+    return found;
+  };
 }
 
 /** The identifier words of a plan that kept a term (a query may hold more terms than are looked up). */
@@ -372,6 +414,7 @@ const EMPTY_HIT: Hit = {
   exactWords: 0,
   wholeWords: 0,
   lineWords: 0,
+  pairs: 0,
   fieldWords: 0,
   score: 0,
   terms: 0,

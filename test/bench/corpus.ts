@@ -7,6 +7,10 @@
  * about 1.8 KB once rendered. Each snapshot also holds a few values found only in it (an error code, a
  * ticket, a record id, a helper function, a commit), which is what the labelled queries ask for, the way a
  * person remembers "the one with INV-2026-00417".
+ *
+ * Each label is the one right answer at every size: a prefix query is long enough that no other
+ * snapshot's names start with it, and a phrase query names the wrong person only when no other
+ * snapshot opens its next steps with the same phrase.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -301,8 +305,29 @@ function typo(r: Rng, word: string): string {
   ); // substitution
 }
 
+/** What a person remembers of a phrase: its action, adjective, noun and technique, and who it was for. */
+function phraseQuery(phraseWords: readonly string[], who: string): string {
+  const [action, , adj, noun, tech] = phraseWords;
+  return `${action} ${adj} ${noun} ${tech} ${who}`;
+}
+
+/** The part of a next step's phrase a query asks for, up to the person (`compute the stale callback canary`). */
+const phraseKey = (line: string): string => line.toLowerCase().split(" ").slice(0, 5).join(" ");
+
+/** How many snapshots open their next steps with each phrase (see {@link phraseKey}). */
+function phraseCounts(days: Corpus["days"]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const day of days) {
+    for (const s of day.snapshots) {
+      const key = phraseKey(s.next[0] ?? "");
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
 function queriesFor(r: Rng, id: string, m: Marks): LabelledQuery[] {
-  const [action, , adj, noun, tech, , person] = m.phraseWords;
+  const person = m.phraseWords[6];
   // A third of the phrases are misremembered: the person named is the wrong one.
   const who =
     r() < 0.33
@@ -314,10 +339,56 @@ function queriesFor(r: Rng, id: string, m: Marks): LabelledQuery[] {
   return [
     { category: "identifier", query: m.errorCode, expected: id },
     { category: "hyphenated", query: m.record, expected: id },
-    { category: "phrase", query: `${action} ${adj} ${noun} ${tech} ${who}`, expected: id },
-    { category: "prefix", query: m.fn.slice(0, Math.max(8, Math.ceil(m.fn.length * 0.6))), expected: id },
+    { category: "phrase", query: phraseQuery(m.phraseWords, who ?? ""), expected: id },
+    // Replaced by the shortest prefix no other snapshot's name starts with, once the corpus is complete.
+    { category: "prefix", query: m.fn.slice(0, prefixLength(m.fn)), expected: id },
     { category: "typo", query: `${typo(r, m.fn)}`, expected: id },
   ];
+}
+
+/** Shortest prefix asked for: 60% of the name, at least 8 characters. */
+const prefixLength = (fn: string): number => Math.max(8, Math.ceil(fn.length * 0.6));
+
+/**
+ * The names of the code of every snapshot (the function it defines, the functions it calls), lower-case,
+ * sorted, each with the one snapshot holding it ("" when several do).
+ */
+function codeNames(days: Corpus["days"]): { names: string[]; owner: Map<string, string> } {
+  const owner = new Map<string, string>();
+  for (const day of days) {
+    for (const s of day.snapshots) {
+      for (const [name] of s.code.matchAll(/[A-Za-z][A-Za-z0-9]*/g)) {
+        const key = name.toLowerCase();
+        const held = owner.get(key);
+        owner.set(key, held === undefined || held === s.id ? s.id : "");
+      }
+    }
+  }
+  return { names: [...owner.keys()].sort(), owner };
+}
+
+/**
+ * The shortest prefix of `fn` (at least {@link prefixLength}) that no name in another snapshot's code
+ * starts with: at large sizes, a short prefix of a name is the beginning of several names, each as right
+ * an answer as the one labelled.
+ */
+function distinctPrefix(fn: string, id: string, code: ReturnType<typeof codeNames>): string {
+  for (let length = prefixLength(fn); length < fn.length; length++) {
+    const prefix = fn.slice(0, length).toLowerCase();
+    let lo = 0;
+    let hi = code.names.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((code.names[mid] as string) < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    let shared = false;
+    for (let i = lo; i < code.names.length && (code.names[i] as string).startsWith(prefix); i++) {
+      if (code.owner.get(code.names[i] as string) !== id) shared = true;
+    }
+    if (!shared) return fn.slice(0, length);
+  }
+  return fn;
 }
 
 /**
@@ -370,6 +441,7 @@ export function generateCorpus(options: CorpusOptions): Corpus {
   const days: Corpus["days"] = [];
   const queries: LabelledQuery[] = [];
   const absentFor: Marks[] = [];
+  const marksOf = new Map<string, Marks>();
   let active: Task[] = [];
   let taskCount = 0;
   const day0 = Date.UTC(2026, 0, 5);
@@ -389,6 +461,7 @@ export function generateCorpus(options: CorpusOptions): Corpus {
       if (targets.has(n)) {
         queries.push(...queriesFor(r, snapshot.id, marks));
         absentFor.push(marks);
+        marksOf.set(snapshot.id, marks);
       }
     }
     active = active.filter((t) => t.remaining > 0);
@@ -399,6 +472,17 @@ export function generateCorpus(options: CorpusOptions): Corpus {
       for (const n of s.names) taken.add(n.value);
       for (const f of s.files) taken.add(f.path);
     }
+  }
+  const code = codeNames(days);
+  const phrases = phraseCounts(days);
+  for (const q of queries) {
+    const marks = marksOf.get(q.expected);
+    if (marks === undefined) continue;
+    if (q.category === "prefix") q.query = distinctPrefix(marks.fn, q.expected, code);
+    // A person is misremembered only in a phrase no other snapshot shares: otherwise the snapshots
+    // sharing it would answer the query equally well (or better, when one names that person).
+    if (q.category === "phrase" && (phrases.get(phraseKey(marks.phraseWords.join(" "))) ?? 0) > 1)
+      q.query = phraseQuery(marks.phraseWords, marks.phraseWords[6] ?? "");
   }
   const ra = prng((options.seed ?? 2026) + 1);
   for (const marks of absentFor) queries.push(...absentQueries(ra, marks, taken));

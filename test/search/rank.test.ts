@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
+import { RERANK_MIN } from "../../plugin/search/hit.ts";
+import { rank } from "../../plugin/search/rank.ts";
+import type { Shard } from "../../plugin/search/shard.ts";
+import type { LocatedSnapshot } from "../../plugin/snapshot/snapshot.ts";
+import { located, snap } from "./helpers.ts";
+
+/** One frozen shard of November 2026 holding `snapshots`. */
+const shardOf = (snapshots: readonly LocatedSnapshot[]): Shard[] => [buildFrozen("2026-11", snapshots)];
+
+const ids = (shards: readonly Shard[], query: string, limit = 10) =>
+  rank(shards, query, { limit }).hits.map((h) => h.entry.id);
+
+describe("rank", () => {
+  it("ranks four words written as typed above all five words on a line in another order", () => {
+    const shards = shardOf([
+      located(
+        snap("2026-11-21-01", { goal: "misc", next: ["Kenji feature dedupe before multipart expired"] }),
+      ),
+      located(
+        snap("2026-11-20-01", { goal: "misc", next: ["Dedupe the expired multipart feature before Sofia"] }),
+      ),
+    ]);
+    expect(ids(shards, "dedupe expired multipart feature Kenji")).toEqual(["2026-11-20-01", "2026-11-21-01"]);
+  });
+
+  it("counts words next to each other only in the query's order, stop words skipped", () => {
+    const shards = shardOf([
+      located(snap("2026-11-21-01", { goal: "misc", next: ["vault keys staging rotate"] })),
+      located(snap("2026-11-20-01", { goal: "misc", next: ["rotate the staging keys, then the vault"] })),
+    ]);
+    const hits = rank(shards, "rotate staging keys vault").hits;
+    expect(hits.map((h) => [h.entry.id, h.lineWords, h.pairs])).toEqual([
+      ["2026-11-20-01", 4, 3],
+      ["2026-11-21-01", 4, 0],
+    ]);
+  });
+
+  it("finds the phrase written as typed behind more candidates than the first pool holds", () => {
+    // Many snapshots hold every word, scattered over lines of one section: by sections they all
+    // promise more than the one holding four of the words in a row, which an older date puts last.
+    const scattered = Array.from({ length: 3 * RERANK_MIN }, (_, i) =>
+      located(
+        snap(
+          `2026-11-${String(10 + (i % 19)).padStart(2, "0")}-${String(10 + Math.floor(i / 19)).padStart(2, "0")}`,
+          {
+            goal: "misc",
+            next: ["dedupe expired records", "multipart feature for Kenji"],
+          },
+        ),
+      ),
+    );
+    const phrase = located(
+      snap("2026-11-01-01", { goal: "misc", next: ["Dedupe the expired multipart feature before Sofia"] }),
+    );
+    expect(ids(shardOf([...scattered, phrase]), "dedupe expired multipart feature Kenji", 5)[0]).toBe(
+      "2026-11-01-01",
+    );
+  });
+});
