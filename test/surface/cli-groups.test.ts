@@ -2,15 +2,12 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { COMMAND_GROUPS, type CommandContext, groupsFor } from "../../plugin/surface/cli.ts";
 import { styleFor } from "../../plugin/surface/cli-text.ts";
-import { tempWorkspace } from "./cli-harness.ts";
+import { workspaces } from "./cli-harness.ts";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const workspace = workspaces();
 
 const context: CommandContext = {
   io: {
@@ -50,12 +47,11 @@ describe("command groups", () => {
   });
 
   it("a real `big-memory save` process loads neither the markdown parser nor the search engine", () => {
-    const ws = tempWorkspace();
-    cleanups.push(ws.dispose);
+    const dir = workspace();
     const bin = new URL("../../bin/big-memory.js", import.meta.url).pathname;
     const hook = new URL("./fixtures/record-modules.mjs", import.meta.url).pathname;
     const loaded = (args: string[], stdin: string) => {
-      const log = join(ws.dir, `modules-${args[0]}.txt`);
+      const log = join(dir, `modules-${args[0]}.txt`);
       const r = spawnSync(process.execPath, ["--import", hook, bin, ...args], {
         input: stdin,
         encoding: "utf8",
@@ -67,11 +63,11 @@ describe("command groups", () => {
     };
     const heavy =
       /\/(remark|unified|mdast|micromark|minisearch)[^/]*\/|\/search\/|snapshot\/(parse|read-tolerant)\.ts$/;
-    const saved = loaded(["save", "--dir", ws.dir], JSON.stringify({ goal: "Fix ERR_LAZY in cli.ts" }));
+    const saved = loaded(["save", "--dir", dir], JSON.stringify({ goal: "Fix ERR_LAZY in cli.ts" }));
     expect(saved.some((url) => url.endsWith("/store/save.ts"))).toBe(true);
     expect(saved.filter((url) => heavy.test(url))).toEqual([]);
     // The same hook sees the search engine when a command needs it.
-    const listed = loaded(["list", "--dir", ws.dir], "");
+    const listed = loaded(["list", "--dir", dir], "");
     expect(listed.some((url) => url.includes("/search/"))).toBe(true);
   });
 });

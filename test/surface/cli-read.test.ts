@@ -1,20 +1,12 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { progress } from "../../plugin/surface/cli-progress.ts";
 import { snapshot as snap } from "../builders.ts";
-import { cli, tempWorkspace } from "./cli-harness.ts";
+import { cli, workspaces } from "./cli-harness.ts";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-function workspace(files: Record<string, string> = {}) {
-  const ws = tempWorkspace(files);
-  cleanups.push(ws.dispose);
-  return ws.dir;
-}
+const workspace = workspaces();
 
 describe("big-memory search, identifiers", () => {
   const files = {
