@@ -2,20 +2,24 @@ import { describe, expect, it } from "vitest";
 import { refJson, snapshotJson } from "../../plugin/snapshot/json.ts";
 import { located, snapshot } from "../builders.ts";
 
+/** Every section but the goal, none of them empty. */
+const sections = {
+  state: { phase: "debugging", branch: "fix/login", blocked: "no", progress: "" },
+  files: [{ path: "src/login.ts", note: "the race" }],
+  decisions: [{ text: "retry once", rationale: "" }],
+  code: "throw new Error()",
+  names: [{ label: "Error", value: "ERR_LOGIN" }],
+  blockers: ["access to prod"],
+  next: ["write the test"],
+  extra: [{ heading: "Notes", body: "x" }],
+};
 const full = located(
   snapshot("2026-11-22-03", {
     name: "auth-fix",
     parent: "auth-spike",
     goal: "fix the login",
-    state: { phase: "debugging", branch: "fix/login", blocked: "no", progress: "" },
-    files: [{ path: "src/login.ts", note: "the race" }],
-    decisions: [{ text: "retry once", rationale: "" }],
-    code: "throw new Error()",
-    names: [{ label: "Error", value: "ERR_LOGIN" }],
-    blockers: ["access to prod"],
-    next: ["write the test"],
-    extra: [{ heading: "Notes", body: "x" }],
     tombstone: true,
+    ...sections,
   }),
   40,
   { verified: null, checksum: "sha256:00" },
@@ -45,19 +49,7 @@ describe("refJson", () => {
 
 describe("snapshotJson", () => {
   it("adds every section and the parent to the reference, and leaves out the checksum and tombstone", () => {
-    const s = full.snapshot;
-    expect(snapshotJson(full)).toEqual({
-      ...refJson(full),
-      state: s.state,
-      files: s.files,
-      decisions: s.decisions,
-      code: s.code,
-      names: s.names,
-      blockers: s.blockers,
-      next: s.next,
-      extra: s.extra,
-      parent: "auth-spike",
-    });
+    expect(snapshotJson(full)).toEqual({ ...refJson(full), ...sections, parent: "auth-spike" });
     expect(Object.keys(snapshotJson(full))).not.toContain("checksum");
     expect(Object.keys(snapshotJson(full))).not.toContain("tombstone");
   });

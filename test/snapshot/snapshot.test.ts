@@ -83,17 +83,9 @@ describe("Snapshot", () => {
 
 describe("emptyContent", () => {
   it("is valid content with every section empty", () => {
-    expect(SnapshotContent.parse(emptyContent())).toEqual({
-      goal: "",
-      state: { phase: "", branch: "", blocked: "", progress: "" },
-      files: [],
-      decisions: [],
-      code: "",
-      names: [],
-      blockers: [],
-      next: [],
-      extra: [],
-    });
+    const c = SnapshotContent.parse(emptyContent());
+    expect([c.goal, c.code, ...Object.values(c.state)]).toEqual(["", "", "", "", "", ""]);
+    expect([c.files, c.decisions, c.names, c.blockers, c.next, c.extra]).toEqual([[], [], [], [], [], []]);
   });
 
   it("returns a new record each time", () => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, SAVE_INPUT, SKILL_LOG, workspaces } from "./cli-harness.ts";
@@ -171,5 +171,55 @@ describe("big-memory status with a folder where the restore log should be", () =
     );
     const json = (await cli(["status", "--dir", dir, "--json"])).json() as { problems: number };
     expect(json.problems).toBe(1);
+  });
+});
+
+describe("runCli", () => {
+  it("prints the package version and exits 0", async () => {
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    expect(await cli(["--version"])).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: "" });
+  });
+
+  it("prints the usage on stderr and exits 2 without a command", async () => {
+    const r = await cli([]);
+    expect([r.code, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toMatch(/^Usage: big-memory \[options\] \[command\]\n/);
+  });
+
+  it("lists every command on help and exits 0", async () => {
+    const r = await cli(["help"]);
+    expect(r.code).toBe(0);
+    for (const command of [
+      "list",
+      "show",
+      "recall",
+      "status",
+      "search",
+      "reindex",
+      "verify",
+      "delete",
+      "archive",
+      "scrub",
+      "save",
+      "doctor",
+    ])
+      expect(r.stdout).toContain(`  ${command}`);
+  });
+
+  it("exits 2 on an unknown option, pointing to the help", async () => {
+    expect(await cli(["list", "--frob"])).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: "error: unknown option '--frob'\n(run big-memory --help for usage)\n",
+    });
+  });
+
+  it("exits 3 with one line on stderr when the disk fails it", async () => {
+    const dir = workspace();
+    rmSync(join(dir, "memory"), { recursive: true });
+    writeFileSync(join(dir, "memory"), "a file where the daily logs' folder should be");
+    const r = await cli(["save", "--dir", dir], { stdin: JSON.stringify(SAVE_INPUT) });
+    expect([r.code, r.stdout, r.stderr.split("\n").length]).toEqual([3, "", 2]);
+    expect(r.stderr).toMatch(/^big-memory: cannot append to memory\/2026-11-22\.md: /);
   });
 });
