@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { LABEL_RULES } from "../../plugin/snapshot/redact-labels.ts";
-import { body, expectCase, foundBy, MIXED, pairRules, type RuleCase } from "./rule-cases.ts";
+import {
+  body,
+  expectCase,
+  foundBy,
+  MIXED,
+  pairRules,
+  type RuleCase,
+  rulesFiringOnNegatives,
+} from "./rule-cases.ts";
 
 const [LABELLED] = LABEL_RULES;
 
@@ -15,6 +23,10 @@ const CASES: readonly RuleCase[] = [
 ];
 
 describe("LABEL_RULES", () => {
+  it("leaves every hard negative of the labelled corpus alone, rule by rule", () => {
+    expect(rulesFiringOnNegatives(LABEL_RULES)).toEqual([]);
+  });
+
   it("has one case per rule", () => {
     expect(CASES.length).toBe(LABEL_RULES.length);
   });

@@ -11,6 +11,7 @@ import {
   MIXED,
   pairRules,
   type RuleCase,
+  rulesFiringOnNegatives,
   UPPER,
 } from "./rule-cases.ts";
 
@@ -135,6 +136,10 @@ const CASES: readonly RuleCase[] = [
 ];
 
 describe("PROVIDER_RULES", () => {
+  it("leaves every hard negative of the labelled corpus alone, rule by rule", () => {
+    expect(rulesFiringOnNegatives(PROVIDER_RULES)).toEqual([]);
+  });
+
   it("has one case per rule", () => {
     expect(CASES.length).toBe(PROVIDER_RULES.length);
   });

@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { compileRules, findSecrets, type Rule } from "../../plugin/snapshot/redact-engine.ts";
+import { NEGATIVES } from "./fixtures/secret-corpus.ts";
 
 /**
  * One rule of a redaction table on its own: a text it must find (and the exact secret it replaces) and a
@@ -49,4 +50,14 @@ export function pairRules(
   cases: readonly RuleCase[],
 ): { i: number; kind: string; rule: Rule; c: RuleCase }[] {
   return rules.map((rule, i) => ({ i, kind: rule.kind, rule, c: cases[i] ?? NO_CASE }));
+}
+
+/** For each of `rules` that finds something in a hard negative of the labelled corpus: its index and those negatives. */
+export function rulesFiringOnNegatives(rules: readonly Rule[]): [number, string[]][] {
+  return rules
+    .map((rule, i): [number, string[]] => {
+      const set = compileRules([rule]);
+      return [i, NEGATIVES.filter((n) => findSecrets(n.text, set).length > 0).map((n) => n.name)];
+    })
+    .filter(([, names]) => names.length > 0);
 }
