@@ -1,6 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { renderSnapshot } from "../../plugin/snapshot/render.ts";
+import { snapshot } from "../builders.ts";
 import { cli, SAVE_INPUT, SKILL_LOG, workspaces } from "./cli-harness.ts";
 
 const workspace = workspaces();
@@ -125,27 +127,6 @@ describe("big-memory verify for people", () => {
     ]);
   });
 
-  it("names a canonical block whose checksum line was removed", async () => {
-    const dir = workspace();
-    await cli(["save", "--dir", dir], { stdin: JSON.stringify(SAVE_INPUT) });
-    const path = join(dir, "memory/2026-11-22.md");
-    writeFileSync(path, readFileSync(path, "utf8").replace(/<!-- checksum: .* -->\n/, ""));
-    const r = await cli(["verify", "--dir", dir, "--json"]);
-    expect(r.json()).toEqual({
-      ok: false,
-      checked: 1,
-      problems: [
-        {
-          id: "2026-11-22-01",
-          file: "memory/2026-11-22.md",
-          line: 5,
-          problem:
-            "checksum line removed: the block carries big-memory's own metadata (a trigger other than flush, or a tombstone) but no checksum",
-        },
-      ],
-    });
-  });
-
   it("says ok with the counts on a clean workspace", async () => {
     const r = await cli(["verify", "--dir", workspace({ "memory/2026-11-20.md": SKILL_LOG })]);
     expect([r.code, r.stdout]).toEqual([0, "ok: 2 snapshots checked in 1 daily logs, no problems\n"]);
@@ -178,5 +159,30 @@ describe("big-memory archive options", () => {
   it("says there is nothing to archive and exits 1", async () => {
     const r = await cli(["archive", "--dir", workspace(), "--before", "2026-11-01"]);
     expect([r.code, r.stdout]).toEqual([1, "Nothing to archive before 2026-11-01.\n"]);
+  });
+});
+describe("verify, checksum lines", () => {
+  it("flags a plugin-written block whose checksum line was removed, and accepts a hand-written one", async () => {
+    const stripped = renderSnapshot(snapshot("2026-11-22-01", { trigger: "compaction" })).replace(
+      /^<!-- checksum: .*\n/m,
+      "",
+    );
+    const hand = renderSnapshot(
+      snapshot("2026-11-22-02", { trigger: null, session: null, agent: null }),
+    ).replace(/^<!-- checksum: .*\n/m, "");
+    const dir = workspace({ "memory/2026-11-22.md": `${stripped}\n${hand}` });
+    const r = await cli(["verify", "--dir", dir, "--json"]);
+    expect([r.code, (r.json() as { problems: unknown[] }).problems]).toEqual([
+      1,
+      [
+        {
+          id: "2026-11-22-01",
+          file: "memory/2026-11-22.md",
+          line: 5,
+          problem:
+            "checksum line removed: the block carries big-memory's own metadata (a trigger other than flush, or a tombstone) but no checksum",
+        },
+      ],
+    ]);
   });
 });

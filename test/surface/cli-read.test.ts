@@ -2,11 +2,135 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { progress } from "../../plugin/surface/cli-progress.ts";
 import { snapshot as snap } from "../builders.ts";
-import { cli, workspaces } from "./cli-harness.ts";
+import { cli, SAVE_INPUT, SKILL_LOG, workspaces } from "./cli-harness.ts";
 
 const workspace = workspaces();
+
+describe("big-memory list", () => {
+  it("exits 2 naming a missing workspace", async () => {
+    const r = await cli(["list", "--dir", "/nonexistent/ws"]);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      "big-memory: workspace /nonexistent/ws does not exist (expected a folder holding memory/; create it or pass the right --dir)\n",
+    ]);
+  });
+
+  it("lists a hand-written log in the original skill's format, newest first", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    const r = await cli(["list", "--dir", dir, "--json"]);
+    expect(r.code).toBe(0);
+    expect(r.json()).toEqual({
+      snapshots: [
+        {
+          id: "2026-11-20-02",
+          timestamp: "2026-11-20T17:40:00",
+          file: "memory/2026-11-20.md",
+          line: 68,
+          session: null,
+          agent: null,
+          trigger: null,
+          name: null,
+          goal: "Fix the duplicate-session bug before the release\n(blocking the 2.4 release)",
+          verified: null,
+        },
+        {
+          id: "2026-11-20-01",
+          timestamp: "2026-11-20T14:05:00",
+          file: "memory/2026-11-20.md",
+          line: 9,
+          session: null,
+          agent: null,
+          trigger: null,
+          name: null,
+          goal: "Implement user authentication with JWT so the app can support multi-tenant access",
+          verified: null,
+        },
+      ],
+      diagnostics: [],
+    });
+  });
+
+  it("prints an aligned table for people", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    const r = await cli(["list", "--dir", dir]);
+    expect(r.stdout.split("\n").slice(0, 3)).toEqual([
+      "ID             AGE     TRIGGER  NAME  SESSION  CHECK       GOAL",
+      "2026-11-20-02  2d ago  -        -     -        unverified  Fix the duplicate-session bug before the release (blocking …",
+      "2026-11-20-01  2d ago  -        -     -        unverified  Implement user authentication with JWT so the app can suppo…",
+    ]);
+  });
+
+  it("exits 1 when there is nothing to list", async () => {
+    const r = await cli(["list", "--dir", workspace(), "--json"]);
+    expect([r.code, r.json()]).toEqual([1, { snapshots: [], diagnostics: [] }]);
+  });
+
+  it("reports torn blocks as diagnostics with file and line", async () => {
+    const torn =
+      "# notes\n\n<!-- BIG-MEMORY-SNAPSHOT v1 -->\n<!-- snapshot-id: 2026-11-21-01 -->\n### [SNAPSHOT] Active Goal\nhalf";
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG, "memory/2026-11-21.md": torn });
+    const r = await cli(["list", "--dir", dir, "--json"]);
+    expect((r.json() as { diagnostics: unknown }).diagnostics).toEqual([
+      {
+        file: "memory/2026-11-21.md",
+        line: 3,
+        id: "2026-11-21-01",
+        message: "snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
+      },
+    ]);
+  });
+});
+
+describe("big-memory search, recall and reindex", () => {
+  it("finds a snapshot by a hyphenated identifier and a typo, best first, with the matching line", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    await cli(["save", "--dir", dir, "--session", "agent:main:main"], {
+      stdin: JSON.stringify({ ...SAVE_INPUT, names: [{ label: "Ticket", value: "ADR-016" }] }),
+    });
+    const exact = await cli(["search", "ADR-016", "--dir", dir, "--json"]);
+    expect(exact.code).toBe(0);
+    const refs = (exact.json() as { snapshots: { id: string; score: number }[] }).snapshots;
+    expect(refs[0]?.id).toBe("2026-11-22-01");
+    expect(refs[0]?.score).toBeGreaterThan(0);
+    const typo = await cli(["search", "ERR_DUPLICAT_KEY", "--dir", dir, "--json"]);
+    expect((typo.json() as { snapshots: { id: string }[] }).snapshots.map((s) => s.id)).toContain(
+      "2026-11-22-01",
+    );
+    const human = await cli(["search", "ADR-016", "--dir", dir]);
+    expect(human.stdout.split("\n").slice(0, 2)).toEqual([
+      `2026-11-22-01  just now  ${SAVE_INPUT.goal}`,
+      "    names: Ticket: ADR-016  (memory/2026-11-22.md:5)",
+    ]);
+    const none = await cli(["search", "kubernetes", "--dir", dir, "--json"]);
+    expect([none.code, none.json()]).toEqual([
+      1,
+      { snapshots: [], match: "exact", missing: [], suggestions: [], diagnostics: [] },
+    ]);
+  });
+
+  it("recalls the latest snapshot of a session and of a name", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    await cli(["save", "--dir", dir, "--session", "agent:main:main", "--name", "oauth-dup-fix"], {
+      stdin: JSON.stringify(SAVE_INPUT),
+    });
+    const bySession = await cli(["recall", "--session", "agent:main:main", "--dir", dir, "--json"]);
+    expect((bySession.json() as { snapshot: { id: string } }).snapshot.id).toBe("2026-11-22-01");
+    const byName = await cli(["recall", "--name", "oauth-dup-fix", "--dir", dir, "--json"]);
+    expect(byName.json() as { snapshot: { name: string }; warnings: string[] }).toMatchObject({
+      snapshot: { name: "oauth-dup-fix" },
+      warnings: ["src/auth/oauth-callback.ts does not exist (any more, or yet)"],
+    });
+    const missing = await cli(["recall", "--session", "agent:main:nobody", "--dir", dir, "--json"]);
+    expect([missing.code, missing.json()]).toEqual([1, { snapshot: null, warnings: [], diagnostics: [] }]);
+  });
+
+  it("rebuilds the index from the logs", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    const r = await cli(["reindex", "--dir", dir, "--json"]);
+    expect(r.json()).toMatchObject({ snapshots: 2, logs: 1, months: 1, diagnostics: [] });
+  });
+});
 
 describe("big-memory search, identifiers", () => {
   const files = {
@@ -102,14 +226,6 @@ describe("big-memory show and list with a duplicate id", () => {
       "memory/2026-11-22.md",
     ]);
   });
-
-  it("reports the duplicate with both locations in verify", async () => {
-    const r = await cli(["verify", "--dir", workspace(files), "--json"]);
-    expect(r.code).toBe(1);
-    expect((r.json() as { problems: { problem: string }[] }).problems.map((p) => p.problem)).toEqual([
-      "duplicate snapshot id 2026-11-22-01 (also at memory/2026-11-20.md:6); both blocks are kept, address this one as memory/2026-11-22.md:5",
-    ]);
-  });
 });
 
 describe("diagnostics from every read command", () => {
@@ -144,52 +260,5 @@ describe("diagnostics from every read command", () => {
     expect(r.stderr).toBe(
       "big-memory: memory/2026-11-21.md:3: snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)\n",
     );
-  });
-});
-
-describe("verify, checksum lines", () => {
-  it("flags a plugin-written block whose checksum line was removed, and accepts a hand-written one", async () => {
-    const stripped = renderSnapshot(snap("2026-11-22-01", { trigger: "compaction" })).replace(
-      /^<!-- checksum: .*\n/m,
-      "",
-    );
-    const hand = renderSnapshot(snap("2026-11-22-02", { trigger: null, session: null, agent: null })).replace(
-      /^<!-- checksum: .*\n/m,
-      "",
-    );
-    const dir = workspace({ "memory/2026-11-22.md": `${stripped}\n${hand}` });
-    const r = await cli(["verify", "--dir", dir, "--json"]);
-    expect([r.code, (r.json() as { problems: unknown[] }).problems]).toEqual([
-      1,
-      [
-        {
-          id: "2026-11-22-01",
-          file: "memory/2026-11-22.md",
-          line: 5,
-          problem:
-            "checksum line removed: the block carries big-memory's own metadata (a trigger other than flush, or a tombstone) but no checksum",
-        },
-      ],
-    ]);
-  });
-});
-
-describe("progress", () => {
-  it("says nothing for a second, then one plain line a second when stderr is not a terminal", () => {
-    let now = 0;
-    const lines: string[] = [];
-    const p = progress({ stderr: (t) => lines.push(t), terminal: false, clock: () => now });
-    p.update("indexing");
-    now = 1200;
-    p.update("indexing memory/: 1 of 9 months");
-    now = 1500;
-    p.update("indexing memory/: 2 of 9 months");
-    now = 2300;
-    p.update("indexing memory/: 3 of 9 months");
-    p.done();
-    expect(lines).toEqual([
-      "big-memory: indexing memory/: 1 of 9 months (1 s)\n",
-      "big-memory: indexing memory/: 3 of 9 months (2 s)\n",
-    ]);
   });
 });

@@ -1,179 +1,76 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { cli, SAVE_INPUT, SKILL_LOG, workspaces } from "./cli-harness.ts";
+import { COMMAND_GROUPS, type CommandContext, groupsFor } from "../../plugin/surface/cli.ts";
+import { styleFor } from "../../plugin/surface/cli-text.ts";
+import { cli, SAVE_INPUT, workspaces } from "./cli-harness.ts";
 
 const workspace = workspaces();
 
-describe("big-memory list", () => {
-  it("exits 2 naming a missing workspace", async () => {
-    const r = await cli(["list", "--dir", "/nonexistent/ws"]);
-    expect([r.code, r.stderr]).toEqual([
-      2,
-      "big-memory: workspace /nonexistent/ws does not exist (expected a folder holding memory/; create it or pass the right --dir)\n",
-    ]);
+const context: CommandContext = {
+  io: {
+    stdout: () => {},
+    stderr: () => {},
+    readStdin: async () => "",
+    color: false,
+    cwd: process.cwd(),
+    env: {},
+    now: () => new Date(),
+  },
+  setExit: () => {},
+  common: (cmd) => cmd,
+  style: styleFor(false),
+  out: () => {},
+};
+
+describe("command groups", () => {
+  it("each group declares exactly the commands it is listed with, and no command is in two groups", async () => {
+    const all: string[] = [];
+    for (const group of COMMAND_GROUPS) {
+      const program = new Command();
+      (await group.load())(program, context);
+      expect(program.commands.map((c) => c.name()).sort()).toEqual([...group.names].sort());
+      all.push(...group.names);
+    }
+    expect(new Set(all).size).toBe(all.length);
   });
 
-  it("lists a hand-written log in the original skill's format, newest first", async () => {
-    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
-    const r = await cli(["list", "--dir", dir, "--json"]);
-    expect(r.code).toBe(0);
-    expect(r.json()).toEqual({
-      snapshots: [
-        {
-          id: "2026-11-20-02",
-          timestamp: "2026-11-20T17:40:00",
-          file: "memory/2026-11-20.md",
-          line: 68,
-          session: null,
-          agent: null,
-          trigger: null,
-          name: null,
-          goal: "Fix the duplicate-session bug before the release\n(blocking the 2.4 release)",
-          verified: null,
-        },
-        {
-          id: "2026-11-20-01",
-          timestamp: "2026-11-20T14:05:00",
-          file: "memory/2026-11-20.md",
-          line: 9,
-          session: null,
-          agent: null,
-          trigger: null,
-          name: null,
-          goal: "Implement user authentication with JWT so the app can support multi-tenant access",
-          verified: null,
-        },
-      ],
-      diagnostics: [],
-    });
+  it("loads only the group of the command named, and every group for help, --version or an unknown word", () => {
+    const save = COMMAND_GROUPS.find((g) => g.names.includes("save"));
+    expect(groupsFor(["save", "--dir", "x"])).toEqual([save]);
+    expect(groupsFor(["--json", "save"])).toEqual([save]);
+    for (const argv of [[], ["--help"], ["--version"], ["help"], ["help", "save"], ["sav"]]) {
+      expect(groupsFor(argv)).toBe(COMMAND_GROUPS);
+    }
   });
 
-  it("prints an aligned table for people", async () => {
-    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
-    const r = await cli(["list", "--dir", dir]);
-    expect(r.stdout.split("\n").slice(0, 3)).toEqual([
-      "ID             AGE     TRIGGER  NAME  SESSION  CHECK       GOAL",
-      "2026-11-20-02  2d ago  -        -     -        unverified  Fix the duplicate-session bug before the release (blocking …",
-      "2026-11-20-01  2d ago  -        -     -        unverified  Implement user authentication with JWT so the app can suppo…",
-    ]);
-  });
-
-  it("exits 1 when there is nothing to list", async () => {
-    const r = await cli(["list", "--dir", workspace(), "--json"]);
-    expect([r.code, r.json()]).toEqual([1, { snapshots: [], diagnostics: [] }]);
-  });
-
-  it("reports torn blocks as diagnostics with file and line", async () => {
-    const torn =
-      "# notes\n\n<!-- BIG-MEMORY-SNAPSHOT v1 -->\n<!-- snapshot-id: 2026-11-21-01 -->\n### [SNAPSHOT] Active Goal\nhalf";
-    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG, "memory/2026-11-21.md": torn });
-    const r = await cli(["list", "--dir", dir, "--json"]);
-    expect((r.json() as { diagnostics: unknown }).diagnostics).toEqual([
-      {
-        file: "memory/2026-11-21.md",
-        line: 3,
-        id: "2026-11-21-01",
-        message: "snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
-      },
-    ]);
-  });
-});
-
-describe("big-memory status", () => {
-  it("counts snapshots per day and per session", async () => {
-    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
-    await cli(["save", "--dir", dir, "--session", "agent:main:main"], { stdin: JSON.stringify(SAVE_INPUT) });
-    const r = await cli(["status", "--dir", dir, "--json"]);
-    expect(r.json()).toMatchObject({
-      workspace: dir,
-      snapshots: 3,
-      files: 2,
-      verified: 1,
-      unverified: 2,
-      modified: 0,
-      problems: 0,
-      days: [
-        { date: "2026-11-20", snapshots: 2 },
-        { date: "2026-11-22", snapshots: 1 },
-      ],
-      sessions: [
-        {
-          session: "(none)",
-          snapshots: 2,
-          lastCapture: { id: "2026-11-20-02", timestamp: "2026-11-20T17:40:00", trigger: null },
-        },
-        { session: "agent:main:main", snapshots: 1, lastCapture: { id: "2026-11-22-01", trigger: "manual" } },
-      ],
-      lastCapture: { id: "2026-11-22-01", session: "agent:main:main", trigger: "manual" },
-    });
-  });
-});
-
-describe("big-memory search, recall and reindex", () => {
-  it("finds a snapshot by a hyphenated identifier and a typo, best first, with the matching line", async () => {
-    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
-    await cli(["save", "--dir", dir, "--session", "agent:main:main"], {
-      stdin: JSON.stringify({ ...SAVE_INPUT, names: [{ label: "Ticket", value: "ADR-016" }] }),
-    });
-    const exact = await cli(["search", "ADR-016", "--dir", dir, "--json"]);
-    expect(exact.code).toBe(0);
-    const refs = (exact.json() as { snapshots: { id: string; score: number }[] }).snapshots;
-    expect(refs[0]?.id).toBe("2026-11-22-01");
-    expect(refs[0]?.score).toBeGreaterThan(0);
-    const typo = await cli(["search", "ERR_DUPLICAT_KEY", "--dir", dir, "--json"]);
-    expect((typo.json() as { snapshots: { id: string }[] }).snapshots.map((s) => s.id)).toContain(
-      "2026-11-22-01",
-    );
-    const human = await cli(["search", "ADR-016", "--dir", dir]);
-    expect(human.stdout.split("\n").slice(0, 2)).toEqual([
-      `2026-11-22-01  just now  ${SAVE_INPUT.goal}`,
-      "    names: Ticket: ADR-016  (memory/2026-11-22.md:5)",
-    ]);
-    const none = await cli(["search", "kubernetes", "--dir", dir, "--json"]);
-    expect([none.code, none.json()]).toEqual([
-      1,
-      { snapshots: [], match: "exact", missing: [], suggestions: [], diagnostics: [] },
-    ]);
-  });
-
-  it("recalls the latest snapshot of a session and of a name", async () => {
-    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
-    await cli(["save", "--dir", dir, "--session", "agent:main:main", "--name", "oauth-dup-fix"], {
-      stdin: JSON.stringify(SAVE_INPUT),
-    });
-    const bySession = await cli(["recall", "--session", "agent:main:main", "--dir", dir, "--json"]);
-    expect((bySession.json() as { snapshot: { id: string } }).snapshot.id).toBe("2026-11-22-01");
-    const byName = await cli(["recall", "--name", "oauth-dup-fix", "--dir", dir, "--json"]);
-    expect(byName.json() as { snapshot: { name: string }; warnings: string[] }).toMatchObject({
-      snapshot: { name: "oauth-dup-fix" },
-      warnings: ["src/auth/oauth-callback.ts does not exist (any more, or yet)"],
-    });
-    const missing = await cli(["recall", "--session", "agent:main:nobody", "--dir", dir, "--json"]);
-    expect([missing.code, missing.json()]).toEqual([1, { snapshot: null, warnings: [], diagnostics: [] }]);
-  });
-
-  it("rebuilds the index from the logs", async () => {
-    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
-    const r = await cli(["reindex", "--dir", dir, "--json"]);
-    expect(r.json()).toMatchObject({ snapshots: 2, logs: 1, months: 1, diagnostics: [] });
-  });
-});
-
-describe("big-memory status with a folder where the restore log should be", () => {
-  it("reports the problem and what to do instead of crashing", async () => {
+  it("a real `big-memory save` process loads neither the markdown parser nor the search engine", () => {
     const dir = workspace();
-    mkdirSync(join(dir, ".big-memory", "restore-log.jsonl"), { recursive: true });
-    const r = await cli(["status", "--dir", dir]);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain(
-      "big-memory: .big-memory/restore-log.jsonl is a folder, not a file: move it away (restores are not counted)",
-    );
-    const json = (await cli(["status", "--dir", dir, "--json"])).json() as { problems: number };
-    expect(json.problems).toBe(1);
+    const bin = new URL("../../bin/big-memory.js", import.meta.url).pathname;
+    const hook = new URL("./fixtures/record-modules.mjs", import.meta.url).pathname;
+    const loaded = (args: string[], stdin: string) => {
+      const log = join(dir, `modules-${args[0]}.txt`);
+      const r = spawnSync(process.execPath, ["--import", hook, bin, ...args], {
+        input: stdin,
+        encoding: "utf8",
+        env: { ...process.env, BIG_MEMORY_MODULE_LOG: log },
+      });
+      expect(r.stderr).toBe("");
+      expect(r.status).toBe(0);
+      return readFileSync(log, "utf8").split("\n");
+    };
+    const heavy =
+      /\/(remark|unified|mdast|micromark|minisearch)[^/]*\/|\/search\/|snapshot\/(parse|read-tolerant)\.ts$/;
+    const saved = loaded(["save", "--dir", dir], JSON.stringify({ goal: "Fix ERR_LAZY in cli.ts" }));
+    expect(saved.some((url) => url.endsWith("/store/save.ts"))).toBe(true);
+    expect(saved.filter((url) => heavy.test(url))).toEqual([]);
+    // The same hook sees the search engine when a command needs it.
+    const listed = loaded(["list", "--dir", dir], "");
+    expect(listed.some((url) => url.includes("/search/"))).toBe(true);
   });
 });
-
 describe("runCli", () => {
   it("prints the package version and exits 0", async () => {
     const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
