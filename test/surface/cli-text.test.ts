@@ -40,15 +40,15 @@ describe("table", () => {
     ).toBe("ID             GOAL\n2026-11-22-01  ship\nx              y");
   });
 
-  it("measures colour escapes as nothing and wide characters as one", () => {
+  it("measures colour escapes as nothing and an emoji as one character", () => {
     const red = styleFor(true).red("ab");
     expect(
       table([
         [red, "x"],
-        ["数据", "y"],
+        ["😀", "y"],
         ["abc", "z"],
       ]).split("\n"),
-    ).toEqual([`${red}   x`, "数据   y", "abc  z"]);
+    ).toEqual([`${red}   x`, "😀    y", "abc  z"]);
   });
 
   it("drops white space a row ends with", () => {
