@@ -24,9 +24,9 @@ export interface SessionRef {
 /** How long a flush mark stays claimable by the compaction that follows it. */
 const FLUSH_MARK_TTL_MS = 15 * 60_000;
 
-/** Folds one observed event into the session's trail. */
-export async function observe(ws: Workspace, ref: SessionRef, event: TrailEvent): Promise<SessionState> {
-  return ws.session(ref.sessionKey, ref.agentId).update((s) => ({
+/** Folds one observed event into the session's trail: in memory now, written behind (see Workspace.session). */
+export function observe(ws: Workspace, ref: SessionRef, event: TrailEvent): void {
+  ws.session(ref.sessionKey, ref.agentId).change((s) => ({
     ...s,
     agentId: s.agentId ?? ref.agentId,
     trail: reduceTrail(s.trail, event),
@@ -35,8 +35,9 @@ export async function observe(ws: Workspace, ref: SessionRef, event: TrailEvent)
 }
 
 /**
- * A user turn begins: records the ask in the trail and takes the pending restore, exactly once,
- * in one locked update (a second turn or process cannot take it again).
+ * A user turn begins: records the ask in the trail and takes the pending restore, exactly once. With no
+ * restore pending (the file unchanged since this process last saw it, or re-read), the ask is an in-memory
+ * change; a pending restore is taken in one locked update (a second turn or process cannot take it again).
  */
 export async function beginTurn(
   ws: Workspace,
@@ -44,19 +45,23 @@ export async function beginTurn(
   ask: string,
   now: Date,
 ): Promise<{ state: SessionState; pending: PendingRestore | null }> {
-  let pending: PendingRestore | null = null;
   const at = now.toISOString();
-  const state = await ws.session(ref.sessionKey, ref.agentId).update((s) => {
-    const seen = ask === "" ? s : { ...s, trail: reduceTrail(s.trail, { type: "ask", text: ask, at }) };
-    pending = seen.pendingRestore;
+  const seen = (s: SessionState): SessionState => ({
+    ...(ask === "" ? s : { ...s, trail: reduceTrail(s.trail, { type: "ask", text: ask, at }) }),
+    agentId: s.agentId ?? ref.agentId,
+    updatedAt: at,
+  });
+  const session = ws.session(ref.sessionKey, ref.agentId);
+  const current = await session.read();
+  if (current.pendingRestore === null) {
+    session.change(seen);
+    return { state: seen(current), pending: null };
+  }
+  let pending: PendingRestore | null = null;
+  const state = await session.update((s) => {
+    pending = s.pendingRestore;
     const taken = pending === null ? null : { id: pending.id, reason: pending.reason, at };
-    return {
-      ...seen,
-      agentId: s.agentId ?? ref.agentId,
-      pendingRestore: null,
-      lastRestore: taken ?? s.lastRestore,
-      updatedAt: at,
-    };
+    return { ...seen(s), pendingRestore: null, lastRestore: taken ?? s.lastRestore };
   });
   return { state, pending };
 }
@@ -97,16 +102,19 @@ export async function prepareFlush(
 
 /**
  * Takes the flush marks of an agent (recent ones only) and returns the newest valid snapshot
- * appended after them, or null. Marks are consumed either way.
+ * appended after them, or null. Marks are consumed either way; with none to take or drop, nothing is
+ * locked or written.
  */
 export async function claimFlush(
   ws: Workspace,
   agentId: string | null,
   now: Date,
 ): Promise<LocatedSnapshot | null> {
+  const fresh = (at: string) => now.getTime() - Date.parse(at) < FLUSH_MARK_TTL_MS;
+  const marks = ws.flushMarks();
+  if (!(await marks.read()).marks.some((x) => x.agentId === agentId || !fresh(x.at))) return null;
   let taken: { file: string; offset: number }[] = [];
-  await ws.flushMarks().update((m) => {
-    const fresh = (at: string) => now.getTime() - Date.parse(at) < FLUSH_MARK_TTL_MS;
+  await marks.update((m) => {
     taken = m.marks.filter((x) => x.agentId === agentId && fresh(x.at));
     return { ...m, marks: m.marks.filter((x) => x.agentId !== agentId && fresh(x.at)) };
   });
@@ -120,19 +128,16 @@ export async function claimFlush(
 /** Where a cycle's snapshot came from. */
 export type CycleCapture = { id: string; file: string; source: "flush" | "existing" | "safety-net" | "none" };
 
+/** The block the flush run wrote for the cycle, claimed for the session, or null. */
+export type FlushClaim = LocatedSnapshot | null;
+
 /**
- * Makes sure the session has a snapshot covering the current cycle: the block the flush run wrote
- * (claimed for this session), else one already written since the last compaction, else a draft from
- * the trail (or from `messages` when the trail is empty), written with `trigger`.
+ * The block the flush run wrote, if any, attributed to the session: the model's block stays as written;
+ * when it does not name this session exactly, a claim does. Runs before the session's update (it takes
+ * the flush marks' lock, not the session's).
  */
-export async function ensureCycleSnapshot(
-  ws: Workspace,
-  ref: SessionRef,
-  trigger: Extract<Trigger, "compaction" | "reset" | "threshold">,
-  opts: { now: Date; safetyNet: boolean; messages?: unknown[] },
-): Promise<{ state: SessionState; capture: CycleCapture }> {
-  const claimed = trigger === "threshold" ? null : await claimFlush(ws, ref.agentId, opts.now);
-  // The model's block stays as written; when it does not name this session exactly, a claim does.
+export async function claimCycleFlush(ws: Workspace, ref: SessionRef, now: Date): Promise<FlushClaim> {
+  const claimed = await claimFlush(ws, ref.agentId, now);
   if (
     claimed !== null &&
     (claimed.snapshot.session !== ref.sessionKey ||
@@ -140,7 +145,7 @@ export async function ensureCycleSnapshot(
       claimed.snapshot.trigger !== "flush")
   ) {
     await ws.claim({
-      at: opts.now.toISOString(),
+      at: now.toISOString(),
       file: claimed.file,
       line: claimed.line,
       id: claimed.snapshot.id,
@@ -148,37 +153,52 @@ export async function ensureCycleSnapshot(
       agent: ref.agentId,
     });
   }
-  let capture: CycleCapture = { id: "", file: "", source: "none" };
-  const state = await ws.session(ref.sessionKey, ref.agentId).update(async (s) => {
-    const at = opts.now.toISOString();
-    if (claimed !== null) {
-      capture = { id: claimed.snapshot.id, file: claimed.file, source: "flush" };
-      return withCapture(s, { id: claimed.snapshot.id, file: claimed.file, trigger: "flush", at });
-    }
-    const existing =
-      s.cycle.captured === null ? undefined : s.snapshots.find((x) => x.id === s.cycle.captured);
-    // An earlier snapshot covers the cycle only if nothing was observed after it.
-    const current =
-      existing !== undefined && (s.trail.updatedAt === null || s.trail.updatedAt <= existing.at);
-    if (existing !== undefined && current && trigger !== "threshold") {
-      capture = { id: existing.id, file: existing.file, source: "existing" };
-      return s;
-    }
-    if (!opts.safetyNet) return s;
-    const trail =
-      !draftHasSubstance(s.trail) && opts.messages !== undefined && opts.messages.length > 0
-        ? trailFromMessages(opts.messages, at)
-        : s.trail;
-    if (!draftHasSubstance(trail)) return s;
-    const saved = await ws.save(draftSnapshot(trail), {
-      trigger,
-      session: ref.sessionKey,
-      agent: ref.agentId,
-      name: s.line?.name ?? null,
-      parent: s.line?.parent ?? null,
-    });
-    capture = { id: saved.id, file: saved.file, source: "safety-net" };
-    return withCapture(s, { id: saved.id, file: saved.file, trigger, at });
+  return claimed;
+}
+
+/**
+ * Inside the session's update: makes sure the state has a snapshot covering the current cycle: the
+ * block the flush run wrote (`claimed`), else one already written since the last compaction, else a
+ * draft from the trail (or from `messages` when the trail is empty), written with `trigger`.
+ */
+export async function coverCycle(
+  ws: Workspace,
+  ref: SessionRef,
+  s: SessionState,
+  trigger: Extract<Trigger, "compaction" | "reset" | "threshold">,
+  opts: { now: Date; safetyNet: boolean; messages?: unknown[]; claimed: FlushClaim },
+): Promise<{ state: SessionState; capture: CycleCapture }> {
+  const at = opts.now.toISOString();
+  const { claimed } = opts;
+  if (claimed !== null) {
+    const capture: CycleCapture = { id: claimed.snapshot.id, file: claimed.file, source: "flush" };
+    return {
+      state: withCapture(s, { id: claimed.snapshot.id, file: claimed.file, trigger: "flush", at }),
+      capture,
+    };
+  }
+  const none = { state: s, capture: { id: "", file: "", source: "none" } as CycleCapture };
+  const existing = s.cycle.captured === null ? undefined : s.snapshots.find((x) => x.id === s.cycle.captured);
+  // An earlier snapshot covers the cycle only if nothing was observed after it.
+  const current = existing !== undefined && (s.trail.updatedAt === null || s.trail.updatedAt <= existing.at);
+  if (existing !== undefined && current && trigger !== "threshold") {
+    return { state: s, capture: { id: existing.id, file: existing.file, source: "existing" } };
+  }
+  if (!opts.safetyNet) return none;
+  const trail =
+    !draftHasSubstance(s.trail) && opts.messages !== undefined && opts.messages.length > 0
+      ? trailFromMessages(opts.messages, at)
+      : s.trail;
+  if (!draftHasSubstance(trail)) return none;
+  const saved = await ws.save(draftSnapshot(trail), {
+    trigger,
+    session: ref.sessionKey,
+    agent: ref.agentId,
+    name: s.line?.name ?? null,
+    parent: s.line?.parent ?? null,
   });
-  return { state, capture };
+  return {
+    state: withCapture(s, { id: saved.id, file: saved.file, trigger, at }),
+    capture: { id: saved.id, file: saved.file, source: "safety-net" },
+  };
 }

@@ -25,6 +25,15 @@
  */
 import { randomBytes } from "node:crypto";
 import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import {
   mkdir,
   readdir,
   readFile,
@@ -124,6 +133,50 @@ export async function withLock<T>(
     clearInterval(beat);
     await release(lockPath, nonce);
   }
+}
+
+/**
+ * The lock for a process that is exiting (no event loop left to wait on): one synchronous attempt, with the
+ * same owner record and atomic rename as {@link withLock}, without queue, wait or heartbeat. A lock held by
+ * this very process counts as taken, since its asynchronous holder will never resume. Returns the release
+ * function, or `null` when another process holds the lock (or it cannot be taken); a stale lock is not broken.
+ */
+export function lockForExitSync(lockPath: string): (() => void) | null {
+  const nonce = randomBytes(8).toString("hex");
+  const tmp = `${lockPath}.${nonce}.tmp`;
+  const owner: LockOwner = {
+    version: LOCK_OWNER_VERSION,
+    pid: process.pid,
+    hostname: hostname(),
+    createdAt: Date.now(),
+    nonce,
+  };
+  const removeSync = (dir: string, ownerFile: string) => () => {
+    try {
+      unlinkSync(join(dir, ownerFile));
+      rmdirSync(dir);
+    } catch {
+      // Best effort: what is left is a lock of a dead process, which the next waiter breaks.
+    }
+  };
+  try {
+    mkdirSync(tmp, { mode: PRIVATE_DIR_MODE });
+    writeFileSync(join(tmp, ownerFileName(nonce)), JSON.stringify(owner), { mode: PRIVATE_FILE_MODE });
+    renameSync(tmp, lockPath);
+    return removeSync(lockPath, ownerFileName(nonce));
+  } catch {
+    removeSync(tmp, ownerFileName(nonce))();
+  }
+  try {
+    for (const name of readdirSync(lockPath)) {
+      if (!OWNER_FILE.test(name)) continue;
+      const held = parseOwner(readFileSync(join(lockPath, name), "utf8"));
+      if (held?.pid === process.pid && held.hostname === owner.hostname) return removeSync(lockPath, name);
+    }
+  } catch {
+    // Released meanwhile, or unreadable: not ours to take.
+  }
+  return null;
 }
 
 /** Reads the owner record of the lock at `lockPath`: `null` when the lock is free or its record is unreadable. */

@@ -1,9 +1,10 @@
+import { readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { z } from "zod";
 import { errorCode, errorMessage } from "./fs-durable.ts";
-import { ensurePrivateDir, writePrivateJson } from "./gate.ts";
-import { withLock } from "./lock.ts";
+import { ensurePrivateDir, ensurePrivateDirSync, writePrivateJson, writePrivateJsonSync } from "./gate.ts";
+import { lockForExitSync, withLock } from "./lock.ts";
 
 /**
  * Small versioned JSON files under `.big-memory/` (session trails, pending restores, flush marks).
@@ -17,6 +18,14 @@ export const BACKUP_SUFFIX = ".bak";
 
 export interface StateLogger {
   warn(message: string): void;
+}
+
+/** What one state file held: its value, or why not (`problem: null` when there is no file). */
+type Loaded<T> = { ok: true; value: T } | { ok: false; problem: string | null };
+
+/** Whether a load needs no previous copy: the file read well, or there is no file at all. */
+function readable<T>(loaded: Loaded<T>): boolean {
+  return loaded.ok || loaded.problem === null;
 }
 
 /** One JSON state file validated by a zod schema whose `version` field is a literal. */
@@ -52,12 +61,36 @@ export class JsonState<T> {
     return (await this.readChecked()).value;
   }
 
+  /**
+   * Which version of the file is on disk now, from one `stat` (no read): `"none"` when there is no file.
+   * Every write replaces the file (a new inode, size and times), so a changed stamp means another write.
+   */
+  stamp(): string {
+    const info = statSync(this.path, { bigint: true, throwIfNoEntry: false });
+    return info === undefined ? "none" : `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+  }
+
+  /** Creates the file's folder (private), as every write does first. */
+  async ensureFolder(): Promise<void> {
+    await this.prepare();
+    await ensurePrivateDir(dirname(this.path));
+  }
+
   /** {@link read}, and whether the file itself held the value (so it may become the previous good copy). */
   private async readChecked(): Promise<{ value: T; good: boolean }> {
     const current = await this.load(this.path);
+    return this.checked(current, readable(current) ? null : await this.load(this.path + BACKUP_SUFFIX));
+  }
+
+  private readCheckedSync(): { value: T; good: boolean } {
+    const current = this.loadSync(this.path);
+    return this.checked(current, readable(current) ? null : this.loadSync(this.path + BACKUP_SUFFIX));
+  }
+
+  /** The value to use given the file and, when the file did not read well, its previous good copy. */
+  private checked(current: Loaded<T>, backup: Loaded<T> | null): { value: T; good: boolean } {
     if (current.ok) return { value: current.value, good: true };
-    if (current.problem === null) return { value: this.initial(), good: false };
-    const backup = await this.load(`${this.path}${BACKUP_SUFFIX}`);
+    if (current.problem === null || backup === null) return { value: this.initial(), good: false };
     if (!this.warned) {
       this.warned = true;
       this.logger.warn(
@@ -68,15 +101,29 @@ export class JsonState<T> {
   }
 
   /** One file's value, or why not (`problem: null` when the file does not exist). */
-  private async load(path: string): Promise<{ ok: true; value: T } | { ok: false; problem: string | null }> {
-    let text: string;
+  private async load(path: string): Promise<Loaded<T>> {
     try {
-      text = await readFile(path, "utf8");
+      return this.parse(await readFile(path, "utf8"));
     } catch (error) {
-      if (errorCode(error) === "ENOENT") return { ok: false, problem: null };
-      // The environment failing (a folder in the way, permissions, I/O) is not corruption: say so.
-      throw new Error(`big-memory: cannot read ${path}: ${errorMessage(error)}`, { cause: error });
+      return this.unreadable(path, error);
     }
+  }
+
+  private loadSync(path: string): Loaded<T> {
+    try {
+      return this.parse(readFileSync(path, "utf8"));
+    } catch (error) {
+      return this.unreadable(path, error);
+    }
+  }
+
+  private unreadable(path: string, error: unknown): Loaded<T> {
+    if (errorCode(error) === "ENOENT") return { ok: false, problem: null };
+    // The environment failing (a folder in the way, permissions, I/O) is not corruption: say so.
+    throw new Error(`big-memory: cannot read ${path}: ${errorMessage(error)}`, { cause: error });
+  }
+
+  private parse(text: string): Loaded<T> {
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -92,19 +139,48 @@ export class JsonState<T> {
     };
   }
 
-  /** Reads, applies `fn`, and writes the result atomically, under the file's lock. */
-  async update(fn: (value: T) => T | Promise<T>): Promise<T> {
-    await this.prepare();
-    await ensurePrivateDir(dirname(this.path));
+  /**
+   * Reads, applies `fn`, and writes the result atomically, under the file's lock. When `fn` returns the
+   * value it was given and the file held it, nothing is written. `onWritten` runs with the value as written
+   * while the lock is still held (a caller's bookkeeping that must not lag behind the file).
+   */
+  async update(fn: (value: T) => T | Promise<T>, opts: { onWritten?: (value: T) => void } = {}): Promise<T> {
+    await this.ensureFolder();
     return withLock(
       `${this.path}.lock`,
       async () => {
         const { value, good } = await this.readChecked();
         const next = await fn(value);
         // The file replaced becomes the previous good copy only if it read well; a corrupt one is not kept.
-        return (await writePrivateJson(this.path, next, good ? { keepPreviousAs: BACKUP_SUFFIX } : {})).value;
+        const written =
+          good && next === value
+            ? value
+            : (await writePrivateJson(this.path, next, good ? { keepPreviousAs: BACKUP_SUFFIX } : {})).value;
+        opts.onWritten?.(written);
+        return written;
       },
       { timeoutMs: 10_000, staleMs: 30_000 },
     );
+  }
+
+  /**
+   * {@link update} for a process that is exiting: synchronous, one attempt at the lock (which a pending
+   * update of this process counts as holding, see `lockForExitSync`). Returns the value written, or `null`
+   * when another process held the lock.
+   */
+  updateSync(fn: (value: T) => T): { value: T } | null {
+    ensurePrivateDirSync(dirname(this.path));
+    const release = lockForExitSync(`${this.path}.lock`);
+    if (release === null) return null;
+    try {
+      const { value, good } = this.readCheckedSync();
+      const next = fn(value);
+      if (good && next === value) return { value };
+      return {
+        value: writePrivateJsonSync(this.path, next, good ? { keepPreviousAs: BACKUP_SUFFIX } : {}).value,
+      };
+    } finally {
+      release();
+    }
   }
 }

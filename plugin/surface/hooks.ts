@@ -36,8 +36,12 @@ function refOf(ctx: Ctx): SessionRef | null {
   return { sessionKey: ctx.sessionKey, agentId: ctx.agentId ?? agentOfSessionKey(ctx.sessionKey) ?? null };
 }
 
-/** The real session a flush run works for: the most recently active session state of its agent. */
+/**
+ * The real session a flush run works for: the most recently active session state of its agent (what this
+ * process kept in memory is written first, so every session's file is current).
+ */
 async function flushTarget(ws: Workspace, agentId: string | null): Promise<SessionState | null> {
+  await ws.flushSessions();
   const dir = join(ws.stateDir, "sessions");
   const names = await readdir(dir).catch(() => [] as string[]);
   const prefix = agentId === null ? "" : `agent-${agentId.replace(/[^a-zA-Z0-9_-]+/g, "-")}-`;
@@ -175,7 +179,7 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
 
   api.on("after_tool_call", (event, ctx) =>
     guarded("after_tool_call", ctx, async (ws, ref, now) => {
-      await observe(ws, ref, {
+      observe(ws, ref, {
         type: "tool",
         tool: event.toolName,
         params: event.params,
@@ -190,16 +194,15 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
   api.on("llm_output", (event, ctx) => {
     if (ctx.trigger !== undefined && ctx.trigger !== "user") return;
     return guarded("llm_output", ctx, async (ws, ref, now) => {
-      const state =
-        event.assistantTexts.length === 0
-          ? await ws.session(ref.sessionKey, ref.agentId).read()
-          : await observe(ws, ref, { type: "assistant", texts: event.assistantTexts, at: now.toISOString() });
+      if (event.assistantTexts.length > 0)
+        observe(ws, ref, { type: "assistant", texts: event.assistantTexts, at: now.toISOString() });
       // event.usage sums every model call of the run; the last call's usage is the context in use.
       const use = contextUse(
         lastCallUsage(event.lastAssistant) ?? event.usage,
         event.contextTokenBudget ?? ctx.contextTokenBudget,
       );
       if (use === null) return;
+      const state = await ws.session(ref.sessionKey, ref.agentId).read();
       const crossed = config.capture.thresholds.filter(
         (t) => use >= t && !state.cycle.thresholds.includes(t),
       );
@@ -210,6 +213,11 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
       );
     });
   });
+
+  // The turn is over: what it observed is written now (an `openclaw agent --local` process exits next).
+  api.on("agent_end", (_event, ctx) =>
+    guarded("agent_end", ctx, (ws, ref) => ws.session(ref.sessionKey, ref.agentId).flush()),
+  );
 
   api.on("before_compaction", (event, ctx) =>
     guarded("before_compaction", ctx, (ws, ref, now) =>

@@ -7,8 +7,8 @@ import { cli } from "./cli-harness.ts";
 import { createDriver, type Driver, SESSION } from "./plugin-driver.ts";
 
 const drivers: Driver[] = [];
-afterEach(() => {
-  for (const d of drivers.splice(0)) d.dispose();
+afterEach(async () => {
+  for (const d of drivers.splice(0)) await d.dispose();
 });
 
 const today = () => localTime(new Date()).date;
@@ -21,7 +21,7 @@ async function flushWith(
   drivers.push(d);
   await d.userTurn("Fix ERR_DUPLICATE_KEY on second login in src/auth/oauth-callback.ts");
   await d.tool("read", { path: "src/auth/oauth-callback.ts" });
-  d.restart();
+  await d.restart();
   const [flush] = await d.fire(
     "before_prompt_build",
     { prompt: "Pre-compaction memory flush. Store durable memories now.", messages: [] },
@@ -32,7 +32,7 @@ async function flushWith(
   mkdirSync(join(d.workspace, "memory"), { recursive: true });
   const log = join(d.workspace, "memory", `${today()}.md`);
   appendFileSync(log, block(prompt, id));
-  d.restart();
+  await d.restart();
   await d.fire("before_compaction", { messageCount: 12 });
   await d.fire("after_compaction", { messageCount: 3, compactedCount: 9 });
   return { d, id, log, prompt };

@@ -81,7 +81,7 @@ describe("after_compaction with no user turn observed (through the registered ho
       await d.fire("after_compaction", { messageCount: 2 }, { sessionKey: "agent:main:other" });
       expect(d.reg.warnings).toEqual([silentSessionWarning("agent:main:main", missingConsent({}))]);
     } finally {
-      d.dispose();
+      await d.dispose();
     }
   });
 });

@@ -6,8 +6,8 @@ import { localTime } from "../../plugin/snapshot/time.ts";
 import { createDriver, type Driver, SESSION } from "./plugin-driver.ts";
 
 const drivers: Driver[] = [];
-afterEach(() => {
-  for (const d of drivers.splice(0)) d.dispose();
+afterEach(async () => {
+  for (const d of drivers.splice(0)) await d.dispose();
 });
 function driver(config: Record<string, unknown> = {}): Driver {
   const d = createDriver(config);
@@ -43,13 +43,14 @@ async function work(d: Driver): Promise<void> {
     },
     { trigger: "user" },
   );
+  await d.endTurn();
 }
 
 describe("capture and restore across compaction", () => {
   it("drafts a safety-net snapshot when the model wrote none, and restores it exactly once after compaction", async () => {
     const d = driver();
     await work(d);
-    d.restart();
+    await d.restart();
     await d.fire("before_compaction", { messageCount: 12, tokenCount: 9000 });
     await d.fire("after_compaction", {
       messageCount: 3,
@@ -63,7 +64,7 @@ describe("capture and restore across compaction", () => {
     ]);
     expect(written[0]?.snapshot.goal).toContain("ERR_DUPLICATE_KEY");
     expect(written[0]?.snapshot.files.map((f) => f.path)).toContain("src/auth/oauth-callback.ts");
-    d.restart();
+    await d.restart();
     const restored = await d.userTurn("ok, go on");
     expect(restored).toContain(written[0]?.snapshot.id);
     expect(restored).toContain("ERR_DUPLICATE_KEY");
@@ -74,7 +75,7 @@ describe("capture and restore across compaction", () => {
   it("claims the block the model wrote during the flush for the real session, without a second snapshot", async () => {
     const d = driver();
     await work(d);
-    d.restart();
+    await d.restart();
     const [flush] = await d.fire(
       "before_prompt_build",
       { prompt: "Pre-compaction memory flush. Store durable memories now.", messages: [] },
@@ -90,11 +91,11 @@ describe("capture and restore across compaction", () => {
       logFile(d),
       `\n## Task Snapshot -- 10:00\n\n<!-- BIG-MEMORY-SNAPSHOT v1 -->\n<!-- timestamp: ${today()}T10:00:00 -->\n<!-- snapshot-id: ${id} -->\n\n### [SNAPSHOT] Active Goal\nStop ERR_DUPLICATE_KEY on second login\n\n### [SNAPSHOT] Next Steps\n1. Add the unique index\n\n<!-- /BIG-MEMORY-SNAPSHOT -->\n`,
     );
-    d.restart();
+    await d.restart();
     await d.fire("before_compaction", { messageCount: 12 });
     await d.fire("after_compaction", { messageCount: 3, compactedCount: 9 });
     expect(snapshots(d).map((s) => s.snapshot.id)).toEqual([id]);
-    d.restart();
+    await d.restart();
     const restored = await d.userTurn("continue");
     expect(restored).toContain(id);
     expect(restored).toContain("Add the unique index");
@@ -104,7 +105,7 @@ describe("capture and restore across compaction", () => {
     const d = driver();
     await work(d);
     await d.fire("before_compaction", { messageCount: 12 });
-    d.restart();
+    await d.restart();
     expect(await d.userTurn("next")).toContain(snapshots(d)[0]?.snapshot.id);
     expect(snapshots(d)).toHaveLength(1);
     expect(await d.userTurn("next again")).toBeUndefined();
@@ -230,7 +231,7 @@ describe("hooks fail open", () => {
     await work(d);
     const dir = join(d.workspace, ".big-memory", "sessions");
     for (const f of readdirSync(dir)) writeFileSync(join(dir, f), "{ torn");
-    d.restart();
+    await d.restart();
     await d.userTurn("Fix the login bug in src/auth/session.ts");
     expect(d.reg.warnings.filter((w) => w.includes("not valid JSON"))).toHaveLength(1);
   });

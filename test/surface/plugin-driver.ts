@@ -6,7 +6,8 @@ import entry from "../../plugin/index.ts";
 
 /**
  * Drives the plugin's registered handlers the way OpenClaw calls them, in-process, over a real
- * temporary workspace. Every `restart()` registers the plugin again with fresh objects, as a new
+ * temporary workspace. Every `restart()` ends the registration as a process ends (its services stopped,
+ * what it kept in memory written) and registers the plugin again with fresh objects, as a new
  * `openclaw agent --local` process or a restarted gateway would, so state must come from disk.
  */
 
@@ -18,10 +19,18 @@ export interface Registered {
   commands: { name: string; handler: (ctx: Record<string, unknown>) => unknown }[];
   warnings: string[];
   infos: string[];
+  services: { stop?: () => unknown }[];
 }
 
 function register(pluginConfig: Record<string, unknown>, workspace: string): Registered {
-  const reg: Registered = { hooks: new Map(), tools: [], commands: [], warnings: [], infos: [] };
+  const reg: Registered = {
+    hooks: new Map(),
+    tools: [],
+    commands: [],
+    warnings: [],
+    infos: [],
+    services: [],
+  };
   const api = {
     id: "big-memory",
     registrationMode: "full",
@@ -43,7 +52,9 @@ function register(pluginConfig: Record<string, unknown>, workspace: string): Reg
       reg.commands.push(cmd);
     },
     registerCli: () => {},
-    registerService: () => {},
+    registerService: (service: { stop?: () => unknown }) => {
+      reg.services.push(service);
+    },
   };
   entry.register(api as unknown as OpenClawPluginApi);
   return reg;
@@ -57,20 +68,32 @@ export interface Driver {
   /** A user turn: before_prompt_build with trigger "user"; returns the prependContext, if any. */
   userTurn(text: string, ctx?: Record<string, unknown>): Promise<string | undefined>;
   tool(toolName: string, params: Record<string, unknown>, extra?: Record<string, unknown>): Promise<void>;
+  /** The end of a turn: agent_end, as OpenClaw fires it after the last model call. */
+  endTurn(ctx?: Record<string, unknown>): Promise<void>;
   command(args: string, ctx?: Record<string, unknown>): Promise<string>;
   callTool(
     name: string,
     params: unknown,
     ctx?: Record<string, unknown>,
   ): Promise<{ text: string; details: unknown }>;
-  restart(): void;
-  dispose(): void;
+  /** Ends this registration as its process would end, then registers the plugin again. */
+  restart(): Promise<void>;
+  /** Ends the registration, then removes the workspace (one the driver created). */
+  dispose(): Promise<void>;
 }
 
 export const SESSION = "agent:main:main";
 
-export function createDriver(pluginConfig: Record<string, unknown> = {}): Driver {
-  const workspace = mkdtempSync(join(tmpdir(), "big-memory-plugin-"));
+async function stop(reg: Registered): Promise<void> {
+  for (const service of reg.services) await service.stop?.();
+}
+
+/** `opts.workspace`: drive an existing workspace (another process's too) instead of a fresh temporary one. */
+export function createDriver(
+  pluginConfig: Record<string, unknown> = {},
+  opts: { workspace?: string } = {},
+): Driver {
+  const workspace = opts.workspace ?? mkdtempSync(join(tmpdir(), "big-memory-plugin-"));
   const base = { sessionKey: SESSION, agentId: "main", workspaceDir: workspace, sessionId: "s-1" };
   const d: Driver = {
     workspace,
@@ -90,6 +113,9 @@ export function createDriver(pluginConfig: Record<string, unknown> = {}): Driver
     },
     async tool(toolName, params, extra = {}) {
       await d.fire("after_tool_call", { toolName, params, ...extra }, { toolName });
+    },
+    async endTurn(ctx = {}) {
+      await d.fire("agent_end", { messages: [], success: true }, { trigger: "user", ...ctx });
     },
     async command(args, ctx = {}) {
       const cmd = d.reg.commands.find((c) => c.name === "big-memory");
@@ -119,11 +145,13 @@ export function createDriver(pluginConfig: Record<string, unknown> = {}): Driver
       }
       throw new Error(`no tool ${name}`);
     },
-    restart() {
+    async restart() {
+      await stop(d.reg);
       d.reg = register(pluginConfig, workspace);
     },
-    dispose() {
-      rmSync(workspace, { recursive: true, force: true });
+    async dispose() {
+      await stop(d.reg);
+      if (opts.workspace === undefined) rmSync(workspace, { recursive: true, force: true });
     },
   };
   return d;

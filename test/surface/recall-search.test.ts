@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createDriver, type Driver } from "./plugin-driver.ts";
 
 const drivers: Driver[] = [];
-afterEach(() => {
-  for (const d of drivers.splice(0)) d.dispose();
+afterEach(async () => {
+  for (const d of drivers.splice(0)) await d.dispose();
 });
 
 /** A driver whose session saved one snapshot naming ERR_WEBHOOK_REPLAY and one naming ERR_DB_TIMEOUTS. */

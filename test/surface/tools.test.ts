@@ -4,8 +4,8 @@ import { localTime } from "../../plugin/snapshot/time.ts";
 import { createDriver, type Driver } from "./plugin-driver.ts";
 
 const drivers: Driver[] = [];
-afterEach(() => {
-  for (const d of drivers.splice(0)) d.dispose();
+afterEach(async () => {
+  for (const d of drivers.splice(0)) await d.dispose();
 });
 function driver(): Driver {
   const d = createDriver();

@@ -14,8 +14,8 @@ import { createDriver, type Driver } from "./plugin-driver.ts";
  */
 
 const drivers: Driver[] = [];
-afterEach(() => {
-  for (const d of drivers.splice(0)) d.dispose();
+afterEach(async () => {
+  for (const d of drivers.splice(0)) await d.dispose();
 });
 
 /** Every file under `dir`, workspace-relative, with its bytes. */
@@ -53,10 +53,10 @@ async function secretSession(d: Driver): Promise<string[]> {
     { messages: [{ role: "assistant", content: ASSISTANT_TEXTS[0] }], success: true },
     { trigger: "user" },
   );
-  d.restart();
+  await d.restart();
   await d.fire("before_compaction", { messageCount: 30, tokenCount: 90_000 });
   await d.fire("after_compaction", { messageCount: 3, tokenCount: 900, compactedCount: 27 });
-  d.restart();
+  await d.restart();
   seen.push((await d.userTurn("ok, go on")) ?? "");
   seen.push((await d.userTurn("you forgot what we were doing")) ?? "");
   seen.push((await d.callTool("big_memory_recall", {})).text);

@@ -1,0 +1,141 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { CachedState } from "../../plugin/store/cached-state.ts";
+import { JsonState } from "../../plugin/store/state.ts";
+
+const Counter = z.object({ version: z.literal(1), log: z.array(z.string()), pending: z.string().nullable() });
+type Counter = z.infer<typeof Counter>;
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "big-memory-cached-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const path = () => join(dir, "state", "s.json");
+/** One process's view of the file: two of them on one path behave as two processes do. */
+function cached(onChange: () => void = () => {}): CachedState<Counter> {
+  const file = new JsonState<Counter>(path(), Counter, () => ({ version: 1, log: [], pending: null }), {
+    warn: () => {},
+  });
+  return new CachedState(file, onChange);
+}
+const onDisk = (): Counter => JSON.parse(readFileSync(path(), "utf8"));
+const add = (entry: string) => (c: Counter) => ({ ...c, log: [...c.log, entry] });
+
+describe("CachedState", () => {
+  it("applies a change in memory at once and writes it only when flushed", async () => {
+    const calls: number[] = [];
+    const s = cached(() => calls.push(1));
+    await s.read();
+    s.change(add("a"));
+    s.change(add("b"));
+    expect(await s.read()).toEqual({ version: 1, log: ["a", "b"], pending: null });
+    expect(s.dirty).toBe(true);
+    expect(calls).toHaveLength(2);
+    expect(() => readFileSync(path())).toThrow(/ENOENT/);
+    await s.flush();
+    expect(s.dirty).toBe(false);
+    expect(onDisk()).toEqual({ version: 1, log: ["a", "b"], pending: null });
+  });
+
+  it("replays its changes onto what another process wrote, keeping that process's pending restore", async () => {
+    const mine = cached();
+    const other = cached();
+    mine.change(add("mine"));
+    await other.update((c) => ({ ...add("other")(c), pending: "2026-11-22-01" }));
+    await mine.flush();
+    expect(onDisk()).toEqual({ version: 1, log: ["other", "mine"], pending: "2026-11-22-01" });
+  });
+
+  it("reloads when another process changed the file, with its own changes still on top", async () => {
+    const mine = cached();
+    const other = cached();
+    expect((await mine.read()).pending).toBeNull();
+    mine.change(add("mine"));
+    await other.update((c) => ({ ...c, pending: "2026-11-22-02" }));
+    expect(await mine.read()).toEqual({ version: 1, log: ["mine"], pending: "2026-11-22-02" });
+  });
+
+  it("lets exactly one of two processes take a pending value", async () => {
+    const a = cached();
+    const b = cached();
+    await a.update((c) => ({ ...c, pending: "2026-11-22-03" }));
+    const taken: string[] = [];
+    const take = (s: CachedState<Counter>) =>
+      s.update((c) => {
+        if (c.pending !== null) taken.push(c.pending);
+        return { ...c, pending: null };
+      });
+    await Promise.all([take(a), take(b)]);
+    expect(taken).toEqual(["2026-11-22-03"]);
+  });
+
+  it("writes the changes and the update's own result together, and keeps the changes when the write fails", async () => {
+    const s = cached();
+    s.change(add("a"));
+    await expect(
+      s.update(() => {
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(s.dirty).toBe(true);
+    expect(await s.update((c) => ({ ...c, pending: "2026-11-22-04" }))).toEqual({
+      version: 1,
+      log: ["a"],
+      pending: "2026-11-22-04",
+    });
+    expect(s.dirty).toBe(false);
+    expect(onDisk()).toEqual({ version: 1, log: ["a"], pending: "2026-11-22-04" });
+  });
+
+  it("writes synchronously at exit, creating the folder, unless another process holds the lock", () => {
+    const s = cached();
+    s.change(add("a"));
+    expect(s.flushSync()).toBe(true);
+    expect(onDisk().log).toEqual(["a"]);
+    s.change(add("b"));
+    const lock = `${path()}.lock`;
+    const owner = {
+      version: 1,
+      pid: process.ppid,
+      hostname: hostname(),
+      createdAt: Date.now(),
+      nonce: "ab12",
+    };
+    mkdirSync(lock);
+    writeFileSync(join(lock, "owner.ab12.json"), JSON.stringify(owner));
+    expect(s.flushSync()).toBe(false);
+    expect(s.dirty).toBe(true);
+    rmSync(lock, { recursive: true });
+    expect(s.flushSync()).toBe(true);
+    expect(onDisk().log).toEqual(["a", "b"]);
+  });
+
+  it("writes at exit the changes of its own write caught in the middle, exactly once", async () => {
+    const s = cached();
+    s.change(add("a"));
+    let atExit: boolean | null = null;
+    // The exit comes after the write read the file under its lock and before it wrote.
+    await s.update((c) => {
+      atExit = s.flushSync();
+      return c;
+    });
+    expect(atExit).toBe(true);
+    expect(onDisk().log).toEqual(["a"]);
+  });
+
+  it("writes at exit nothing twice when a flush is queued but not started", async () => {
+    const s = cached();
+    s.change(add("a"));
+    const flushing = s.flush();
+    expect(s.flushSync()).toBe(true);
+    await flushing;
+    expect(onDisk().log).toEqual(["a"]);
+  });
+});
