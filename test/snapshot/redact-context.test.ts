@@ -3,16 +3,7 @@ import { describe, expect, it } from "vitest";
 import { redact } from "../../plugin/snapshot/redact.ts";
 import { CONTEXT_RULES, SECRET_NAME_TRIGGERS } from "../../plugin/snapshot/redact-context.ts";
 import { classifyName } from "../../plugin/snapshot/redact-names.ts";
-import {
-  B64,
-  body,
-  expectCase,
-  MIXED,
-  pairRules,
-  type RuleCase,
-  rulesFiringOnNegatives,
-  UPPER,
-} from "./rule-cases.ts";
+import { B64, body, MIXED, type RuleCase, ruleTableTests, UPPER } from "./rule-cases.ts";
 
 const pemBody = [body(B64, 64), body(B64, 40)].join("\n");
 const basic = (credentials: string) => Buffer.from(credentials).toString("base64");
@@ -151,18 +142,7 @@ const CASES: readonly RuleCase[] = [
 ];
 
 describe("CONTEXT_RULES", () => {
-  it("leaves every hard negative of the labelled corpus alone, rule by rule", () => {
-    expect(rulesFiringOnNegatives(CONTEXT_RULES)).toEqual([]);
-  });
-
-  it("has one case per rule", () => {
-    expect(CASES.length).toBe(CONTEXT_RULES.length);
-  });
-
-  it.each(pairRules(CONTEXT_RULES, CASES))(
-    "rule $i ($kind) finds $c.about and leaves its near miss",
-    ({ rule, c }) => expectCase(rule, c),
-  );
+  ruleTableTests(CONTEXT_RULES, CASES);
 
   it("keeps the name, the scheme and user, the header and the flag around the secret", () => {
     expect(

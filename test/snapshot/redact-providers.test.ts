@@ -1,19 +1,7 @@
 import { Buffer } from "node:buffer";
 import { describe, expect, it } from "vitest";
 import { PROVIDER_RULES } from "../../plugin/snapshot/redact-providers.ts";
-import {
-  B64,
-  body,
-  expectCase,
-  foundBy,
-  HEX,
-  LOWER,
-  MIXED,
-  pairRules,
-  type RuleCase,
-  rulesFiringOnNegatives,
-  UPPER,
-} from "./rule-cases.ts";
+import { B64, body, foundBy, HEX, LOWER, MIXED, type RuleCase, ruleTableTests, UPPER } from "./rule-cases.ts";
 
 /**
  * A token `prefix` + `length` characters of `alphabet` after `KEY=`; its near miss is one character short
@@ -136,18 +124,7 @@ const CASES: readonly RuleCase[] = [
 ];
 
 describe("PROVIDER_RULES", () => {
-  it("leaves every hard negative of the labelled corpus alone, rule by rule", () => {
-    expect(rulesFiringOnNegatives(PROVIDER_RULES)).toEqual([]);
-  });
-
-  it("has one case per rule", () => {
-    expect(CASES.length).toBe(PROVIDER_RULES.length);
-  });
-
-  it.each(pairRules(PROVIDER_RULES, CASES))(
-    "rule $i ($kind) finds $c.about and leaves its near miss",
-    ({ rule, c }) => expectCase(rule, c),
-  );
+  ruleTableTests(PROVIDER_RULES, CASES);
 
   it("refuses a token whose random part is a placeholder", () => {
     const github = PROVIDER_RULES[5];

@@ -1,4 +1,4 @@
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import { compileRules, findSecrets, type Rule } from "../../plugin/snapshot/redact-engine.ts";
 import { NEGATIVES } from "./fixtures/secret-corpus.ts";
 
@@ -45,7 +45,7 @@ export function expectCase(rule: Rule, c: RuleCase): void {
 const NO_CASE: RuleCase = { about: "no case", text: "", secret: "a case for this rule", miss: "" };
 
 /** Each rule of `rules` with its index, kind and the case at the same index of `cases`. */
-export function pairRules(
+function pairRules(
   rules: readonly Rule[],
   cases: readonly RuleCase[],
 ): { i: number; kind: string; rule: Rule; c: RuleCase }[] {
@@ -53,11 +53,29 @@ export function pairRules(
 }
 
 /** For each of `rules` that finds something in a hard negative of the labelled corpus: its index and those negatives. */
-export function rulesFiringOnNegatives(rules: readonly Rule[]): [number, string[]][] {
+function rulesFiringOnNegatives(rules: readonly Rule[]): [number, string[]][] {
   return rules
     .map((rule, i): [number, string[]] => {
       const set = compileRules([rule]);
       return [i, NEGATIVES.filter((n) => findSecrets(n.text, set).length > 0).map((n) => n.name)];
     })
     .filter(([, names]) => names.length > 0);
+}
+
+/**
+ * The tests every rule table gets, inside its `describe`: one case per rule, each rule finding its case's
+ * secret and leaving its near miss, and no rule finding anything in a hard negative of the labelled corpus.
+ */
+export function ruleTableTests(rules: readonly Rule[], cases: readonly RuleCase[]): void {
+  it("has one case per rule", () => {
+    expect(cases.length).toBe(rules.length);
+  });
+
+  it.each(pairRules(rules, cases))("rule $i ($kind) finds $c.about and leaves its near miss", ({ rule, c }) =>
+    expectCase(rule, c),
+  );
+
+  it("leaves every hard negative of the labelled corpus alone, rule by rule", () => {
+    expect(rulesFiringOnNegatives(rules)).toEqual([]);
+  });
 }
