@@ -60,6 +60,7 @@ type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Rec) : {});
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 const set = (key: string, value: string) => `openclaw config set ${key} ${value} --strict-json`;
 const check = (name: string, status: CheckStatus, detail: string, fix: string | null = null): Check => ({
   name,
@@ -225,6 +226,48 @@ function flushCheck(f: DoctorFacts): Check {
   return check("memory flush", "ok", `on (${thresholds})`);
 }
 
+/** Below this many bytes a transcript threshold compacts every few turns: a try-out setting. */
+export const TRY_OUT_BYTES = 64 * 1024;
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** A byte size as OpenClaw's config takes it (a number, or a string such as `"4kb"` or `"20mb"`), or null. */
+export function byteSize(value: unknown): number | null {
+  if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value : null;
+  if (typeof value !== "string") return null;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(value);
+  if (match?.[1] === undefined) return null;
+  return Number(match[1]) * (UNITS[(match[2] ?? "b").toLowerCase()] ?? 1);
+}
+
+function compactionCheck(f: DoctorFacts): Check {
+  const compaction = rec(rec(rec(f.config.value.agents).defaults).compaction);
+  const keys = {
+    "agents.defaults.compaction.maxActiveTranscriptBytes": compaction.maxActiveTranscriptBytes,
+    "agents.defaults.compaction.memoryFlush.forceFlushTranscriptBytes": rec(compaction.memoryFlush)
+      .forceFlushTranscriptBytes,
+  };
+  const small = Object.entries(keys).filter(([, v]) => {
+    const bytes = byteSize(v);
+    return bytes !== null && bytes > 0 && bytes < TRY_OUT_BYTES;
+  });
+  if (small.length > 0) {
+    return check(
+      "compaction",
+      "warn",
+      `${small.map(([k, v]) => `${k} is ${JSON.stringify(v)}`).join(", ")}: OpenClaw compacts every few turns (a try-out setting)`,
+      small.map(([k]) => `openclaw config unset ${k}`).join(" && "),
+    );
+  }
+  const at = compaction.maxActiveTranscriptBytes;
+  return check(
+    "compaction",
+    "ok",
+    byteSize(at) === null || byteSize(at) === 0
+      ? "when the model's context fills (OpenClaw's default)"
+      : `when the context fills, or before a turn once the transcript reaches ${JSON.stringify(at)}`,
+  );
+}
+
 function workspaceCheck(f: DoctorFacts): Check {
   const w = f.workspace;
   const where = `${w.dir} (${w.source})`;
@@ -296,11 +339,15 @@ function storageChecks(f: DoctorFacts): Check[] {
   const l = f.logs;
   const logs =
     l.problems === 0
-      ? check("daily logs", "ok", `${l.snapshots} snapshots in ${l.files} daily logs, no problems`)
+      ? check(
+          "daily logs",
+          "ok",
+          `${count(l.snapshots, "snapshot")} in ${count(l.files, "daily log")}, no problems`,
+        )
       : check(
           "daily logs",
           "warn",
-          `${l.problems} problem${l.problems === 1 ? "" : "s"} in ${l.files} daily logs${l.firstProblem === null ? "" : ` (first: ${l.firstProblem})`}`,
+          `${count(l.problems, "problem")} in ${count(l.files, "daily log")}${l.firstProblem === null ? "" : ` (first: ${l.firstProblem})`}`,
           "`big-memory verify` lists them with file and line",
         );
   return [index, logs];
@@ -312,6 +359,7 @@ export function doctorChecks(f: DoctorFacts): Check[] {
     configCheck(f),
     ...pluginChecks(f),
     flushCheck(f),
+    compactionCheck(f),
     workspaceCheck(f),
     ...activityChecks(f),
     ...storageChecks(f),

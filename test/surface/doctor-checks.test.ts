@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { type Check, type DoctorFacts, doctorChecks, doctorOk } from "../../plugin/surface/doctor-checks.ts";
+import {
+  byteSize,
+  type Check,
+  type DoctorFacts,
+  doctorChecks,
+  doctorOk,
+} from "../../plugin/surface/doctor-checks.ts";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const ENTRY = { enabled: true, hooks: { allowConversationAccess: true }, config: {} };
@@ -55,6 +61,7 @@ describe("doctorChecks", () => {
       "conversation access": "ok",
       "prompt injection": "ok",
       "memory flush": "ok",
+      compaction: "ok",
       workspace: "ok",
       "hooks seen": "ok",
       "last capture and restore": "ok",
@@ -68,6 +75,8 @@ describe("doctorChecks", () => {
     expect(named(checks, "last capture and restore")?.detail).toBe(
       "capture 2026-11-22-01 2h ago; restore 2026-11-22-01 2h ago",
     );
+    expect(named(checks, "compaction")?.detail).toBe("when the model's context fills (OpenClaw's default)");
+    expect(named(checks, "daily logs")?.detail).toBe("1 snapshot in 1 daily log, no problems");
   });
 
   it("fails without conversation access, naming the dropped hooks and the command that fixes it", () => {
@@ -153,6 +162,28 @@ describe("doctorChecks", () => {
     );
   });
 
+  it("warns when a try-out compaction threshold is left in the config, with the commands that remove it", () => {
+    const tryOut = {
+      defaults: {
+        compaction: { maxActiveTranscriptBytes: "4kb", memoryFlush: { forceFlushTranscriptBytes: "2kb" } },
+      },
+    };
+    const checks = doctorChecks(facts({ agents: tryOut }));
+    expect(named(checks, "compaction")).toEqual({
+      name: "compaction",
+      status: "warn",
+      detail:
+        'agents.defaults.compaction.maxActiveTranscriptBytes is "4kb", agents.defaults.compaction.memoryFlush.forceFlushTranscriptBytes is "2kb": OpenClaw compacts every few turns (a try-out setting)',
+      fix: "openclaw config unset agents.defaults.compaction.maxActiveTranscriptBytes && openclaw config unset agents.defaults.compaction.memoryFlush.forceFlushTranscriptBytes",
+    });
+    expect(doctorOk(checks)).toBe(true);
+    const large = { defaults: { compaction: { maxActiveTranscriptBytes: "20mb" } } };
+    expect(named(doctorChecks(facts({ agents: large })), "compaction")).toMatchObject({
+      status: "ok",
+      detail: 'when the context fills, or before a turn once the transcript reaches "20mb"',
+    });
+  });
+
   it("fails on a workspace big-memory cannot write, naming the folder and the error", () => {
     const ws = {
       dir: "/w",
@@ -206,6 +237,9 @@ describe("doctorChecks", () => {
     );
     expect(statuses(checks)).toMatchObject({ "hooks seen": "warn", index: "warn", "daily logs": "warn" });
     expect(named(checks, "index")?.detail).toBe("unreadable: 2026-10; not indexed yet: 2026-11");
+    expect(named(checks, "daily logs")?.detail).toBe(
+      "1 problem in 2 daily logs (first: memory/2026-11-22.md:14: snapshot block has no end marker)",
+    );
     expect(named(checks, "last capture and restore")?.detail).toBe("capture none yet; restore none yet");
     expect(doctorOk(checks)).toBe(true);
   });
@@ -227,5 +261,27 @@ describe("doctorChecks", () => {
         "plugin installed",
       )?.status,
     ).toBe("ok");
+  });
+});
+
+describe("byteSize", () => {
+  it("reads numbers and sizes with a unit as OpenClaw's config writes them, in bytes", () => {
+    expect([
+      byteSize(512),
+      byteSize("4kb"),
+      byteSize("20MB"),
+      byteSize(" 1.5 kb "),
+      byteSize("2048"),
+    ]).toEqual([512, 4096, 20 * 1024 ** 2, 1536, 2048]);
+  });
+
+  it("returns null for what is not a size", () => {
+    expect([byteSize("big"), byteSize("4 tb"), byteSize(-1), byteSize(undefined), byteSize(true)]).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
   });
 });

@@ -156,8 +156,8 @@ export function defaultReply(req: ClassifiedRequest): Reply {
   return { text: `fake reply to request ${req.index}` };
 }
 
-/** Starts the server on 127.0.0.1 with an OS-assigned port. */
-export async function startFakeModel(script: Script = () => undefined): Promise<FakeModel> {
+/** Starts the server on 127.0.0.1, on `port` (default 0: a port the OS assigns). */
+export async function startFakeModel(script: Script = () => undefined, port = 0): Promise<FakeModel> {
   const requests: ClassifiedRequest[] = [];
   const server = createServer((request, response) => {
     handle(request, response, requests, script).catch((error: unknown) => {
@@ -167,14 +167,13 @@ export async function startFakeModel(script: Script = () => undefined): Promise<
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(port, "127.0.0.1", () => resolve());
   });
   const address = server.address();
   if (address === null || typeof address === "string")
     throw new Error("fake-model: server has no TCP address");
-  const { port } = address;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `http://127.0.0.1:${address.port}/v1`,
     requests,
     requestsOf: (kind) => requests.filter((req) => req.kind === kind),
     close: () =>
