@@ -114,8 +114,8 @@ export const CONTEXT_RULES: readonly Rule[] = [
     String.raw`-----BEGIN (?<label>[A-Z0-9]+(?: [A-Z0-9]+)* )?PRIVATE KEY(?<block> BLOCK)?-----(?:(?:(?!-----BEGIN )[\s\S])*?-----END \k<label>PRIVATE KEY\k<block>-----|(?:(?:${NL}[ \t]*)+(?:[A-Za-z0-9+/=]{16,}|(?:Proc-Type|DEK-Info|Comment): [^\r\n\\]*)(?=[ \t]*(?:${NL}|$|["'\`])))*)`,
     { triggers: ["-----BEGIN "], reach: Number.POSITIVE_INFINITY },
   ),
-  // PuTTY key files: the private lines follow their count.
-  rule("private-key", String.raw`Private-Lines: [0-9]+(?:\r?\n[A-Za-z0-9+/=]{4,})+`, {
+  // PuTTY key files: the private lines (whole lines of base64) follow their count; `Private-MAC:` is not one.
+  rule("private-key", String.raw`Private-Lines: [0-9]+(?:\r?\n[A-Za-z0-9+/=]{4,}(?=\r?\n|$))+`, {
     triggers: ["Private-Lines:"],
     reach: Number.POSITIVE_INFINITY,
   }),

@@ -59,7 +59,7 @@ const SEPARATOR = String.raw`(?:[ \t]*(?:是|为|為|は|는|은)[ \t]*[:：]?|[
  * (they fold to the Kelvin sign and the long s).
  */
 const VALUE_CHAR = String.raw`[!#-&*+\-./0-9:=?-Z\\^_a-z|~]`;
-const OPEN = String.raw`(?:["'\x60“‘«「『]|\*\*)?`;
+const OPEN = String.raw`(?<open>["'\x60“‘«「『]|\*\*)?`;
 
 /** A spaced label starts prose: at the start, after a space or opening punctuation, not inside `a:secret:b`. */
 const PATTERN = String.raw`(?:(?<![^\s(*"'\x60“«「『>#|])(?<spaced>${SPACED_LABELS})(?![\p{L}\p{N}_])|(?<unspaced>${UNSPACED_LABELS}))${QUALIFIER}${SEPARATOR}${OPEN}(?<secret>${VALUE_CHAR}{1,256})(?!${VALUE_CHAR})`;
@@ -74,8 +74,10 @@ export const LABEL_RULES: readonly Rule[] = [
       const label = (m.groups?.spaced ?? m.groups?.unspaced ?? "").toLowerCase().replace(/\s+/g, " ");
       const strength = strengthOf.get(label);
       const range = m.indices?.groups?.secret;
-      // Sentence punctuation after the value is prose, not part of it (`… is hunter2-Prod.`).
-      const value = (m.groups?.secret ?? "").replace(/[.:?]+$/, "");
+      // Sentence punctuation after the value is prose, not part of it (`… is hunter2-Prod.`), and so is the
+      // `**` that closes a bold value (`… is **hunter2-Prod**`).
+      let value = (m.groups?.secret ?? "").replace(/[.:?]+$/, "");
+      if (m.groups?.open === "**") value = value.replace(/\*\*$/, "").replace(/[.:?]+$/, "");
       if (strength === undefined || range === undefined || !looksSecretFor(value, strength)) return undefined;
       return { start: range[0], end: range[0] + value.length };
     },

@@ -7,7 +7,9 @@ import { classCount, isPlaceholder, isPlaceholderBody } from "./redact-names.ts"
  * (`@secretlint/secretlint-rule-preset-recommend`), written here as one pattern per provider.
  *
  * A match whose random part is a placeholder (`ghp_xxxx…`, `sk-proj-XXXX-XXXX…`, `…your-key-here…`) is not
- * a token. Tokens must not continue into, nor start right after, letters, digits, `_` or `-`.
+ * a token. Tokens must not continue into, nor start right after, letters, digits, `_` or `-` (`TB`, `TE`);
+ * formats whose prefix ends in `_` (GitHub `ghp_`, Stripe `sk_live_`, npm `npm_`) may follow a `-`, as in a
+ * branch name `fix-ghp_…` pasted from a URL: there a miss would leak and a match costs nothing.
  */
 
 const TB = `(?<![A-Za-z0-9_-])`;

@@ -193,3 +193,13 @@ describe("SECRET_NAME_TRIGGERS", () => {
     }
   });
 });
+
+describe("a PuTTY key file", () => {
+  it("redacts the private lines and leaves the Private-MAC line after them", () => {
+    const text =
+      "PuTTY-User-Key-File-3: ssh-ed25519\nPrivate-Lines: 1\nKd4e+Rt7/wQz2mPxKd4e+Rt7/wQz2mPx\nPrivate-MAC: 3f9a1b2c4d5e6078";
+    expect(redact(text).text).toBe(
+      "PuTTY-User-Key-File-3: ssh-ed25519\n[REDACTED:private-key]\nPrivate-MAC: 3f9a1b2c4d5e6078",
+    );
+  });
+});

@@ -27,6 +27,8 @@ describe("LABEL_RULES", () => {
     ["비밀번호: Hangang-88x", "Hangang-88x"],
     ["Password — Tr0ub4dor&3", "Tr0ub4dor&3"],
     ['the password is "Xk9mP2vLq"', "Xk9mP2vLq"],
+    ["the password is **Xk9mP2vLq** now", "Xk9mP2vLq"],
+    ["the password is **Xk9mP2vLq**.", "Xk9mP2vLq"],
   ])("finds the value of a label in %s", (text, secret) => {
     expect(LABELLED && foundBy(LABELLED, text)).toEqual([secret]);
   });
