@@ -35,6 +35,11 @@ const TAG_FIELDS = new Map<string, Field>([
   ["e", "extra"],
 ]);
 
+/** Whether a field's text is kept in the entry as lines (see Entry): every field but code. */
+export const HAS_LINES: readonly boolean[] = FIELDS.map(
+  (f) => f === "goal" || [...TAG_FIELDS.values()].includes(f),
+);
+
 /** Longest line kept for a snippet, in characters. */
 export const SNIPPET_LINE_LIMIT = 160;
 

@@ -16,7 +16,7 @@
 import { type Entry, FIELD_BOOSTS, type Field, fieldOfTag } from "./document.ts";
 import type { TermLookup } from "./scoring.ts";
 import { newerFirst } from "./shard.ts";
-import { analyse, foldText } from "./tokenize.ts";
+import { eachTerm, foldText } from "./tokenize.ts";
 import { boundedDistance } from "./vocabulary.ts";
 
 /** A ranked match. */
@@ -193,8 +193,12 @@ export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<n
     let bestRank = 0;
     const consider = (field: Field, text: string) => {
       if (screened) {
+        // The words of the terms found as substrings bound what the line can hold (and its pairs):
+        // a line that cannot beat the best one so far is not tokenized.
         const haystack = ASCII.test(text) ? text : foldText(text);
-        if (!active.some((l) => screens.get(l)?.test(haystack))) return;
+        let most = 0;
+        for (const l of active) if (screens.get(l)?.test(haystack)) most += l.term.roles.length;
+        if (most === 0 || 2 * most - 1 + FIELD_BOOSTS[field] / 100 <= bestRank) return;
       }
       const found = new Set<number>();
       // Query words at each position of the line (its words that hold an indexed term), as masks.
@@ -202,7 +206,7 @@ export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<n
       let previous = 0;
       let current = 0;
       let pairMask = 0;
-      for (const { term, word } of analyse(text)) {
+      eachTerm(text, (term, _kind, word) => {
         if (word !== position) {
           pairMask |= previous & (current >>> 1);
           previous = current;
@@ -217,7 +221,7 @@ export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<n
             if (k < 31) current |= 1 << k;
           }
         }
-      }
+      });
       pairMask |= previous & (current >>> 1);
       const pairs = bitCount(pairMask);
       const rank = found.size === 0 ? 0 : found.size + pairs + FIELD_BOOSTS[field] / 100;

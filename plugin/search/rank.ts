@@ -7,8 +7,9 @@
  * when no snapshot holds the identifiers so are they matched by prefix and typos, and the result says
  * `fuzzy`. Hits far below the best one are dropped (see {@link relevant}). Pure.
  */
-import { type Entry, FIELDS } from "./document.ts";
+import { type Entry, FIELDS, HAS_LINES } from "./document.ts";
 import {
+  compareHits,
   compareLines,
   type Hit,
   lineMatcher,
@@ -16,6 +17,7 @@ import {
   RERANK_FACTOR,
   RERANK_MIN,
   TopHits,
+  together,
   type Word,
 } from "./hit.ts";
 import { MAX_QUERY_TERMS, type PlannedTerm, planQuery } from "./query.ts";
@@ -260,9 +262,13 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
       ? holdsAll(entry, exact)
       : idWords.every((w) => (matched & w.whole) !== 0 || holds(entry, exact, w));
 
-  /** The best `size` candidates, ranked with sections in place of lines (see hit.ts). */
-  const fill = (size: number): TopHits => {
+  /**
+   * The best `size` candidates, ranked with sections in place of lines (see hit.ts); with `least`,
+   * every candidate whose first key can reach it instead, however many.
+   */
+  const fill = (size: number, least?: number): Hit[] => {
     const pool = new TopHits(size);
+    const all: Hit[] = [];
     const probe: Hit = { ...EMPTY_HIT };
     searched.forEach((shard, s) => {
       const acc = accs[s] as Accumulator;
@@ -271,7 +277,19 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
         let any = 0;
         for (const w of words) if ((matched & w.any) !== 0) any++;
         // Skip what cannot enter the pool even with every word together on a line, in order.
-        if (mostTogether(any) < pool.threshold()) continue;
+        if (mostTogether(any) < (least ?? pool.threshold())) continue;
+        // Most words in one section, and in one section kept as lines (a bound on the words on a line).
+        let fieldWords = 0;
+        let lineBound = 0;
+        for (let f = 0; f < FIELDS.length && lineBound < any; f++) {
+          const inField = acc.inField(doc, f);
+          if (inField === 0) continue;
+          let n = 0;
+          for (const w of words) if ((inField & w.any) !== 0) n++;
+          if (n > fieldWords) fieldWords = n;
+          if (HAS_LINES[f] === true && n > lineBound) lineBound = n;
+        }
+        if (least !== undefined && any + 2 * lineBound - Math.min(1, lineBound) < least) continue;
         const entry = shard.entry(doc);
         if (!eligible(entry)) continue;
         const exact = acc.exact(doc);
@@ -287,14 +305,6 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
             if ((exact & w.parts) !== 0) exactWords++;
           }
         }
-        let fieldWords = 0;
-        for (let f = 0; f < FIELDS.length && fieldWords < any; f++) {
-          const inField = acc.inField(doc, f);
-          if (inField === 0) continue;
-          let n = 0;
-          for (const w of words) if ((inField & w.any) !== 0) n++;
-          if (n > fieldWords) fieldWords = n;
-        }
         probe.entry = entry;
         probe.words = any;
         probe.exactWords = exactWords;
@@ -302,34 +312,33 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
         probe.fieldWords = fieldWords;
         // Until lines are compared, the section count stands in for the line count (an upper bound),
         // and so for the pairs in order on that line.
-        probe.lineWords = fieldWords;
-        probe.pairs = Math.max(0, fieldWords - 1);
+        probe.lineWords = lineBound;
+        probe.pairs = Math.max(0, lineBound - 1);
         // A word matched whole (even by prefix or typo) is not credited again for its parts.
         probe.score = acc.score(doc) + (partsCount ? acc.partScore(doc) : 0);
+        if (least !== undefined) {
+          if (together(probe) >= least) all.push({ ...probe, terms: matched });
+          continue;
+        }
         if (!pool.worthy(probe)) continue;
         pool.offer({ ...probe, terms: matched });
       }
     });
-    return pool;
+    return least === undefined ? pool.hits : all.sort(compareHits);
   };
-  // Lines are compared in pool order until no candidate left could enter; when the pool runs out
-  // first (many candidates whose sections promise more than their lines hold), a larger one is drawn.
+  // Lines are compared in pool order until no candidate left could enter. When the pool runs out first
+  // (many candidates whose sections promise more than their lines hold), every candidate that could
+  // still reach the last hit's first key is drawn and compared the same way.
   const lineOf = cachedLines(lineMatcher(lookups, wordMap));
-  let size = Math.max(limit * RERANK_FACTOR, RERANK_MIN);
-  let ranked: Hit[];
-  for (;;) {
-    const pool = fill(size);
-    const compared = compareLines(pool.hits, limit, lineOf);
-    ranked = compared.hits;
-    if (compared.settled || pool.hits.length < size) break;
-    size *= RERANK_GROWTH;
-  }
+  const size = Math.max(limit * RERANK_FACTOR, RERANK_MIN);
+  const pool = fill(size);
+  let { hits: ranked, settled } = compareLines(pool, limit, lineOf);
+  const last = ranked[limit - 1];
+  if (!settled && pool.length >= size && last !== undefined)
+    ranked = compareLines(fill(size, together(last)), limit, lineOf).hits;
   const hits = options.floor === false ? ranked : relevant(ranked);
   return { hits, match, missing: match === "exact" ? [] : missing };
 }
-
-/** How many times larger each further pool is. */
-const RERANK_GROWTH = 4;
 
 /** `lineOf` remembering its answer per entry (pools drawn again hold the same entries). */
 function cachedLines(lineOf: ReturnType<typeof lineMatcher>): ReturnType<typeof lineMatcher> {

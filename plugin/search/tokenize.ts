@@ -216,6 +216,11 @@ export function analyse(text: string): AnalysedTerm[] {
   return out;
 }
 
+/** Calls `visit` with each term of {@link analyse} in order, without collecting them. */
+export function eachTerm(text: string, visit: (term: string, kind: TermKind, word: number) => void): void {
+  scan(text, visit);
+}
+
 /** The index-side tokenizer: every term of {@link analyse}, repeats kept (they count as term frequency). */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
