@@ -1,13 +1,18 @@
 /**
  * The engines the search benchmark compares, behind one interface, all reading the same daily logs:
- * big-memory's SearchService, SQLite FTS5 with BM25 queried the way OpenClaw's memory-core builds its
+ * big-memory's SearchService, plain minisearch (one index, lean options, big-memory's tokenizer and
+ * fields, its own search), SQLite FTS5 with BM25 queried the way OpenClaw's memory-core builds its
  * queries, and a plain full scan of the files (grep-like: case-insensitive substring per query word).
  */
 import { readFileSync } from "node:fs";
-import { appendFile, readdir, readFile, stat } from "node:fs/promises";
+import { appendFile, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import MiniSearch, { type Options, type SearchOptions } from "minisearch";
+import { FIELD_BOOSTS, FIELDS, type Field, fieldsOf } from "../../plugin/search/document.ts";
 import { SearchService } from "../../plugin/search/search-service.ts";
+import { tokenize } from "../../plugin/search/tokenize.ts";
+import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 
 /** One engine under test. `search` returns snapshot ids, best first. */
 export interface Engine {
@@ -116,6 +121,103 @@ export class BigMemoryEngine implements Engine {
 
   async close(): Promise<void> {
     await this.#service?.close();
+  }
+}
+
+type PlainDocument = { id: string } & Record<Field, string>;
+
+/** Lean options: the snapshot id is the only thing stored; big-memory's tokenizer for text and queries. */
+const PLAIN_OPTIONS: Options<PlainDocument> = {
+  fields: FIELDS,
+  storeFields: [],
+  tokenize,
+  processTerm: (term) => term,
+  logger: () => {},
+};
+
+/**
+ * minisearch's own search: any term may match (OR), ranked by its BM25+, with the field boosts and the
+ * expansion limits big-memory plans with (prefix matches from 4 characters, one typo from 5, two from 9;
+ * minisearch's `fuzzy: 0.2` would allow four typos in a long identifier and walk most of the vocabulary).
+ */
+const PLAIN_SEARCH: SearchOptions = {
+  boost: FIELD_BOOSTS,
+  prefix: (term) => term.length >= 4,
+  fuzzy: (term) => (term.length >= 9 ? 2 : term.length >= 5 ? 1 : false),
+  maxFuzzy: 2,
+};
+
+/**
+ * Plain minisearch: one index over every snapshot of every log (no months, no compaction), saved as
+ * minisearch's JSON and loaded with `loadJSON`. The baseline a second engine beside minisearch must beat.
+ */
+export class MiniSearchEngine implements Engine {
+  readonly name = "plain minisearch";
+  readonly workspaceDir: string;
+  readonly path: string;
+  #index: MiniSearch<PlainDocument> | undefined;
+  /** The snapshot ids of each log, to replace a log's documents when it changes. */
+  readonly #byFile = new Map<string, string[]>();
+  constructor(workspaceDir: string) {
+    this.workspaceDir = workspaceDir;
+    this.path = join(workspaceDir, ".minisearch.json");
+  }
+
+  /** Adds the snapshots of a log (after removing what it held before). */
+  #add(index: MiniSearch<PlainDocument>, file: string, text: string): void {
+    for (const id of this.#byFile.get(file) ?? []) index.discard(id);
+    const ids: string[] = [];
+    for (const located of parseDailyLog(text, file).snapshots) {
+      index.add({ id: located.snapshot.id, ...fieldsOf(located) });
+      ids.push(located.snapshot.id);
+    }
+    this.#byFile.set(file, ids);
+  }
+
+  async build(): Promise<void> {
+    const index = new MiniSearch(PLAIN_OPTIONS);
+    for (const file of await logFiles(this.workspaceDir))
+      this.#add(index, file, await readFile(join(this.workspaceDir, file), "utf8"));
+    await writeFile(this.path, JSON.stringify(index));
+    this.#byFile.clear();
+  }
+
+  async open(firstQuery: string): Promise<number> {
+    const started = performance.now();
+    this.#index = MiniSearch.loadJSON(await readFile(this.path, "utf8"), PLAIN_OPTIONS);
+    this.search(firstQuery, 10);
+    return performance.now() - started;
+  }
+
+  async loaded(): Promise<void> {}
+
+  search(query: string, limit: number): string[] {
+    return (this.#index?.search(query, PLAIN_SEARCH) ?? []).slice(0, limit).map((r) => String(r.id));
+  }
+
+  async appendAndFind(file: string, block: string, query: string, id: string): Promise<number> {
+    const started = performance.now();
+    await appendFile(join(this.workspaceDir, file), block);
+    const index = this.#index;
+    if (index === undefined) return Number.POSITIVE_INFINITY;
+    if (!this.#byFile.has(file)) {
+      // The log's earlier snapshots, as the saved index holds them (it keeps no list of them).
+      const before = parseDailyLog(await readFile(join(this.workspaceDir, file), "utf8"), file);
+      this.#byFile.set(
+        file,
+        before.snapshots.map((s) => s.snapshot.id).filter((known) => index.has(known)),
+      );
+    }
+    this.#add(index, file, await readFile(join(this.workspaceDir, file), "utf8"));
+    return pollUntil(() => this.search(query, 1)[0] === id, started);
+  }
+
+  async diskBytes(): Promise<number> {
+    return (await stat(this.path).catch(() => ({ size: 0 }))).size;
+  }
+
+  async close(): Promise<void> {
+    this.#index = undefined;
   }
 }
 
