@@ -365,7 +365,11 @@ export class SearchService {
 
   /** Every loaded snapshot, tombstones included, newest first. */
   all(): (SnapshotRef & { tombstone: boolean })[] {
-    return this.#index.all().map((e) => ({ ...refOf(e), tombstone: e.tombstone }));
+    // One object per snapshot (not a ref and then its copy): `list` of a long history makes tens of thousands.
+    return this.#index.all().map((e) => {
+      const { id, timestamp, file, line, session, agent, trigger, name, goal, verified, tombstone } = e;
+      return { id, timestamp, file, line, session, agent, trigger, name, goal, verified, tombstone };
+    });
   }
 
   /** Every loaded snapshot with id `id` (ids repeat when a block was copied), newest first. */
