@@ -4,7 +4,8 @@
  * through the store's persistence gate (atomic, mode 0600) with the previous copy kept as `<month>.bmx.prev`.
  */
 import { createHash } from "node:crypto";
-import { open, readdir, readFile, rm } from "node:fs/promises";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { readdir, readFile, rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { errorCode } from "../store/fs-durable.ts";
 import { writePrivateBytes } from "../store/gate.ts";
@@ -82,7 +83,9 @@ export async function loadShardFile(dir: string, month: string): Promise<ShardLo
 /**
  * Loads only the header of a month's shard (refs and logs, no postings), reading just its first bytes;
  * a version 2 file is decoded whole. `missing` when there is no file, `unreadable` when it is corrupt
- * (the caller then reads the month's logs).
+ * (the caller then reads the month's logs). The reads are synchronous: a command that lists snapshots
+ * reads the header of every month, and four trips through the thread pool per month cost more than the
+ * reads themselves.
  */
 export async function loadShardHeader(
   dir: string,
@@ -90,28 +93,28 @@ export async function loadShardHeader(
 ): Promise<
   { kind: "missing" } | { kind: "loaded"; header: ShardHeader } | { kind: "unreadable"; problem: string }
 > {
-  let handle: Awaited<ReturnType<typeof open>>;
+  let fd: number;
   try {
-    handle = await open(shardPath(dir, month), "r");
+    fd = openSync(shardPath(dir, month), "r");
   } catch (error) {
     if (errorCode(error) === "ENOENT") return { kind: "missing" };
     throw error;
   }
   try {
     const prefix = Buffer.alloc(20);
-    const { bytesRead } = await handle.read(prefix, 0, 20, 0);
+    const bytesRead = readSync(fd, prefix, 0, 20, 0);
     const { version, headerLength, fixed } = shardPrefix(prefix.subarray(0, bytesRead));
     if (version === 2) {
-      const { shard, files } = decodeShard(await handle.readFile());
+      const { shard, files } = decodeShard(readFileSync(fd));
       return { kind: "loaded", header: { month: shard.month, entries: shard.parts.entries, files } };
     }
     const data = Buffer.alloc(fixed + headerLength);
-    await handle.read(data, 0, data.length, 0);
+    readSync(fd, data, 0, data.length, 0);
     return { kind: "loaded", header: decodeShardHeader(data) };
   } catch (error) {
     return { kind: "unreadable", problem: error instanceof Error ? error.message : String(error) };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -7,6 +7,7 @@ import {
   indexDir,
   listShardFiles,
   loadShardFile,
+  loadShardHeader,
   removeShardFile,
   shardPath,
   writeShardFile,
@@ -63,5 +64,42 @@ describe("shard files", () => {
     expect(await loadShardFile(dir, "2026-10")).toEqual({ kind: "missing" });
     await removeShardFile(dir, "2026-11");
     expect(await listShardFiles(dir)).toEqual([]);
+  });
+});
+
+describe("loadShardHeader", () => {
+  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+  let dir: string;
+  beforeEach(async () => {
+    ws = await tempWorkspace();
+    dir = indexDir(ws.dir);
+  });
+  afterEach(() => ws.cleanup());
+
+  it("reads the refs and logs of a saved month without its postings", async () => {
+    await writeShardFile(dir, "2026-11", encodeShard(shardWith("first"), FILES));
+    const load = await loadShardHeader(dir, "2026-11");
+    expect(load.kind).toBe("loaded");
+    const header = load.kind === "loaded" ? load.header : undefined;
+    expect(header?.month).toBe("2026-11");
+    expect(header?.files).toEqual(FILES);
+    expect(header?.entries.map((e) => [e.id, e.goal, e.file, e.line])).toEqual([
+      ["2026-11-20-01", "first", "memory/2026-11-20.md", 1],
+    ]);
+  });
+
+  it("says a month is missing when it has no file, and unreadable when the file is cut short or foreign", async () => {
+    expect(await loadShardHeader(dir, "2026-11")).toEqual({ kind: "missing" });
+    const whole = encodeShard(shardWith("first"), FILES);
+    await writeShardFile(dir, "2026-11", whole.subarray(0, 40));
+    expect(await loadShardHeader(dir, "2026-11")).toEqual({
+      kind: "unreadable",
+      problem: "checksum mismatch (file is corrupt or truncated)",
+    });
+    await writeShardFile(dir, "2026-11", Buffer.from("not a shard at all"));
+    expect(await loadShardHeader(dir, "2026-11")).toEqual({
+      kind: "unreadable",
+      problem: "not a big-memory search shard (bad magic number)",
+    });
   });
 });
