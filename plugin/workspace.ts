@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { PluginConfig } from "./config.ts";
@@ -8,7 +7,7 @@ import type { SnapshotFilter } from "./search/shard.ts";
 import { liveSnapshots } from "./snapshot/lifecycle.ts";
 import { parseDailyLog } from "./snapshot/parse.ts";
 import type { LocatedSnapshot, SnapshotContent } from "./snapshot/snapshot.ts";
-import { CachedState } from "./store/cached-state.ts";
+import { type CachedState, CachedStates } from "./store/cached-state.ts";
 import { errorCode } from "./store/fs-durable.ts";
 import { appendPrivateJsonLine, secureStateDir } from "./store/gate.ts";
 import {
@@ -62,10 +61,7 @@ export class Workspace {
   readonly dir: string;
   readonly stateDir: string;
   private readonly deps: WorkspaceDeps;
-  private readonly sessions = new Map<string, CachedState<SessionState>>();
-  private flushTimer: NodeJS.Timeout | null = null;
-  private exitHooks: { beforeExit: () => void; exit: () => void } | null = null;
-  private flushWarned = false;
+  private readonly sessions: CachedStates<SessionState>;
   private flushState: JsonState<FlushMarks> | null = null;
   private searchService: Promise<SearchService> | null = null;
   private secured: Promise<unknown> | null = null;
@@ -74,6 +70,11 @@ export class Workspace {
     this.dir = resolve(dir);
     this.stateDir = join(this.dir, ".big-memory");
     this.deps = deps;
+    this.sessions = new CachedStates({
+      root: this.dir,
+      delayMs: deps.sessionFlushMs ?? SESSION_FLUSH_MS,
+      logger: deps.logger,
+    });
   }
 
   /**
@@ -82,86 +83,22 @@ export class Workspace {
    * exit; `update` writes at once, under the file's lock.
    */
   session(sessionKey: string, agentId: string | null): CachedState<SessionState> {
-    let state = this.sessions.get(sessionKey);
-    if (state === undefined) {
-      const file = new JsonState(
-        sessionStatePath(this.stateDir, sessionKey),
-        SessionState,
-        () => initialSessionState(sessionKey, agentId),
-        this.deps.logger,
-        () => this.secureState(),
-      );
-      state = new CachedState(file, () => this.armFlush());
-      this.sessions.set(sessionKey, state);
-    }
-    return state;
+    return this.sessions.get(
+      sessionKey,
+      () =>
+        new JsonState(
+          sessionStatePath(this.stateDir, sessionKey),
+          SessionState,
+          () => initialSessionState(sessionKey, agentId),
+          this.deps.logger,
+          () => this.secureState(),
+        ),
+    );
   }
 
   /** Writes every session's changes still in memory. Rejects with the first failure, after trying all. */
-  async flushSessions(): Promise<void> {
-    const results = await Promise.allSettled([...this.sessions.values()].map((s) => s.flush()));
-    if (![...this.sessions.values()].some((s) => s.dirty)) this.disarmFlush();
-    const failed = results.find((r) => r.status === "rejected");
-    if (failed !== undefined) throw failed.reason;
-  }
-
-  /**
-   * After a change in memory: a short unref'd timer writes it, and so do the process's `beforeExit`
-   * (asynchronously) and `exit` (synchronously, best effort) events.
-   */
-  private armFlush(): void {
-    if (this.flushTimer === null) {
-      this.flushTimer = setTimeout(() => {
-        this.flushTimer = null;
-        void this.flushBehind();
-      }, this.deps.sessionFlushMs ?? SESSION_FLUSH_MS);
-      this.flushTimer.unref();
-    }
-    if (this.exitHooks === null) {
-      const hooks = {
-        beforeExit: () => {
-          this.disarmFlush();
-          void this.flushBehind();
-        },
-        exit: () => {
-          if (!existsSync(this.dir)) return;
-          for (const s of this.sessions.values()) s.flushSync();
-        },
-      };
-      process.on("beforeExit", hooks.beforeExit);
-      process.on("exit", hooks.exit);
-      this.exitHooks = hooks;
-    }
-  }
-
-  private disarmFlush(): void {
-    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
-    if (this.exitHooks !== null) {
-      process.off("beforeExit", this.exitHooks.beforeExit);
-      process.off("exit", this.exitHooks.exit);
-    }
-    this.exitHooks = null;
-  }
-
-  /** A flush nobody awaits: failures are warned about once until a flush succeeds again. */
-  private async flushBehind(): Promise<void> {
-    // A workspace removed while the process ran gets nothing written back (that would recreate it).
-    if (!existsSync(this.dir)) {
-      this.disarmFlush();
-      return;
-    }
-    try {
-      await this.flushSessions();
-      this.flushWarned = false;
-    } catch (error) {
-      if (!this.flushWarned) {
-        this.flushWarned = true;
-        this.deps.logger.warn(
-          `big-memory: could not write session state in ${this.stateDir} (retrying at the next change): ${error instanceof Error ? error.message : String(error)}`,
-        );
-      }
-    }
+  flushSessions(): Promise<void> {
+    return this.sessions.flush();
   }
 
   /** Marks left by pre-compaction flush runs. */
@@ -359,18 +296,13 @@ export class Workspace {
 
   /** Writes the sessions' changes, then releases what the workspace holds open: the index (saved) and its watcher. */
   async close(): Promise<void> {
-    let failure: unknown = null;
-    if (existsSync(this.dir)) {
-      await this.flushSessions().catch((error: unknown) => {
-        failure = error;
-      });
-    }
-    this.disarmFlush();
-    this.sessions.clear();
     const index = this.searchService;
     this.searchService = null;
-    if (index !== null) await (await index).close();
-    if (failure !== null) throw failure;
+    try {
+      await this.sessions.close();
+    } finally {
+      if (index !== null) await (await index).close();
+    }
   }
 }
 

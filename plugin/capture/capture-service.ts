@@ -53,10 +53,7 @@ export async function beginTurn(
   });
   const session = ws.session(ref.sessionKey, ref.agentId);
   const current = await session.read();
-  if (current.pendingRestore === null) {
-    session.change(seen);
-    return { state: seen(current), pending: null };
-  }
+  if (current.pendingRestore === null) return { state: session.change(seen) ?? seen(current), pending: null };
   let pending: PendingRestore | null = null;
   const state = await session.update((s) => {
     pending = s.pendingRestore;

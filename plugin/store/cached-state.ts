@@ -1,4 +1,5 @@
-import type { JsonState } from "./state.ts";
+import { existsSync } from "node:fs";
+import type { JsonState, StateLogger } from "./state.ts";
 
 /**
  * A state file kept in memory by the process that works on it, written behind. Small changes (a session's
@@ -38,7 +39,6 @@ export class CachedState<T> {
    * under the lock (null before), so an exit in the middle of it can tell whether it landed.
    */
   private writing: { changes: number; readStamp: string | null } | null = null;
-  private folder: Promise<void> | null = null;
 
   /** `onChange` runs after every queued change (the owner arms its flush timer there). */
   constructor(file: JsonState<T>, onChange: () => void = () => {}) {
@@ -52,15 +52,14 @@ export class CachedState<T> {
   }
 
   /**
-   * Applies `change` in memory now and queues it for the next write. No I/O on the caller's path; the
-   * first change also starts creating the file's folder, so that a synchronous write at exit finds it.
+   * Applies `change` in memory now and queues it for the next write. No I/O on the caller's path. Returns
+   * the value in memory now, or null when this process has not read the file yet.
    */
-  change(change: Change<T>): void {
+  change(change: Change<T>): T | null {
     this.queued.push(change);
     if (this.view !== null) this.view.current = change(this.view.current);
-    // Once: a failure here is the next write's to report.
-    this.folder ??= this.file.ensureFolder().catch(() => {});
     this.onChange();
+    return this.view?.current ?? null;
   }
 
   /** The current value: the file as this process last saw it, with the queued changes applied. */
@@ -109,7 +108,7 @@ export class CachedState<T> {
    * Writes the queued changes synchronously, for a process that is exiting: one attempt at the lock. A
    * write of this process caught in the middle never resumes: its changes are written here, unless its
    * file already landed (then only the later ones are). Returns false when nothing could be written (another
-   * process holds the lock, or the folder does not exist yet).
+   * process holds the lock, or the disk refuses).
    */
   flushSync(): boolean {
     if (this.queued.length === 0) return true;
@@ -144,5 +143,112 @@ export class CachedState<T> {
     });
     this.tail = run.catch(() => {});
     return run;
+  }
+}
+
+/** What {@link CachedStates} needs: the folder it writes into, its timer's delay, where to warn. */
+export interface CachedStatesOptions {
+  /** The folder the states live in: when it is gone, nothing is written back (that would recreate it). */
+  root: string;
+  /** How long a change may stay in memory only, in ms. */
+  delayMs: number;
+  logger: StateLogger;
+}
+
+/**
+ * The cached states of one folder, written behind together: by a short unref'd timer after a change, at the
+ * process's `beforeExit` (asynchronously) and at its `exit` (synchronously, best effort). The timer and the
+ * process listeners exist only while a change waits to be written.
+ */
+export class CachedStates<T> {
+  private readonly states = new Map<string, CachedState<T>>();
+  private readonly opts: CachedStatesOptions;
+  private timer: NodeJS.Timeout | null = null;
+  private hooks: { beforeExit: () => void; exit: () => void } | null = null;
+  private warned = false;
+
+  constructor(opts: CachedStatesOptions) {
+    this.opts = opts;
+  }
+
+  /** The state of `key`, made from `file()` on first use. */
+  get(key: string, file: () => JsonState<T>): CachedState<T> {
+    let state = this.states.get(key);
+    if (state === undefined) {
+      state = new CachedState(file(), () => this.arm());
+      this.states.set(key, state);
+    }
+    return state;
+  }
+
+  /** Writes every state's changes still in memory. Rejects with the first failure, after trying all. */
+  async flush(): Promise<void> {
+    const results = await Promise.allSettled([...this.states.values()].map((s) => s.flush()));
+    if (![...this.states.values()].some((s) => s.dirty)) this.disarm();
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  /** Writes what waits (unless the folder is gone), then forgets every state. */
+  async close(): Promise<void> {
+    try {
+      if (existsSync(this.opts.root)) await this.flush();
+    } finally {
+      this.disarm();
+      this.states.clear();
+    }
+  }
+
+  private arm(): void {
+    if (this.timer === null) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        void this.flushBehind();
+      }, this.opts.delayMs);
+      this.timer.unref();
+    }
+    if (this.hooks === null) {
+      const hooks = {
+        beforeExit: () => {
+          this.disarm();
+          void this.flushBehind();
+        },
+        exit: () => {
+          if (!existsSync(this.opts.root)) return;
+          for (const s of this.states.values()) s.flushSync();
+        },
+      };
+      process.on("beforeExit", hooks.beforeExit);
+      process.on("exit", hooks.exit);
+      this.hooks = hooks;
+    }
+  }
+
+  private disarm(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.hooks !== null) {
+      process.off("beforeExit", this.hooks.beforeExit);
+      process.off("exit", this.hooks.exit);
+    }
+    this.hooks = null;
+  }
+
+  /** A flush nobody awaits: a failure is warned about once until a flush succeeds again. */
+  private async flushBehind(): Promise<void> {
+    if (!existsSync(this.opts.root)) {
+      this.disarm();
+      return;
+    }
+    try {
+      await this.flush();
+      this.warned = false;
+    } catch (error) {
+      if (this.warned) return;
+      this.warned = true;
+      this.opts.logger.warn(
+        `big-memory: could not write state in ${this.opts.root} (retrying at the next change): ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 }

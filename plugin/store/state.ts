@@ -71,7 +71,7 @@ export class JsonState<T> {
   }
 
   /** Creates the file's folder (private), as every write does first. */
-  async ensureFolder(): Promise<void> {
+  private async ensureFolder(): Promise<void> {
     await this.prepare();
     await ensurePrivateDir(dirname(this.path));
   }

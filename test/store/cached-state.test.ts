@@ -1,9 +1,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { CachedState } from "../../plugin/store/cached-state.ts";
+import { CachedState, CachedStates } from "../../plugin/store/cached-state.ts";
 import { JsonState } from "../../plugin/store/state.ts";
 
 const Counter = z.object({ version: z.literal(1), log: z.array(z.string()), pending: z.string().nullable() });
@@ -137,5 +137,36 @@ describe("CachedState", () => {
     expect(s.flushSync()).toBe(true);
     await flushing;
     expect(onDisk().log).toEqual(["a"]);
+  });
+});
+
+describe("CachedStates", () => {
+  const group = (delayMs: number, warnings: string[] = []) =>
+    new CachedStates<Counter>({ root: dir, delayMs, logger: { warn: (m) => warnings.push(m) } });
+  const file = () =>
+    new JsonState<Counter>(path(), Counter, () => ({ version: 1, log: [], pending: null }), {
+      warn: () => {},
+    });
+
+  it("writes a change on its own after the delay, and listens to the process only while a change waits", async () => {
+    const states = group(20);
+    const listeners = () => process.listenerCount("exit");
+    const before = listeners();
+    states.get("s", file).change(add("a"));
+    expect(listeners()).toBe(before + 1);
+    await vi.waitFor(() => expect(onDisk().log).toEqual(["a"]), { timeout: 5000 });
+    await vi.waitFor(() => expect(listeners()).toBe(before));
+  });
+
+  it("writes what waits when closed, and nothing into a folder removed meanwhile", async () => {
+    const states = group(60_000);
+    states.get("s", file).change(add("a"));
+    await states.close();
+    expect(onDisk().log).toEqual(["a"]);
+    const again = group(60_000);
+    again.get("s", file).change(add("b"));
+    rmSync(dir, { recursive: true, force: true });
+    await again.close();
+    expect(() => readFileSync(path())).toThrow(/ENOENT/);
   });
 });
