@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_PORT, fakeReply, ownWords, parsePort } from "./fake-model-server.ts";
@@ -101,6 +102,14 @@ describe("fakeReply", () => {
 });
 
 describe("npm run fake-model", () => {
+  it("is the script package.json declares, on the port and model the README's try-out configures", () => {
+    const pkg: unknown = JSON.parse(readFileSync(path.join(repoRoot, "package.json"), "utf8"));
+    expect(pkg).toMatchObject({ scripts: { "fake-model": "node test/e2e/fake-model-server.ts" } });
+    const readme = readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    expect(readme).toContain(`"baseUrl":"http://127.0.0.1:${DEFAULT_PORT}/v1"`);
+    expect(readme).toContain("openclaw config set agents.defaults.model.primary fake/fake-model");
+  });
+
   const children = new Set<import("node:child_process").ChildProcess>();
   afterEach(() => {
     for (const child of children) child.kill("SIGKILL");
