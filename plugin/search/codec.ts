@@ -141,12 +141,7 @@ export function encodeShard(shard: FrozenShard, files: Record<string, LogRecord>
     texts: Buffer.concat(texts),
     textStart: bytesOf(textStart),
   };
-  const sections = {} as z.infer<typeof Header>["sections"];
-  let offset = 0;
-  for (const [name, blob] of Object.entries(blobs)) {
-    sections[name as keyof typeof blobs] = { offset, length: blob.length };
-    offset = align(offset + blob.length);
-  }
+  const { sections, size } = layout(blobs);
   const entries = p.entries.map((e) => [
     e.id,
     e.timestamp,
@@ -165,10 +160,9 @@ export function encodeShard(shard: FrozenShard, files: Record<string, LogRecord>
     JSON.stringify({ analysis: ANALYSIS, month: p.month, files, entries, sections }),
   );
   const bodyStart = align(FIXED + header.length);
-  const out = Buffer.alloc(bodyStart + offset);
+  const out = Buffer.alloc(bodyStart + size);
   header.copy(out, FIXED);
-  for (const [name, blob] of Object.entries(blobs))
-    blob.copy(out, bodyStart + sections[name as keyof typeof blobs].offset);
+  for (const [blob, section] of pairs(blobs, sections)) blob.copy(out, bodyStart + section.offset);
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt32LE(SHARD_FORMAT_VERSION, 4);
   out.writeUInt32LE(header.length, 8);
@@ -181,17 +175,44 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-function typed<T>(
-  body: Buffer,
-  s: { offset: number; length: number },
-  bytes: number,
-  make: (b: ArrayBuffer) => T,
-): T {
-  if (s.offset + s.length > body.length || s.length % bytes !== 0)
+/** Where a section of the body lies, in bytes from the start of the body. */
+type Section = z.infer<typeof Section>;
+
+/** Sections for `blobs`, in the order given, each starting 8-byte aligned; `size` is the body's length. */
+function layout<K extends string>(blobs: Record<K, Buffer>): { sections: Record<K, Section>; size: number } {
+  const sections: Partial<Record<K, Section>> = {};
+  let offset = 0;
+  for (const name of Object.keys(blobs) as K[]) {
+    sections[name] = { offset, length: blobs[name].length };
+    offset = align(offset + blobs[name].length);
+  }
+  return { sections: sections as Record<K, Section>, size: offset };
+}
+
+/** Each blob with its section. */
+function pairs<K extends string>(
+  blobs: Record<K, Buffer>,
+  sections: Record<K, Section>,
+): [Buffer, Section][] {
+  return (Object.keys(blobs) as K[]).map((name) => [blobs[name], sections[name]]);
+}
+
+/** A typed array type: its element size and a constructor over a whole buffer. */
+interface ArrayType<T> {
+  readonly BYTES_PER_ELEMENT: number;
+  new (buffer: ArrayBuffer): T;
+}
+
+/**
+ * The typed array of a section, in a buffer of its own (a file's bytes may be unaligned for the element
+ * type); throws when the section runs past the body or is not a whole number of elements.
+ */
+function readArray<T>(body: Buffer, s: Section, type: ArrayType<T>): T {
+  if (s.offset + s.length > body.length || s.length % type.BYTES_PER_ELEMENT !== 0)
     fail("a section runs past the end of the file");
-  return make(
-    body.buffer.slice(body.byteOffset + s.offset, body.byteOffset + s.offset + s.length) as ArrayBuffer,
-  );
+  const copy = new ArrayBuffer(s.length);
+  new Uint8Array(copy).set(body.subarray(s.offset, s.offset + s.length));
+  return new type(copy);
 }
 
 /** The version and header length of a shard file from its first bytes; throws on a foreign or unknown file. */
@@ -274,7 +295,7 @@ export function decodeShard(data: Buffer): ShardFile {
     fail("checksum mismatch (file is corrupt or truncated)");
   const h = parseHeader(Header, header);
   const s = h.sections;
-  const textStart = typed(body, s.textStart, 4, (b) => new Uint32Array(b));
+  const textStart = readArray(body, s.textStart, Uint32Array);
   if (textStart.length !== h.entries.length + 1) fail("snippet offsets do not match the snapshots");
   const texts = body.subarray(s.texts.offset, s.texts.offset + s.texts.length);
   const entries = h.entries.map((r, i) => {
@@ -297,11 +318,11 @@ function partsOf(
     month,
     entries,
     terms: termText === "" ? [] : termText.split("\n"),
-    termStart: typed(body, s.termStart, 4, (b) => new Uint32Array(b)),
-    postDoc: typed(body, s.postDoc, 4, (b) => new Uint32Array(b)),
-    postFieldTf: typed(body, s.postFieldTf, 2, (b) => new Uint16Array(b)),
-    fieldLength: typed(body, s.fieldLength, 2, (b) => new Uint16Array(b)),
-    avgFieldLength: typed(body, s.avgFieldLength, 8, (b) => new Float64Array(b)),
+    termStart: readArray(body, s.termStart, Uint32Array),
+    postDoc: readArray(body, s.postDoc, Uint32Array),
+    postFieldTf: readArray(body, s.postFieldTf, Uint16Array),
+    fieldLength: readArray(body, s.fieldLength, Uint16Array),
+    avgFieldLength: readArray(body, s.avgFieldLength, Float64Array),
   };
   checkParts(parts);
   return parts;
