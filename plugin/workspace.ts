@@ -9,7 +9,8 @@ import { parseDailyLog } from "./snapshot/parse.ts";
 import type { LocatedSnapshot, SnapshotContent } from "./snapshot/snapshot.ts";
 import { type CachedState, CachedStates } from "./store/cached-state.ts";
 import { errorCode } from "./store/fs-durable.ts";
-import { appendPrivateJsonLine, secureStateDir } from "./store/gate.ts";
+import { secureStateDir } from "./store/gate.ts";
+import { appendRestoreLog, type RestoreLogEntry } from "./store/restore-log.ts";
 import {
   FlushMarks,
   initialFlushMarks,
@@ -42,15 +43,6 @@ export interface WorkspaceDeps {
  * also written at the end of every turn, before compaction and reset, and when the process exits.
  */
 export const SESSION_FLUSH_MS = 1000;
-
-/** One line of `.big-memory/restore-log.jsonl`. */
-export interface RestoreLogEntry {
-  at: string;
-  id: string;
-  session: string | null;
-  reason: string;
-  tokens?: number;
-}
 
 /**
  * The state of one workspace directory: its daily logs (the source of truth), the per-session
@@ -276,10 +268,10 @@ export class Workspace {
     };
   }
 
-  /** Appends one line to `.big-memory/restore-log.jsonl` (through the persistence gate). */
-  async logRestore(entry: RestoreLogEntry): Promise<void> {
+  /** Appends one line to the restore log (through the persistence gate). */
+  async logRestore(entry: Omit<RestoreLogEntry, "v">): Promise<void> {
     await this.secureState();
-    await appendPrivateJsonLine(join(this.stateDir, "restore-log.jsonl"), entry);
+    await appendRestoreLog(this.stateDir, entry);
   }
 
   /**

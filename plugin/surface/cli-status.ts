@@ -1,58 +1,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
-import { errorCode, errorMessage } from "../store/fs-durable.ts";
 import { STATE_DIR_NAME } from "../store/gate.ts";
+import { RESTORE_LOG_FILE, type RestoreLogEntry, readRestoreLog } from "../store/restore-log.ts";
 import { relativeAge, type Style, table } from "./cli-text.ts";
-
-/** One line of `.big-memory/restore-log.jsonl`. */
-const RestoreLogLine = z.object({
-  at: z.string(),
-  id: z.string(),
-  session: z.string().nullable(),
-  reason: z.string(),
-  tokens: z.number().optional(),
-});
-type RestoreLogLine = z.infer<typeof RestoreLogLine>;
-
-/**
- * Reads the restore log; bad lines are counted, not fatal, and a log that cannot be read (a folder in its
- * place, permissions) is a `problem` naming it and what to do, not a crash.
- */
-export async function readRestoreLog(
-  workspace: string,
-): Promise<{ entries: RestoreLogLine[]; bad: number; problem: string | null }> {
-  let text = "";
-  const rel = `${STATE_DIR_NAME}/restore-log.jsonl`;
-  try {
-    text = await readFile(join(workspace, rel), "utf8");
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === "EISDIR") {
-      return {
-        entries: [],
-        bad: 0,
-        problem: `${rel} is a folder, not a file: move it away (restores are not counted)`,
-      };
-    }
-    if (code !== "ENOENT") {
-      return { entries: [], bad: 0, problem: `${rel} cannot be read (${errorMessage(error)})` };
-    }
-  }
-  const entries: RestoreLogLine[] = [];
-  let bad = 0;
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    try {
-      const parsed = RestoreLogLine.safeParse(JSON.parse(line));
-      if (parsed.success) entries.push(parsed.data);
-      else bad++;
-    } catch {
-      bad++;
-    }
-  }
-  return { entries, bad, problem: null };
-}
 
 /** `[REDACTED:<kind>]` markers in `text`, by kind, and their sum. */
 export function countMarkers(text: string): { total: number; kinds: Record<string, number> } {
@@ -73,7 +23,7 @@ async function stateText(workspace: string): Promise<string> {
   const paths = [
     ...sessions.filter((n) => n.endsWith(".json")).map((n) => join(dir, "sessions", n)),
     join(dir, "flush.json"),
-    join(dir, "restore-log.jsonl"),
+    join(dir, RESTORE_LOG_FILE),
   ];
   const texts = await Promise.all(paths.map((p) => readFile(p, "utf8").catch(() => "")));
   return texts.join("\n");
@@ -123,7 +73,7 @@ export async function statusDoc(workspace: string, source: StatusSource) {
       last: s,
     });
   }
-  const lastRestore = new Map<string, RestoreLogLine>();
+  const lastRestore = new Map<string, RestoreLogEntry>();
   for (const e of log.entries) lastRestore.set(e.session ?? "(none)", e);
   const keys = [...new Set([...sessions.keys(), ...lastRestore.keys()])].sort();
   const refs = source.refs;

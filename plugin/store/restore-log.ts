@@ -1,0 +1,82 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { errorCode, errorMessage } from "./fs-durable.ts";
+import { appendPrivateJsonLine, STATE_DIR_NAME } from "./gate.ts";
+
+/**
+ * The restore log, `.big-memory/restore-log.jsonl`: one JSON line per snapshot put back in front of the
+ * model (after compaction, on "you forgot", on resume, by the recall tool). Append-only, through the
+ * persistence gate; read by `status` and `doctor`. This module is the format's one owner.
+ */
+
+/** The log's file name inside the state folder. */
+export const RESTORE_LOG_FILE = "restore-log.jsonl";
+/** Version of the lines written; lines without `v` were written before versions and read as version 1. */
+export const RESTORE_LOG_VERSION = 1;
+
+/** One line of the restore log. */
+export const RestoreLogEntry = z.object({
+  v: z.literal(RESTORE_LOG_VERSION).optional(),
+  /** When, ISO 8601. */
+  at: z.string(),
+  /** The snapshot restored. */
+  id: z.string(),
+  session: z.string().nullable(),
+  /** What restored it: `compaction`, `amnesia`, `resume`, `recall`... */
+  reason: z.string(),
+  /** Estimated tokens injected. */
+  tokens: z.number().optional(),
+});
+export type RestoreLogEntry = z.infer<typeof RestoreLogEntry>;
+
+/** Appends one line (versioned) to the restore log of the state folder `stateDir`. */
+export async function appendRestoreLog(stateDir: string, entry: Omit<RestoreLogEntry, "v">): Promise<void> {
+  await appendPrivateJsonLine(join(stateDir, RESTORE_LOG_FILE), { v: RESTORE_LOG_VERSION, ...entry });
+}
+
+/** What reading the restore log found. */
+export interface RestoreLogRead {
+  entries: RestoreLogEntry[];
+  /** Lines that are not JSON or not an entry (a torn last line, a later version): counted, not fatal. */
+  bad: number;
+  /** A log that cannot be read (a folder in its place, permissions), naming it and what to do. */
+  problem: string | null;
+}
+
+/** Reads the restore log of `workspace`; an absent log is an empty one. */
+export async function readRestoreLog(workspace: string): Promise<RestoreLogRead> {
+  const rel = `${STATE_DIR_NAME}/${RESTORE_LOG_FILE}`;
+  let text = "";
+  try {
+    text = await readFile(join(workspace, rel), "utf8");
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "EISDIR") {
+      return {
+        entries: [],
+        bad: 0,
+        problem: `${rel} is a folder, not a file: move it away (restores are not counted)`,
+      };
+    }
+    if (code !== "ENOENT") {
+      return { entries: [], bad: 0, problem: `${rel} cannot be read (${errorMessage(error)})` };
+    }
+  }
+  const entries: RestoreLogEntry[] = [];
+  let bad = 0;
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      bad++;
+      continue;
+    }
+    const parsed = RestoreLogEntry.safeParse(value);
+    if (parsed.success) entries.push(parsed.data);
+    else bad++;
+  }
+  return { entries, bad, problem: null };
+}
