@@ -67,9 +67,14 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   },
 ];
 
-/** The groups a run needs: the one declaring the command named first in `argv`, else all. */
+/**
+ * The groups a run needs: the one declaring the command named first in `argv`; none for `--version` alone
+ * (the program answers it); else all (help, an unknown word).
+ */
 export function groupsFor(argv: readonly string[]): readonly CommandGroup[] {
   const named = argv.find((arg) => !arg.startsWith("-"));
+  if (named === undefined && argv.includes("--version") && !argv.some((a) => a === "--help" || a === "-h"))
+    return [];
   const group = COMMAND_GROUPS.find((g) => named !== undefined && g.names.includes(named));
   return group === undefined ? COMMAND_GROUPS : [group];
 }

@@ -37,11 +37,13 @@ describe("command groups", () => {
     expect(new Set(all).size).toBe(all.length);
   });
 
-  it("loads only the group of the command named, and every group for help, --version or an unknown word", () => {
+  it("loads only the group of the command named, none for --version, and every group for help or an unknown word", () => {
     const save = COMMAND_GROUPS.find((g) => g.names.includes("save"));
     expect(groupsFor(["save", "--dir", "x"])).toEqual([save]);
     expect(groupsFor(["--json", "save"])).toEqual([save]);
-    for (const argv of [[], ["--help"], ["--version"], ["help"], ["help", "save"], ["sav"]]) {
+    expect(groupsFor(["--version"])).toEqual([]);
+    expect(groupsFor(["save", "--version"])).toEqual([save]);
+    for (const argv of [[], ["--help"], ["--version", "--help"], ["help"], ["help", "save"], ["sav"]]) {
       expect(groupsFor(argv)).toBe(COMMAND_GROUPS);
     }
   });
