@@ -9,27 +9,15 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { errorCode } from "../store/fs-durable.ts";
-import { appendPrivateJsonLine, STATE_DIR_NAME } from "../store/gate.ts";
+import type { Claim } from "./claim-schema.ts";
 import type { Entry } from "./document.ts";
 
-/** The claims file, relative to the workspace. */
-export const CLAIMS_FILE = `${STATE_DIR_NAME}/claims.jsonl`;
+export type { Claim } from "./claim-schema.ts";
 
-/** One claim: the block at `file`:`line` with snapshot id `id` belongs to `session` (and `agent`). */
-export const Claim = z.object({
-  v: z.literal(1),
-  at: z.string(),
-  file: z.string(),
-  line: z.number().int().positive(),
-  id: z.string(),
-  session: z.string(),
-  agent: z.string().nullable(),
-  trigger: z.literal("flush"),
-});
-export type Claim = z.infer<typeof Claim>;
+/** The claims file, relative to the workspace (inside the state folder, gate.ts `STATE_DIR_NAME`). */
+export const CLAIMS_FILE = ".big-memory/claims.jsonl";
 
 /** Claims by `file:line`, the newest one of a block winning. */
 export type Claims = ReadonlyMap<string, Claim>;
@@ -46,6 +34,9 @@ export async function readClaims(workspaceDir: string): Promise<{ claims: Claims
   }
   const claims = new Map<string, Claim>();
   const problems: Diagnostic[] = [];
+  if (text.trim() === "") return { claims, problems };
+  // The schema (and zod) load only when there are claims to check: most workspaces have none.
+  const { Claim } = await import("./claim-schema.ts");
   text.split("\n").forEach((line, i) => {
     if (line.trim() === "") return;
     let parsed: ReturnType<typeof Claim.safeParse>;
@@ -69,6 +60,7 @@ export async function readClaims(workspaceDir: string): Promise<{ claims: Claims
 /** Appends a claim through the persistence gate (private file, redacted). */
 export async function appendClaim(workspaceDir: string, claim: Omit<Claim, "v" | "trigger">): Promise<Claim> {
   const full: Claim = { v: 1, ...claim, trigger: "flush" };
+  const { appendPrivateJsonLine } = await import("../store/gate.ts");
   await appendPrivateJsonLine(join(workspaceDir, CLAIMS_FILE), full);
   return full;
 }

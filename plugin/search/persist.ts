@@ -3,40 +3,21 @@
  * `<workspace>/.big-memory/search/` (or `<stateDir>/search/<workspace hash>/`), written atomically
  * through the store's persistence gate (atomic, mode 0600) with the previous copy kept as `<month>.bmx.prev`.
  */
-import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { readdir, readFile, rm } from "node:fs/promises";
-import { join, resolve } from "node:path";
 import { errorCode } from "../store/fs-durable.ts";
 import { writePrivateBytes } from "../store/gate.ts";
-import {
-  decodeShard,
-  decodeShardHeader,
-  encodeShard,
-  type LogRecord,
-  type ShardFile,
-  type ShardHeader,
-  shardPrefix,
-} from "./codec.ts";
+import { decodeShard, encodeShard, type LogRecord, type ShardFile, type ShardHeader } from "./codec.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
+import { indexDir, shardPath } from "./index-files.ts";
+import { readSavedHeader } from "./saved-header.ts";
 import type { SnapshotIndex } from "./snapshot-index.ts";
 
-const SUFFIX = ".bmx";
+export { indexDir, shardPath };
+
 const PREVIOUS = ".prev";
 const MONTH = /^(\d{4}-\d{2}|other)\.bmx$/;
-
-/** The folder of a workspace's search index. */
-export function indexDir(workspaceDir: string, stateDir?: string): string {
-  if (stateDir === undefined) return join(workspaceDir, ".big-memory", "search");
-  const key = createHash("sha256").update(resolve(workspaceDir)).digest("hex").slice(0, 16);
-  return join(stateDir, "search", key);
-}
-
-/** The file of a month's shard. */
-export function shardPath(dir: string, month: string): string {
-  return join(dir, `${month}${SUFFIX}`);
-}
 
 /** What loading a month's shard file gave. */
 export type ShardLoad =
@@ -81,11 +62,9 @@ export async function loadShardFile(dir: string, month: string): Promise<ShardLo
 }
 
 /**
- * Loads only the header of a month's shard (refs and logs, no postings), reading just its first bytes;
- * a version 2 file is decoded whole. `missing` when there is no file, `unreadable` when it is corrupt
- * (the caller then reads the month's logs). The reads are synchronous: a command that lists snapshots
- * reads the header of every month, and four trips through the thread pool per month cost more than the
- * reads themselves.
+ * Loads only the header of a month's shard (refs and logs, no postings; see saved-header.ts); a version 2
+ * file is decoded whole. `missing` when there is no file, `unreadable` when it is corrupt (the caller
+ * then reads the month's logs).
  */
 export async function loadShardHeader(
   dir: string,
@@ -93,28 +72,13 @@ export async function loadShardHeader(
 ): Promise<
   { kind: "missing" } | { kind: "loaded"; header: ShardHeader } | { kind: "unreadable"; problem: string }
 > {
-  let fd: number;
+  const read = readSavedHeader(dir, month);
+  if (read.kind !== "old") return read;
   try {
-    fd = openSync(shardPath(dir, month), "r");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return { kind: "missing" };
-    throw error;
-  }
-  try {
-    const prefix = Buffer.alloc(20);
-    const bytesRead = readSync(fd, prefix, 0, 20, 0);
-    const { version, headerLength, fixed } = shardPrefix(prefix.subarray(0, bytesRead));
-    if (version === 2) {
-      const { shard, files } = decodeShard(readFileSync(fd));
-      return { kind: "loaded", header: { month: shard.month, entries: shard.parts.entries, files } };
-    }
-    const data = Buffer.alloc(fixed + headerLength);
-    readSync(fd, data, 0, data.length, 0);
-    return { kind: "loaded", header: decodeShardHeader(data) };
+    const { shard, files } = decodeShard(readFileSync(shardPath(dir, month)));
+    return { kind: "loaded", header: { month: shard.month, entries: shard.parts.entries, files } };
   } catch (error) {
     return { kind: "unreadable", problem: error instanceof Error ? error.message : String(error) };
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -10,6 +10,7 @@ import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import type { LogRecord } from "./codec.ts";
 import { LightShard } from "./light-shard.ts";
+import { logTotals } from "./log-files.ts";
 import {
   indexDir,
   listShardFiles,
@@ -326,14 +327,7 @@ export class SearchService {
 
   /** The logs indexed: how many, their bytes, and the `[REDACTED:<kind>]` markers in their snapshots. */
   logs(): { files: number; bytes: number; redactions: Record<string, number> } {
-    const redactions: Record<string, number> = {};
-    let bytes = 0;
-    for (const record of this.#fingerprints.values()) {
-      bytes += record.size;
-      for (const [kind, n] of Object.entries(record.redactions ?? {}))
-        redactions[kind] = (redactions[kind] ?? 0) + n;
-    }
-    return { files: this.#fingerprints.size, bytes, redactions };
+    return logTotals(this.#fingerprints.values());
   }
 
   /** Counts for `status`. */

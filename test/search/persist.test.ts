@@ -94,7 +94,7 @@ describe("loadShardHeader", () => {
     await writeShardFile(dir, "2026-11", whole.subarray(0, 40));
     expect(await loadShardHeader(dir, "2026-11")).toEqual({
       kind: "unreadable",
-      problem: "checksum mismatch (file is corrupt or truncated)",
+      problem: "file is truncated (header runs past the end)",
     });
     await writeShardFile(dir, "2026-11", Buffer.from("not a shard at all"));
     expect(await loadShardHeader(dir, "2026-11")).toEqual({

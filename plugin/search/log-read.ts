@@ -1,0 +1,76 @@
+/**
+ * Reading one daily log for the index: its fingerprint taken on exactly the bytes read, and the
+ * snapshots and problems parsing finds in it. A log that vanishes before it is read is simply gone
+ * (null), never an error.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parseDailyLog } from "../snapshot/parse.ts";
+import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { errorCode } from "../store/fs-durable.ts";
+import type { Fingerprint, LogRecord } from "./codec.ts";
+import { contentHash, statLog } from "./log-files.ts";
+
+/** A daily log as read: its fingerprint and what parsing found in it. */
+export interface LogRead {
+  fingerprint: Fingerprint;
+  snapshots: LocatedSnapshot[];
+  diagnostics: Diagnostic[];
+  /** `[REDACTED:<kind>]` markers in its snapshots as read, by kind (for `status`). */
+  redactions: Record<string, number>;
+}
+
+/** `[REDACTED:<kind>]` markers in the snapshots of a log, by kind. */
+export function redactionsIn(snapshots: readonly LocatedSnapshot[]): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  for (const s of snapshots) {
+    for (const m of JSON.stringify(s.snapshot).matchAll(/\[REDACTED:([a-z0-9-]+)\]/g)) {
+      const kind = m[1] ?? "";
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+    }
+  }
+  return kinds;
+}
+
+/**
+ * Reads a log and fingerprints exactly the bytes read: the times are taken before reading and the read
+ * is repeated if the size moved meanwhile (a write in progress). `known` skips parsing when the content
+ * hash is unchanged (only the times moved) and its problems were recorded. Null when the log is gone.
+ */
+export async function readLog(
+  workspaceDir: string,
+  file: string,
+  known?: LogRecord,
+): Promise<(LogRead & { same: boolean }) | null> {
+  const path = join(workspaceDir, file);
+  for (let attempt = 0; ; attempt++) {
+    const before = await statLog(workspaceDir, file);
+    if (before === null) return null;
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return null;
+      throw error;
+    }
+    if (bytes.length !== before.size && attempt < 3) continue;
+    const fingerprint: Fingerprint = {
+      size: bytes.length,
+      mtimeMs: before.mtimeMs,
+      ...(before.ctimeMs === undefined ? {} : { ctimeMs: before.ctimeMs }),
+      ...(before.ino === undefined ? {} : { ino: before.ino }),
+      crc32: contentHash(bytes),
+    };
+    if (known?.problems !== undefined && known.crc32 === fingerprint.crc32) {
+      return { fingerprint, snapshots: [], diagnostics: [], redactions: {}, same: true };
+    }
+    const parsed = parseDailyLog(bytes.toString("utf8"), file);
+    return {
+      fingerprint,
+      snapshots: parsed.snapshots,
+      diagnostics: parsed.diagnostics,
+      redactions: redactionsIn(parsed.snapshots),
+      same: false,
+    };
+  }
+}

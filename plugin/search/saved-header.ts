@@ -1,0 +1,199 @@
+/**
+ * A month's saved snapshot refs, read from the header of its shard file (the layout codec.ts writes) without
+ * the search engine: the fixed prefix and the header's checksum are checked, the JSON is parsed once, its
+ * shape is checked once and each row by a cheap typed check (no schema library on this path: `list`,
+ * `show`, `recall` and `status` read tens of thousands of rows). A header that fails any check is refused
+ * whole with a message naming what is wrong. The postings' analysis is not checked: the refs do not depend
+ * on it. Version 2 files keep their refs in the whole file and are left to codec.ts (`old`).
+ */
+import { closeSync, openSync, readSync } from "node:fs";
+import { crc32 } from "node:zlib";
+import { errorCode } from "../store/fs-durable.ts";
+import type { LogProblem, LogRecord, ShardHeader } from "./codec.ts";
+import type { Entry } from "./document.ts";
+import { shardPath } from "./index-files.ts";
+
+const MAGIC = 0x42_4d_53_58; // "BMSX", as codec.ts writes it
+const VERSION = 3;
+const FIXED = 20; // magic, version, header length, crc32 of the header, crc32 of the body
+
+/** The snapshot triggers a row may name (snapshot.ts `Trigger`). */
+export const TRIGGERS: ReadonlySet<string> = new Set([
+  "flush",
+  "compaction",
+  "reset",
+  "manual",
+  "tool",
+  "autosave",
+  "threshold",
+]);
+
+/** What reading a month's saved header gave. */
+export type SavedHeader =
+  | { kind: "missing" }
+  | { kind: "old" }
+  | { kind: "unreadable"; problem: string }
+  | { kind: "loaded"; header: ShardHeader };
+
+/** The header bytes of a month's shard file (see {@link readSavedHeader}), or what stopped the read. */
+export function readHeaderBytes(
+  dir: string,
+  month: string,
+):
+  | { kind: "missing" }
+  | { kind: "old" }
+  | { kind: "unreadable"; problem: string }
+  | { kind: "bytes"; bytes: Buffer } {
+  let fd: number;
+  try {
+    fd = openSync(shardPath(dir, month), "r");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return { kind: "missing" };
+    throw error;
+  }
+  try {
+    const prefix = Buffer.alloc(FIXED);
+    const got = readSync(fd, prefix, 0, FIXED, 0);
+    if (got < 16) return { kind: "unreadable", problem: `file is truncated (${got} bytes)` };
+    if (prefix.readUInt32LE(0) !== MAGIC)
+      return { kind: "unreadable", problem: "not a big-memory search shard (bad magic number)" };
+    const version = prefix.readUInt32LE(4);
+    if (version === 2) return { kind: "old" };
+    if (version !== VERSION)
+      return { kind: "unreadable", problem: `unknown format version ${version} (expected ${VERSION})` };
+    const length = prefix.readUInt32LE(8);
+    const bytes = Buffer.allocUnsafe(length);
+    const read = got < FIXED ? 0 : readSync(fd, bytes, 0, length, FIXED);
+    if (read !== length)
+      return { kind: "unreadable", problem: "file is truncated (header runs past the end)" };
+    if (crc32(bytes) !== prefix.readUInt32LE(12))
+      return { kind: "unreadable", problem: "checksum mismatch (file is corrupt or truncated)" };
+    return { kind: "bytes", bytes };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads the refs and log records of a month's saved shard (no postings, no snippet text). Synchronous: a
+ * command may read many months, and a trip through the thread pool per read costs more than the read.
+ */
+export function readSavedHeader(dir: string, month: string): SavedHeader {
+  const read = readHeaderBytes(dir, month);
+  if (read.kind !== "bytes") return read;
+  try {
+    return { kind: "loaded", header: decodeHeaderJson(read.bytes) };
+  } catch (error) {
+    return { kind: "unreadable", problem: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+const isText = (v: unknown) => typeof v === "string";
+const isTextOrNull = (v: unknown) => v === null || typeof v === "string";
+
+/** Where the rows start in a header as codec.ts writes it: the logs' records come before. */
+const ROWS = Buffer.from(',"entries":[');
+
+/** Decodes the JSON header of a version 3 shard (its bytes after the fixed prefix); throws naming the problem. */
+export function decodeHeaderJson(bytes: Buffer): ShardHeader {
+  const json = parseObject(bytes.toString("utf8"));
+  const { month, entries } = json;
+  const files = checkFiles(json);
+  if (typeof month !== "string") fail("header is invalid at month: expected a string");
+  if (!Array.isArray(entries)) fail("header is invalid at entries: expected an array");
+  const out: Entry[] = new Array(entries.length);
+  for (let i = 0; i < entries.length; i++) out[i] = entryOfRow(entries[i], i);
+  return { month, entries: out, files };
+}
+
+/**
+ * The logs' records of a header alone, without decoding its rows: the JSON before the rows is parsed
+ * (a quote inside a JSON string is escaped, so the rows' key cannot occur earlier). The whole header,
+ * when the rows are not where codec.ts puts them.
+ */
+export function decodeHeaderFiles(bytes: Buffer): Record<string, LogRecord> {
+  const at = bytes.indexOf(ROWS);
+  if (at < 0) return decodeHeaderJson(bytes).files;
+  return checkFiles(parseObject(`${bytes.toString("utf8", 0, at)}}`));
+}
+
+function parseObject(text: string): Record<string, unknown> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    fail("header is not valid JSON");
+  }
+  if (!isObject(json)) fail("header is invalid at the top: expected an object");
+  return json;
+}
+
+function checkFiles(json: Record<string, unknown>): Record<string, LogRecord> {
+  const { files } = json;
+  if (!isObject(files)) fail("header is invalid at files: expected an object");
+  for (const [file, record] of Object.entries(files)) checkRecord(record, `files.${file}`);
+  return files as Record<string, LogRecord>;
+}
+
+/** Checks a log record in place (the shape of codec.ts `LogRecord`). */
+function checkRecord(r: unknown, where: string): void {
+  const ok =
+    isObject(r) &&
+    isCount(r.size) &&
+    typeof r.mtimeMs === "number" &&
+    (r.ctimeMs === undefined || typeof r.ctimeMs === "number") &&
+    (r.ino === undefined || typeof r.ino === "number") &&
+    typeof r.crc32 === "string" &&
+    /^[0-9a-f]{8}$/.test(r.crc32) &&
+    (r.problems === undefined || (Array.isArray(r.problems) && r.problems.every(isProblem))) &&
+    (r.redactions === undefined || (isObject(r.redactions) && Object.values(r.redactions).every(isCount)));
+  if (!ok) fail(`header is invalid at ${where}: expected a log record`);
+}
+
+function isProblem(p: unknown): p is LogProblem {
+  return isObject(p) && isCount(p.line) && isText(p.message) && (p.id === undefined || isText(p.id));
+}
+
+/** The entry of a header row `[id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal]`. */
+function entryOfRow(r: unknown, i: number): Entry {
+  if (
+    !Array.isArray(r) ||
+    r.length !== 12 ||
+    !isText(r[0]) ||
+    !isText(r[1]) ||
+    !isText(r[2]) ||
+    !(Number.isInteger(r[3]) && r[3] > 0) ||
+    !isTextOrNull(r[4]) ||
+    !isTextOrNull(r[5]) ||
+    !(r[6] === null || TRIGGERS.has(r[6])) ||
+    !isTextOrNull(r[7]) ||
+    !isTextOrNull(r[8]) ||
+    typeof r[9] !== "boolean" ||
+    !(r[10] === null || typeof r[10] === "boolean") ||
+    !isText(r[11])
+  )
+    fail(`header is invalid at entries.${i}: expected a snapshot ref row`);
+  return {
+    id: r[0],
+    timestamp: r[1],
+    time: Date.parse(r[1]),
+    file: r[2],
+    line: r[3],
+    session: r[4],
+    agent: r[5],
+    trigger: r[6],
+    name: r[7],
+    parent: r[8],
+    tombstone: r[9],
+    verified: r[10],
+    goal: r[11],
+    text: "",
+  };
+}

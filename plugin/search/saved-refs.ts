@@ -1,0 +1,271 @@
+/**
+ * The snapshot refs a workspace's index has saved, read month by month and only as far as a question
+ * needs: the newest snapshots from the newest months back, the blocks of an id or a name from the months
+ * whose header mentions it, or everything. This is the read path of `list`, `show`, `recall` and
+ * `status`: no search engine, no postings, and no log parsed unless it changed since it was indexed (a
+ * changed log is re-read, as the search service does; nothing is saved). A month whose saved header is
+ * missing, unreadable or of an older format cannot be answered here (`null`): the caller opens the
+ * search service, which rebuilds it.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { START_MARKER_PREFIX } from "../snapshot/format.ts";
+import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { errorCode } from "../store/fs-durable.ts";
+import { type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
+import type { LogRecord } from "./codec.ts";
+import { type Entry, entryOf } from "./document.ts";
+import { indexDir } from "./index-files.ts";
+import { contentHash, logsByMonth, logTotals, statLogSync, unchanged } from "./log-files.ts";
+import { decodeHeaderFiles, decodeHeaderJson, readHeaderBytes } from "./saved-header.ts";
+import { monthOf, newerFirst } from "./shard.ts";
+
+/** How far past its month's end a snapshot's timestamp may lie (time zones; snapshot-index.ts uses the same). */
+const SLACK_MS = 31 * 86_400_000;
+
+/** The latest time a snapshot of a month (`YYYY-MM`) is taken to carry: the month's end plus the slack. */
+export function latestTimeOf(month: string): number {
+  const m = /^(\d{4})-(\d{2})$/.exec(month);
+  return m === null ? Number.POSITIVE_INFINITY : Date.UTC(Number(m[1]), Number(m[2]), 1) + SLACK_MS;
+}
+
+/** The saved refs of one workspace, loaded on demand. */
+export class SavedRefs {
+  readonly workspaceDir: string;
+  readonly #dir: string;
+  /** Months with logs, newest first, and the logs listed in each. */
+  readonly #months: string[];
+  readonly #logs: Map<string, string[]>;
+  /** Index of the first month in `#months` not looked at yet. */
+  #next = 0;
+  readonly #entries = new Map<string, Entry[]>();
+  readonly #records = new Map<string, LogRecord>();
+  readonly #diagnostics = new Map<string, Diagnostic[]>();
+  readonly #claims: Claims;
+  readonly #claimProblems: Diagnostic[];
+
+  private constructor(
+    workspaceDir: string,
+    dir: string,
+    logs: Map<string, string[]>,
+    claims: { claims: Claims; problems: Diagnostic[] },
+  ) {
+    this.workspaceDir = workspaceDir;
+    this.#dir = dir;
+    this.#logs = logs;
+    this.#months = [...logs.keys()].sort().reverse();
+    this.#claims = claims.claims;
+    this.#claimProblems = claims.problems;
+  }
+
+  /** Lists the logs and reads the claims of a workspace; reads no month yet. */
+  static async open(workspaceDir: string, options: { stateDir?: string } = {}): Promise<SavedRefs> {
+    return new SavedRefs(
+      workspaceDir,
+      indexDir(workspaceDir, options.stateDir),
+      logsByMonth(workspaceDir),
+      await readClaims(workspaceDir),
+    );
+  }
+
+  /**
+   * Loads months newest first until `enough(sorted, olderThan)` says so: `sorted` is every ref loaded,
+   * newest first, and no month left holds a ref newer than `olderThan` (epoch ms). False when a month
+   * has no usable saved header.
+   */
+  async loadNewest(enough: (sorted: readonly Entry[], olderThan: number) => boolean): Promise<boolean> {
+    while (this.#next < this.#months.length) {
+      const month = this.#months[this.#next++] as string;
+      if (!(await this.#load(month, null))) return false;
+      const rest = this.#months[this.#next];
+      if (enough(this.sorted(), rest === undefined ? Number.NEGATIVE_INFINITY : latestTimeOf(rest))) break;
+    }
+    return true;
+  }
+
+  /** Loads every month; false when a month has no usable saved header. */
+  loadAll(): Promise<boolean> {
+    return this.loadNewest(() => false);
+  }
+
+  /**
+   * Loads the months whose saved header mentions `text` as a whole JSON string (any ref with that id,
+   * name, session or agent), those of `months`, and those holding a log changed since it was indexed;
+   * of the others, only the logs' records (their problems count). False as for {@link loadAll}.
+   */
+  async loadMentioning(text: string, months: ReadonlySet<string> = new Set()): Promise<boolean> {
+    const needle = Buffer.from(JSON.stringify(text));
+    while (this.#next < this.#months.length) {
+      const month = this.#months[this.#next++] as string;
+      if (!(await this.#load(month, months.has(month) ? null : needle))) return false;
+    }
+    return true;
+  }
+
+  /** The months holding a claimed block, by the claims' files. */
+  claimedMonths(session?: string): Set<string> {
+    const out = new Set<string>();
+    for (const claim of this.#claims.values())
+      if (session === undefined || claim.session === session) out.add(monthOf(claim.file));
+    return out;
+  }
+
+  /**
+   * Loads one month: its refs when `needle` is null or its header holds it, else its logs' records
+   * alone (its refs are then left out). Logs changed since the header was saved are re-read.
+   */
+  async #load(month: string, needle: Buffer | null): Promise<boolean> {
+    const read = readHeaderBytes(this.#dir, month);
+    if (read.kind === "missing") return this.#withoutBlocks(month);
+    if (read.kind !== "bytes") return false;
+    const whole = needle === null || read.bytes.includes(needle);
+    let files: Record<string, LogRecord>;
+    let entries: Entry[] = [];
+    try {
+      if (whole) {
+        const header = decodeHeaderJson(read.bytes);
+        files = header.files;
+        entries = header.entries;
+      } else files = decodeHeaderFiles(read.bytes);
+    } catch {
+      return false;
+    }
+    const changed = [...new Set([...(this.#logs.get(month) ?? []), ...Object.keys(files)])].filter((file) => {
+      const log = statLogSync(this.workspaceDir, file);
+      return log === null ? files[file] !== undefined : !unchanged(log, files[file]);
+    });
+    if (!whole && changed.length > 0) return this.#load(month, null);
+    for (const [file, record] of Object.entries(files)) this.#remember(file, record);
+    if (whole) {
+      for (const file of changed) entries = await this.#reread(file, entries);
+      claimEntries(this.#claims, entries);
+      this.#entries.set(month, entries);
+    }
+    return true;
+  }
+
+  /**
+   * A month with no saved shard is answered here only when none of its logs holds a block (the index
+   * saves no shard for such a month): their records are taken from their bytes. False otherwise.
+   */
+  #withoutBlocks(month: string): boolean {
+    const records: [string, LogRecord][] = [];
+    for (const file of this.#logs.get(month) ?? []) {
+      const bytes = readIfPresent(join(this.workspaceDir, file));
+      const log = statLogSync(this.workspaceDir, file);
+      if (bytes === null || log === null) continue;
+      if (bytes.includes(START_MARKER_PREFIX) || bytes.length !== log.size) return false;
+      const { file: _file, ...times } = log;
+      records.push([file, { ...times, crc32: contentHash(bytes), problems: [] }]);
+    }
+    for (const [file, record] of records) this.#remember(file, record);
+    this.#entries.set(month, []);
+    return true;
+  }
+
+  /** Takes a log's record: its fingerprint and the problems found reading it. */
+  #remember(file: string, record: LogRecord): void {
+    this.#records.set(file, record);
+    if (record.problems !== undefined)
+      this.#diagnostics.set(
+        file,
+        record.problems.map(({ id, ...p }) => ({ file, ...p, ...(id === undefined ? {} : { id }) })),
+      );
+  }
+
+  /** `entries` with those of `file` replaced by a fresh read of it (none when it is gone). */
+  async #reread(file: string, entries: Entry[]): Promise<Entry[]> {
+    const { readLog } = await import("./log-read.ts");
+    const known = this.#records.get(file);
+    const read = await readLog(this.workspaceDir, file, known);
+    if (read === null) {
+      this.#records.delete(file);
+      this.#diagnostics.delete(file);
+      return entries.filter((e) => e.file !== file);
+    }
+    if (read.same) {
+      this.#records.set(file, {
+        ...read.fingerprint,
+        problems: known?.problems ?? [],
+        ...redactionsOf(known),
+      });
+      return entries;
+    }
+    this.#records.set(file, {
+      ...read.fingerprint,
+      problems: read.diagnostics.map(({ file: _f, ...p }) => p),
+      redactions: read.redactions,
+    });
+    this.#diagnostics.set(file, read.diagnostics);
+    return [...entries.filter((e) => e.file !== file), ...read.snapshots.map(entryOf)];
+  }
+
+  /** Every ref loaded (claims laid over), newest first. */
+  sorted(): Entry[] {
+    return [...this.#entries.values()].flat().sort(newerFirst);
+  }
+
+  /** Every loaded ref with snapshot id `id`, newest first. */
+  findAll(id: string): Entry[] {
+    return this.sorted().filter((e) => e.id === id);
+  }
+
+  /** Problems found in the logs whose records were read, and in the claims file. */
+  diagnostics(): Diagnostic[] {
+    return [...[...this.#diagnostics.values()].flat(), ...this.#claimProblems];
+  }
+
+  /** The logs whose records were read: how many, their bytes, and the `[REDACTED:<kind>]` markers in their snapshots. */
+  logs(): { files: number; bytes: number; redactions: Record<string, number> } {
+    return logTotals(this.#records.values());
+  }
+
+  /** The full snapshot whose block starts at `file`:`line`, read from its log, claims laid over; null when none. */
+  async getAt(file: string, line: number): Promise<LocatedSnapshot | null> {
+    const { readLog } = await import("./log-read.ts");
+    const found = (await readLog(this.workspaceDir, file))?.snapshots.find((s) => s.line === line);
+    return found === undefined ? null : claimed(this.#claims, found);
+  }
+}
+
+function readIfPresent(path: string): Buffer | null {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return null;
+    throw error;
+  }
+}
+
+function redactionsOf(record: LogRecord | undefined): { redactions?: Record<string, number> } {
+  return record?.redactions === undefined ? {} : { redactions: record.redactions };
+}
+
+/**
+ * The newest entry of `sorted` (newest first) in scope, never a tombstone: with `name`, the newest of
+ * that name unless it is a tombstone (snapshot-index.ts `latest`).
+ */
+export function latestIn(
+  sorted: readonly Entry[],
+  scope: { session?: string; agent?: string; name?: string },
+): Entry | undefined {
+  const found = sorted.find(
+    (e) =>
+      (scope.name !== undefined ? e.name === scope.name : !e.tombstone) &&
+      (scope.session === undefined || e.session === scope.session) &&
+      (scope.agent === undefined || e.agent === scope.agent),
+  );
+  return found?.tombstone === true ? undefined : found;
+}
+
+/** The live refs of `sorted` (newest first): tombstones left out, and every snapshot older than a tombstone of its name. */
+export function liveNewestFirst(sorted: readonly Entry[]): Entry[] {
+  const deleted = new Set<string>();
+  const out: Entry[] = [];
+  for (const e of sorted) {
+    if (e.tombstone) {
+      if (e.name !== null) deleted.add(e.name);
+    } else if (e.name === null || !deleted.has(e.name)) out.push(e);
+  }
+  return out;
+}

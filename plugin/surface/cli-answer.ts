@@ -1,0 +1,139 @@
+/**
+ * What the CLI's read commands share, whichever way they read: how an answer is printed (JSON or text,
+ * the logs' problems, the exit code), which snapshot a `show` argument names, which refs `list` keeps.
+ * Light on purpose: the search engine, the parser and the status document load only when used.
+ */
+import type { SearchService } from "../search/search-service.ts";
+import type { SnapshotRef } from "../search/snapshot-index.ts";
+import { snapshotJson } from "../snapshot/json.ts";
+import { live } from "../snapshot/lifecycle.ts";
+import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
+import type { CliIO } from "./cli.ts";
+import { EXIT } from "./cli-args.ts";
+import type { StatusSource } from "./cli-status.ts";
+import { refTable, type Style, snapshotText } from "./cli-text.ts";
+
+/** What a read command prints and how it ends: its document or text, its problems, its exit code. */
+export interface ReadOutput {
+  io: CliIO;
+  style: Style;
+  json: boolean;
+  setExit(code: number): void;
+}
+
+/** Prints `doc` as JSON or `text()` for people, then the logs' problems on stderr for people. */
+export async function answer(
+  o: ReadOutput,
+  doc: unknown,
+  text: () => string,
+  diagnostics: readonly Diagnostic[],
+): Promise<void> {
+  o.io.stdout(o.json ? `${JSON.stringify(doc, null, 2)}\n` : `${text()}\n`);
+  const shown = o.json ? [] : diagnostics.filter((d) => d.line > 0);
+  if (shown.length === 0) return;
+  const { formatDiagnostic } = await import("../snapshot/parse.ts");
+  for (const d of shown) o.io.stderr(`${o.style.yellow(formatDiagnostic(d))}\n`);
+}
+
+/** `memory/2026-11-22.md:14` as a file and a line, or null. */
+function location(text: string): { file: string; line: number } | null {
+  const m = /^(.+\.md):(\d+)$/.exec(text);
+  return m?.[1] === undefined || m[2] === undefined ? null : { file: m[1], line: Number(m[2]) };
+}
+
+/**
+ * The snapshot `what` names: `file:line`, an id (when blocks share it, the one in its own day's log,
+ * with a warning naming the others), or a checkpoint name (its newest live version).
+ */
+export async function resolve(
+  index: Pick<SearchService, "findAll" | "latest" | "getAt">,
+  what: string,
+): Promise<{ found: LocatedSnapshot | null; warnings: string[] }> {
+  const at = location(what);
+  if (at !== null) return { found: await index.getAt(at.file, at.line), warnings: [] };
+  const same = index.findAll(what);
+  if (same.length > 0) {
+    const own =
+      same.find((r) => r.file.startsWith(`memory/${what.slice(0, 10)}`)) ?? (same[0] as SnapshotRef);
+    const others = same.filter((r) => r !== own);
+    return {
+      found: await index.getAt(own.file, own.line),
+      warnings: others.map(
+        (r) =>
+          `snapshot id ${what} is also used by the block at ${r.file}:${r.line} (show it with "show ${r.file}:${r.line}")`,
+      ),
+    };
+  }
+  const named = index.latest({ name: what });
+  return { found: named === null ? null : await index.getAt(named.file, named.line), warnings: [] };
+}
+
+/** `list`'s options. */
+export interface ListOptions {
+  dir: string;
+  session?: string;
+  agent?: string;
+  limit: number;
+  all: boolean;
+}
+
+/** The refs `list` prints from `all` (every ref, tombstones included, newest first). */
+export function listed<
+  T extends { session: string | null; agent: string | null; name: string | null; tombstone: boolean },
+>(all: readonly T[], o: ListOptions): T[] {
+  const kept = o.all ? all : live([...all].reverse(), (r) => r).reverse();
+  return kept
+    .filter((r) => o.session === undefined || r.session === o.session)
+    .filter((r) => o.agent === undefined || r.agent === o.agent)
+    .slice(0, o.limit);
+}
+
+/** Prints `list`'s answer. */
+export async function answerList(
+  o: ReadOutput,
+  refs: SnapshotRef[],
+  diagnostics: Diagnostic[],
+): Promise<void> {
+  await answer(
+    o,
+    { snapshots: refs, diagnostics },
+    () => (refs.length === 0 ? "No snapshots found." : refTable(refs, o.io.now(), o.style)),
+    diagnostics,
+  );
+  o.setExit(refs.length === 0 ? EXIT.notFound : EXIT.ok);
+}
+
+/** Prints the answer of `show` or `recall`: the snapshot with its stale-file warnings, or `none`. */
+export async function answerSnapshot(
+  o: ReadOutput,
+  workspaceDir: string,
+  found: LocatedSnapshot | null,
+  warnings: string[],
+  diagnostics: Diagnostic[],
+  none: string,
+): Promise<void> {
+  if (found !== null)
+    warnings.push(
+      ...(await (await import("../recover/restore-service.ts")).staleWarnings(workspaceDir, found)),
+    );
+  await answer(
+    o,
+    { snapshot: found === null ? null : snapshotJson(found), warnings, diagnostics },
+    () => (found === null ? none : snapshotText(snapshotJson(found), warnings, o.io.now(), o.style)),
+    diagnostics,
+  );
+  o.setExit(found === null ? EXIT.notFound : EXIT.ok);
+}
+
+/** Prints `status`'s answer from the index's refs (oldest first) and logs. */
+export async function answerStatus(
+  o: ReadOutput,
+  workspaceDir: string,
+  source: Omit<StatusSource, "problems">,
+  diagnostics: Diagnostic[],
+): Promise<void> {
+  const { statusDoc, statusText } = await import("./cli-status.ts");
+  const doc = await statusDoc(workspaceDir, { ...source, problems: diagnostics.length });
+  await answer(o, { ...doc, diagnostics }, () => statusText(doc, o.io.now(), o.style), diagnostics);
+  o.setExit(EXIT.ok);
+}

@@ -1,0 +1,96 @@
+/**
+ * The runtime of `list`, `show`, `recall` and `status` over the index's saved refs (search/saved-refs.ts):
+ * each reads only the months its answer needs (`list --limit N` and `recall` the newest ones back to
+ * where nothing older can change the answer, `show` the months whose refs mention its argument, `status`
+ * every month's refs), and no log unless it changed since it was indexed. When a month has no usable
+ * saved refs (never indexed, corrupt, older format), the command runs through the search index instead
+ * (cli-index.ts), which builds and saves what is missing.
+ */
+import type { Entry } from "../search/document.ts";
+import { latestIn, liveNewestFirst, SavedRefs } from "../search/saved-refs.ts";
+import type { SnapshotRef } from "../search/snapshot-index.ts";
+import {
+  answerList,
+  answerSnapshot,
+  answerStatus,
+  type ListOptions,
+  listed,
+  type ReadOutput,
+  resolve,
+} from "./cli-answer.ts";
+
+/** The ref fields of an entry (what `list` prints). */
+function refOf(e: Entry): SnapshotRef {
+  const { id, timestamp, file, line, session, agent, trigger, name, goal, verified } = e;
+  return { id, timestamp, file, line, session, agent, trigger, name, goal, verified };
+}
+
+const index = () => import("./cli-index.ts");
+
+/** `list`: the newest months back until `limit` refs are certain (every month without a limit). */
+export async function list(o: ReadOutput, options: ListOptions): Promise<void> {
+  const refs = await SavedRefs.open(options.dir);
+  const pick = (sorted: readonly Entry[]) =>
+    listed(options.all ? sorted : liveNewestFirst(sorted), { ...options, all: true });
+  const loaded = await refs.loadNewest((sorted, olderThan) => {
+    const kept = pick(sorted);
+    return kept.length >= options.limit && (kept[options.limit - 1] as Entry).time > olderThan;
+  });
+  if (!loaded) return (await index()).listIndexed(o, options);
+  await answerList(o, pick(refs.sorted()).map(refOf), refs.diagnostics());
+}
+
+/** `show`: the months whose refs mention `what` (an id or a name; a `file:line` is read from its log). */
+export async function show(o: ReadOutput, workspaceDir: string, what: string): Promise<void> {
+  const refs = await SavedRefs.open(workspaceDir);
+  if (!(await refs.loadMentioning(what))) return (await index()).showIndexed(o, workspaceDir, what);
+  const sorted = refs.sorted();
+  const { found, warnings } = await resolve(
+    {
+      findAll: (id) => sorted.filter((e) => e.id === id).map(refOf),
+      latest: (scope = {}) => {
+        const e = latestIn(sorted, scope);
+        return e === undefined ? null : refOf(e);
+      },
+      getAt: (file, line) => refs.getAt(file, line),
+    },
+    what,
+  );
+  const none = `No snapshot with id, location or name "${what}".`;
+  await answerSnapshot(o, workspaceDir, found, warnings, refs.diagnostics(), none);
+}
+
+/**
+ * `recall`: the newest snapshot in scope. With a session or a name, the months whose refs mention it
+ * (and those whose claims give blocks to the session); else the newest months back.
+ */
+export async function recall(
+  o: ReadOutput,
+  workspaceDir: string,
+  scope: { session?: string; name?: string },
+): Promise<void> {
+  const refs = await SavedRefs.open(workspaceDir);
+  const key = scope.name ?? scope.session;
+  const loaded =
+    key === undefined
+      ? await refs.loadNewest((sorted, olderThan) => {
+          const e = latestIn(sorted, scope);
+          return e !== undefined && e.time > olderThan;
+        })
+      : await refs.loadMentioning(
+          key,
+          refs.claimedMonths(scope.name === undefined ? scope.session : undefined),
+        );
+  if (!loaded) return (await index()).recallIndexed(o, workspaceDir, scope);
+  const ref = latestIn(refs.sorted(), scope);
+  const found = ref === undefined ? null : await refs.getAt(ref.file, ref.line);
+  await answerSnapshot(o, workspaceDir, found, [], refs.diagnostics(), "No snapshot in that scope.");
+}
+
+/** `status`: every month's refs and logs' records. */
+export async function status(o: ReadOutput, workspaceDir: string): Promise<void> {
+  const refs = await SavedRefs.open(workspaceDir);
+  if (!(await refs.loadAll())) return (await index()).statusIndexed(o, workspaceDir);
+  const diagnostics = refs.diagnostics();
+  await answerStatus(o, workspaceDir, { refs: refs.sorted().reverse(), ...refs.logs() }, diagnostics);
+}
