@@ -10,8 +10,7 @@ import { writePrivateBytes } from "../store/gate.ts";
 import { decodeShard, encodeShard, type LogRecord, type ShardFile, type ShardHeader } from "./codec.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
-import { indexDir, shardPath } from "./index-files.ts";
-import { readSavedHeader } from "./saved-header.ts";
+import { indexDir, readSavedHeader, shardPath } from "./saved-header.ts";
 import type { SnapshotIndex } from "./snapshot-index.ts";
 
 export { indexDir, shardPath };

@@ -4,14 +4,28 @@
  * shape is checked once and each row by a cheap typed check (no schema library on this path: `list`,
  * `show`, `recall` and `status` read tens of thousands of rows). A header that fails any check is refused
  * whole with a message naming what is wrong. The postings' analysis is not checked: the refs do not depend
- * on it. Version 2 files keep their refs in the whole file and are left to codec.ts (`old`).
+ * on it. Version 2 files keep their refs in the whole file and are left to codec.ts (`old`). Also where
+ * the index's files are, so that a command reading refs does not load the code that writes shards.
  */
+import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { crc32 } from "node:zlib";
 import { errorCode } from "../store/fs-durable.ts";
 import type { LogProblem, LogRecord, ShardHeader } from "./codec.ts";
 import type { Entry } from "./document.ts";
-import { shardPath } from "./index-files.ts";
+
+/** The folder of a workspace's search index: `<workspace>/.big-memory/search/`, or `<stateDir>/search/<workspace hash>/`. */
+export function indexDir(workspaceDir: string, stateDir?: string): string {
+  if (stateDir === undefined) return join(workspaceDir, ".big-memory", "search");
+  const key = createHash("sha256").update(resolve(workspaceDir)).digest("hex").slice(0, 16);
+  return join(stateDir, "search", key);
+}
+
+/** The file of a month's shard. */
+export function shardPath(dir: string, month: string): string {
+  return join(dir, `${month}.bmx`);
+}
 
 const MAGIC = 0x42_4d_53_58; // "BMSX", as codec.ts writes it
 const VERSION = 3;

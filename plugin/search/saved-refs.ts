@@ -15,9 +15,8 @@ import { errorCode } from "../store/fs-durable.ts";
 import { type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import type { LogRecord } from "./codec.ts";
 import { type Entry, entryOf } from "./document.ts";
-import { indexDir } from "./index-files.ts";
 import { contentHash, logsByMonth, logTotals, statLogSync, unchanged } from "./log-files.ts";
-import { decodeHeaderFiles, decodeHeaderJson, readHeaderBytes } from "./saved-header.ts";
+import { decodeHeaderFiles, decodeHeaderJson, indexDir, readHeaderBytes } from "./saved-header.ts";
 import { monthOf, newerFirst } from "./shard.ts";
 
 /** How far past its month's end a snapshot's timestamp may lie (time zones; snapshot-index.ts uses the same). */
@@ -69,16 +68,16 @@ export class SavedRefs {
   }
 
   /**
-   * Loads months newest first until `enough(sorted, olderThan)` says so: `sorted` is every ref loaded,
-   * newest first, and no month left holds a ref newer than `olderThan` (epoch ms). False when a month
-   * has no usable saved header.
+   * Loads months newest first until `enough(sorted, olderThan)` says so: `sorted()` gives every ref
+   * loaded, newest first, and no month left holds a ref newer than `olderThan` (epoch ms). False when a
+   * month has no usable saved header.
    */
-  async loadNewest(enough: (sorted: readonly Entry[], olderThan: number) => boolean): Promise<boolean> {
+  async loadNewest(enough: (sorted: () => Entry[], olderThan: number) => boolean): Promise<boolean> {
     while (this.#next < this.#months.length) {
       const month = this.#months[this.#next++] as string;
       if (!(await this.#load(month, null))) return false;
       const rest = this.#months[this.#next];
-      if (enough(this.sorted(), rest === undefined ? Number.NEGATIVE_INFINITY : latestTimeOf(rest))) break;
+      if (rest !== undefined && enough(() => this.sorted(), latestTimeOf(rest))) break;
     }
     return true;
   }

@@ -33,7 +33,8 @@ export async function list(o: ReadOutput, options: ListOptions): Promise<void> {
   const pick = (sorted: readonly Entry[]) =>
     listed(options.all ? sorted : liveNewestFirst(sorted), { ...options, all: true });
   const loaded = await refs.loadNewest((sorted, olderThan) => {
-    const kept = pick(sorted);
+    if (options.limit === Number.POSITIVE_INFINITY) return false;
+    const kept = pick(sorted());
     return kept.length >= options.limit && (kept[options.limit - 1] as Entry).time > olderThan;
   });
   if (!loaded) return (await index()).listIndexed(o, options);
@@ -74,7 +75,7 @@ export async function recall(
   const loaded =
     key === undefined
       ? await refs.loadNewest((sorted, olderThan) => {
-          const e = latestIn(sorted, scope);
+          const e = latestIn(sorted(), scope);
           return e !== undefined && e.time > olderThan;
         })
       : await refs.loadMentioning(

@@ -1,0 +1,74 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cli, SAVE_INPUT, SKILL_LOG, workspaces } from "./cli-harness.ts";
+
+const workspace = workspaces();
+
+describe("list, show, recall and status over the saved refs", () => {
+  it("load neither the search engine nor the markdown parser nor the watcher once indexed", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    expect((await cli(["reindex", "--dir", dir])).code).toBe(0);
+    const bin = new URL("../../bin/big-memory.js", import.meta.url).pathname;
+    const hook = new URL("./fixtures/record-modules.mjs", import.meta.url).pathname;
+    const loaded = (args: string[]) => {
+      const log = join(dir, `modules-${args.join("-")}.txt`);
+      const r = spawnSync(process.execPath, ["--import", hook, bin, ...args, "--dir", dir, "--json"], {
+        encoding: "utf8",
+        env: { ...process.env, BIG_MEMORY_MODULE_LOG: log },
+      });
+      expect(r.status).toBe(0);
+      return readFileSync(log, "utf8").split("\n");
+    };
+    const heavy =
+      /\/(remark|unified|mdast|micromark|minisearch|chokidar)[^/]*\/|\/search\/(search-service|snapshot-index|hot-shard|frozen-shard|light-shard|rank|codec|persist|sources)\.ts$/;
+    for (const args of [
+      ["list"],
+      ["list", "--limit", "1"],
+      ["show", "2026-11-20-01"],
+      ["recall"],
+      ["status"],
+    ]) {
+      const urls = loaded(args);
+      expect(urls.some((url) => url.endsWith("/search/saved-refs.ts"))).toBe(true);
+      expect(urls.filter((url) => heavy.test(url))).toEqual([]);
+    }
+  });
+
+  it("answer as the search index does when a month was never indexed, and index it", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    const r = await cli(["list", "--dir", dir, "--json"]);
+    expect(r.json()).toMatchObject({ snapshots: [{ id: "2026-11-20-02" }, { id: "2026-11-20-01" }] });
+    expect(readFileSync(join(dir, ".big-memory/search/2026-11.bmx")).length).toBeGreaterThan(0);
+  });
+
+  it("see a snapshot saved after the month was indexed, and list the newest first", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    await cli(["reindex", "--dir", dir]);
+    await cli(["save", "--dir", dir, "--session", "agent:main:main"], { stdin: JSON.stringify(SAVE_INPUT) });
+    const listed = await cli(["list", "--limit", "1", "--dir", dir, "--json"]);
+    expect(listed.json()).toMatchObject({ snapshots: [{ session: "agent:main:main" }] });
+    const recalled = await cli(["recall", "--session", "agent:main:main", "--dir", dir, "--json"]);
+    expect(recalled.json()).toMatchObject({
+      snapshot: { session: "agent:main:main", goal: SAVE_INPUT.goal },
+    });
+  });
+
+  it("rebuild a corrupt month with one warning, as the search index does", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    await cli(["reindex", "--dir", dir]);
+    writeFileSync(join(dir, ".big-memory/search/2026-11.bmx"), "not a shard at all, only text");
+    const r = await cli(["show", "2026-11-20-01", "--dir", dir, "--json"]);
+    expect(r.json()).toMatchObject({
+      snapshot: { id: "2026-11-20-01" },
+      diagnostics: [
+        {
+          file: ".big-memory/search",
+          line: 0,
+          message: expect.stringContaining("not a big-memory search shard (bad magic number); rebuilding"),
+        },
+      ],
+    });
+  });
+});
