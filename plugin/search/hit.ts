@@ -134,7 +134,9 @@ export function compareLines(
       final.length = limit;
       if (compareHits(hit, final[limit - 1] as Hit) >= 0) return { hits: final, settled: true };
     }
-    const best = lineOf(hit);
+    // A hit that cannot reach the worst kept one needs no exact count of its lines.
+    const worst = final.length >= limit ? final[limit - 1] : undefined;
+    const best = lineOf(hit, worst === undefined ? 0 : together(worst));
     hit.snippet = best.line;
     hit.lineWords = best.words;
     hit.pairs = best.pairs;
@@ -178,26 +180,39 @@ export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<n
       (l.fuzzyTerms === undefined
         ? boundedDistance(term, l.term.term, l.fuzzy) <= l.fuzzy
         : neighbours.get(l)?.has(term) === true));
-  return (hit: Hit): { line: { field: Field; text: string }; words: number; pairs: number } => {
+  return (hit: Hit, need = 0): LineMatch => {
     // Parts only speak for a word the hit did not match whole.
     const wholeMatched = (word: number) => ((words.get(word)?.whole ?? 0) & hit.terms) !== 0;
     const active = lookups.filter(
       (l) => (hit.terms & l.bit) !== 0 && !(l.part && l.term.roles.every((r) => wholeMatched(r.word))),
     );
     // Lines holding none of the active terms (as substrings of the line, folded when not ASCII) are
-    // skipped untokenized.
+    // skipped untokenized; the words of the terms found so bound what a line can hold (and its pairs).
     const screened = active.every((l) => screens.get(l) !== undefined);
-    let best: { field: Field; text: string } = { field: "goal", text: hit.entry.goal };
+    const mostOn = (text: string): number => {
+      const haystack = ASCII.test(text) ? text : foldText(text);
+      let most = 0;
+      for (const l of active) if (screens.get(l)?.test(haystack)) most += l.term.roles.length;
+      return most;
+    };
+    const goal = { field: "goal" as const, text: hit.entry.goal };
+    if (screened && need > 0) {
+      let most = 0;
+      eachLine(hit.entry, (_field, text) => {
+        most = Math.max(most, mostOn(text));
+      });
+      // No line can bring the hit to what it needs: say so without tokenizing any.
+      if (hit.words + 2 * most - Math.min(1, most) < need)
+        return { line: goal, words: 0, pairs: 0, exact: false };
+    }
+    let best: { field: Field; text: string } = goal;
     let bestWords = 0;
     let bestPairs = 0;
     let bestRank = 0;
     const consider = (field: Field, text: string) => {
       if (screened) {
-        // The words of the terms found as substrings bound what the line can hold (and its pairs):
-        // a line that cannot beat the best one so far is not tokenized.
-        const haystack = ASCII.test(text) ? text : foldText(text);
-        let most = 0;
-        for (const l of active) if (screens.get(l)?.test(haystack)) most += l.term.roles.length;
+        // A line that cannot beat the best one so far is not tokenized.
+        const most = mostOn(text);
         if (most === 0 || 2 * most - 1 + FIELD_BOOSTS[field] / 100 <= bestRank) return;
       }
       const found = new Set<number>();
@@ -232,17 +247,33 @@ export function lineMatcher(lookups: readonly TermLookup[], words: ReadonlyMap<n
         bestRank = rank;
       }
     };
-    consider("goal", hit.entry.goal);
-    const text = hit.entry.text;
-    for (let start = 0; start < text.length; ) {
-      let end = text.indexOf("\n", start);
-      if (end < 0) end = text.length;
-      const field = fieldOfTag(text.charAt(start));
-      if (field !== undefined) consider(field, text.slice(start + 1, end));
-      start = end + 1;
-    }
-    return { line: best, words: bestWords, pairs: bestPairs };
+    eachLine(hit.entry, consider);
+    return { line: best, words: bestWords, pairs: bestPairs, exact: true };
   };
+}
+
+/**
+ * What {@link lineMatcher} found for a hit: its best line with the query words and pairs there, or,
+ * when `exact` is false, only that the hit cannot reach the first key it needed (words and pairs 0).
+ */
+export interface LineMatch {
+  line: { field: Field; text: string };
+  words: number;
+  pairs: number;
+  exact: boolean;
+}
+
+/** Calls `visit` with the goal, then each stored line of an entry with its field. */
+function eachLine(entry: Entry, visit: (field: Field, text: string) => void): void {
+  visit("goal", entry.goal);
+  const text = entry.text;
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    const field = fieldOfTag(text.charAt(start));
+    if (field !== undefined) visit(field, text.slice(start + 1, end));
+    start = end + 1;
+  }
 }
 
 function bitCount(mask: number): number {

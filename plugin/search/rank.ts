@@ -12,6 +12,7 @@ import {
   compareHits,
   compareLines,
   type Hit,
+  type LineMatch,
   lineMatcher,
   mostTogether,
   RERANK_FACTOR,
@@ -340,14 +341,14 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
   return { hits, match, missing: match === "exact" ? [] : missing };
 }
 
-/** `lineOf` remembering its answer per entry (pools drawn again hold the same entries). */
+/** `lineOf` remembering its exact answers per entry (a second draw holds the entries of the first). */
 function cachedLines(lineOf: ReturnType<typeof lineMatcher>): ReturnType<typeof lineMatcher> {
-  const known = new Map<Entry, ReturnType<ReturnType<typeof lineMatcher>>>();
-  return (hit) => {
+  const known = new Map<Entry, LineMatch>();
+  return (hit, need) => {
     let found = known.get(hit.entry);
     if (found === undefined) {
-      found = lineOf(hit);
-      known.set(hit.entry, found);
+      found = lineOf(hit, need);
+      if (found.exact) known.set(hit.entry, found);
     }
     return found;
   };
