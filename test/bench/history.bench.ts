@@ -5,7 +5,8 @@
  * through the CLI, beside the baseline of the same run: parsing every log (readAllSnapshots, what list,
  * show and status did before they read through the index). Peak heap is sampled every 10 ms.
  * Then the same commands as a person runs them, each a whole `big-memory` process (Node's start
- * included), beside `node -e 0` and `big-memory --version` run in turn with them.
+ * included), beside `node -e 0` and `big-memory --version` run in turn with them. Once indexed, list,
+ * show, recall and status read only the saved refs their answer needs (search/saved-refs.ts).
  *
  *   node test/bench/history.bench.ts [--mb 100]
  */
@@ -138,7 +139,7 @@ export async function runHistoryBench(opts: { mb?: number } = {}): Promise<void>
         `${fmt(first.ms / 1000, 1)} s`,
       );
       check("... and <= 400 MB heap", first.heapMb <= 400, `${fmt(first.heapMb, 0)} MB`);
-      for (const label of ["list --limit 20", "list --json", "show ID", "status"]) {
+      for (const label of ["list --limit 20", "list --json", "show ID", "recall", "status"]) {
         const ms = proc[label] ?? Number.NaN;
         check(
           `${label} once indexed <= 200 ms, whole process`,
