@@ -1,0 +1,41 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildMonth, groupByMonth, listLogs } from "../../plugin/search/sources.ts";
+import { snap, tempWorkspace, writeLog } from "./helpers.ts";
+
+describe("listLogs and groupByMonth", () => {
+  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+  beforeEach(async () => {
+    ws = await tempWorkspace();
+  });
+  afterEach(() => ws.cleanup());
+
+  it("list the daily logs oldest first and group them by month", async () => {
+    await writeLog(ws.dir, "2026-11-20", [snap("2026-11-20-01")]);
+    await writeLog(ws.dir, "2026-10-01", [snap("2026-10-01-01")]);
+    await writeFile(join(ws.dir, "memory/notes.md"), "not a daily log");
+    const logs = await listLogs(ws.dir);
+    expect(logs.map((l) => l.file)).toEqual(["memory/2026-10-01.md", "memory/2026-11-20.md"]);
+    expect([...groupByMonth(logs).keys()]).toEqual(["2026-10", "2026-11"]);
+  });
+});
+
+describe("buildMonth", () => {
+  it("builds a month's shard from its logs, telling each log as read, and nothing for a month without blocks", async () => {
+    const ws = await tempWorkspace();
+    try {
+      const a = await writeLog(ws.dir, "2026-11-20", [snap("2026-11-20-01"), snap("2026-11-20-02")]);
+      const b = await writeLog(ws.dir, "2026-11-21", []);
+      const read: string[] = [];
+      const shard = await buildMonth(ws.dir, "2026-11", [a, b, "memory/2026-11-22.md"], (file) =>
+        read.push(file),
+      );
+      expect(read).toEqual([a, b]);
+      expect(shard?.size).toBe(2);
+      expect(await buildMonth(ws.dir, "2026-11", [b], () => {})).toBeUndefined();
+    } finally {
+      await ws.cleanup();
+    }
+  });
+});
