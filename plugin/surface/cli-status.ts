@@ -62,16 +62,29 @@ export async function statusDoc(workspace: string, source: StatusSource) {
   const log = await readRestoreLog(workspace);
   const days = new Map<string, number>();
   const sessions = new Map<string, { snapshots: number; autosaves: number; last: StatusRef }>();
+  const counts = { verified: 0, unverified: 0, modified: 0, autosaves: 0 };
+  // One pass, one record per session updated in place: a long history holds tens of thousands of refs.
+  let file = "";
+  let day = "";
   for (const s of source.refs) {
-    const day = DAY.exec(s.file)?.[1] ?? s.file;
+    if (s.file !== file) {
+      file = s.file;
+      day = DAY.exec(file)?.[1] ?? file;
+    }
     days.set(day, (days.get(day) ?? 0) + 1);
     const key = s.session ?? "(none)";
-    const prev = sessions.get(key);
-    sessions.set(key, {
-      snapshots: (prev?.snapshots ?? 0) + 1,
-      autosaves: (prev?.autosaves ?? 0) + (s.trigger === "threshold" ? 1 : 0),
-      last: s,
-    });
+    const autosave = s.trigger === "threshold" ? 1 : 0;
+    const session = sessions.get(key);
+    if (session === undefined) sessions.set(key, { snapshots: 1, autosaves: autosave, last: s });
+    else {
+      session.snapshots++;
+      session.autosaves += autosave;
+      session.last = s;
+    }
+    if (s.verified === true) counts.verified++;
+    else if (s.verified === null) counts.unverified++;
+    else counts.modified++;
+    counts.autosaves += autosave;
   }
   const lastRestore = new Map<string, RestoreLogEntry>();
   for (const e of log.entries) lastRestore.set(e.session ?? "(none)", e);
@@ -84,10 +97,10 @@ export async function statusDoc(workspace: string, source: StatusSource) {
     snapshots: refs.length,
     files: source.files,
     bytes: source.bytes,
-    verified: refs.filter((s) => s.verified === true).length,
-    unverified: refs.filter((s) => s.verified === null).length,
-    modified: refs.filter((s) => s.verified === false).length,
-    autosaves: refs.filter((s) => s.trigger === "threshold").length,
+    verified: counts.verified,
+    unverified: counts.unverified,
+    modified: counts.modified,
+    autosaves: counts.autosaves,
     restores: log.entries.length,
     problems: source.problems + log.bad + (log.problem === null ? 0 : 1),
     restoreLogProblem: log.problem,
