@@ -8,6 +8,7 @@ import { readAllSnapshots } from "../store/snapshots.ts";
 import type { CommandContext } from "./cli.ts";
 import { type CommonOptions, EXIT, resolveWorkspace, UsageError } from "./cli-args.ts";
 import { runScrub, scrubText } from "./cli-scrub.ts";
+import { counted } from "./cli-text.ts";
 
 /** The CLI's maintenance commands: verify, delete (a checkpoint name), archive and scrub. */
 export function defineManageCommands(
@@ -47,10 +48,12 @@ export function defineManageCommands(
       const ok = problems.length === 0;
       out(o.json, { ok, checked: ws.snapshots.length, problems }, () =>
         ok
-          ? style.green(`ok: ${ws.snapshots.length} snapshots checked in ${ws.files} daily logs, no problems`)
+          ? style.green(
+              `ok: ${counted(ws.snapshots.length, "snapshot")} checked in ${counted(ws.files, "daily log")}, no problems`,
+            )
           : [
               style.red(
-                `${problems.length} problem${problems.length === 1 ? "" : "s"} in ${ws.snapshots.length} snapshots checked:`,
+                `${counted(problems.length, "problem")} in ${counted(ws.snapshots.length, "snapshot")} checked:`,
               ),
               ...problems.map((p) => `  ${p.file}:${p.line}  ${p.id ?? "-"}  ${p.problem}`),
             ].join("\n"),

@@ -148,3 +148,8 @@ export function kindsText(counts: RedactionCounts): string {
     .map(([kind, n]) => `${kind} ${n}`)
     .join(", ");
 }
+
+/** `1 snapshot`, `2 snapshots`: a count and its noun, plural when the count is not one. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}

@@ -123,13 +123,13 @@ describe("big-memory verify for people", () => {
     const r = await cli(["verify", "--dir", dir]);
     expect([r.code, r.stdout]).toEqual([
       1,
-      "1 problem in 1 snapshots checked:\n  memory/2026-11-22.md:5  2026-11-22-01  checksum mismatch: the block was modified after it was written\n",
+      "1 problem in 1 snapshot checked:\n  memory/2026-11-22.md:5  2026-11-22-01  checksum mismatch: the block was modified after it was written\n",
     ]);
   });
 
   it("says ok with the counts on a clean workspace", async () => {
     const r = await cli(["verify", "--dir", workspace({ "memory/2026-11-20.md": SKILL_LOG })]);
-    expect([r.code, r.stdout]).toEqual([0, "ok: 2 snapshots checked in 1 daily logs, no problems\n"]);
+    expect([r.code, r.stdout]).toEqual([0, "ok: 2 snapshots checked in 1 daily log, no problems\n"]);
   });
 });
 

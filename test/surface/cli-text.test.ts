@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { refJson, snapshotJson } from "../../plugin/snapshot/json.ts";
 import {
+  counted,
   kindsText,
   oneLine,
   refTable,
@@ -179,5 +180,15 @@ describe("kindsText", () => {
       "github-token 2, bearer 1, stripe-key 1",
     );
     expect(kindsText({})).toBe("");
+  });
+});
+
+describe("counted", () => {
+  it("puts the noun in the plural unless the count is one", () => {
+    expect([counted(0, "daily log"), counted(1, "daily log"), counted(2, "snapshot")]).toEqual([
+      "0 daily logs",
+      "1 daily log",
+      "2 snapshots",
+    ]);
   });
 });
