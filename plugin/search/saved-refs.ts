@@ -9,7 +9,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { START_MARKER_PREFIX } from "../snapshot/format.ts";
+import { END_MARKER, START_MARKER_PREFIX } from "../snapshot/format.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { errorCode } from "../store/fs-durable.ts";
 import { type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
@@ -217,6 +217,28 @@ export class SavedRefs {
   /** The logs whose records were read: how many, their bytes, and the `[REDACTED:<kind>]` markers in their snapshots. */
   logs(): { files: number; bytes: number; redactions: Record<string, number> } {
     return logTotals(this.#records.values());
+  }
+
+  /**
+   * The full snapshot of a loaded ref, claims laid over: only its block is parsed (and redacted), from
+   * the line the fresh index gives to its end marker; the whole log when that block is not the ref's
+   * (see {@link getAt}). Null when the log no longer holds it.
+   */
+  async getRef(ref: { file: string; line: number; id: string }): Promise<LocatedSnapshot | null> {
+    const bytes = readIfPresent(join(this.workspaceDir, ref.file));
+    if (bytes === null) return null;
+    const text = bytes.toString("utf8");
+    let start = 0;
+    for (let line = 1; line < ref.line && start >= 0; line++) start = text.indexOf("\n", start) + 1 || -1;
+    const close = start < 0 ? -1 : text.indexOf(END_MARKER, start);
+    const end = close < 0 ? -1 : text.indexOf("\n", close);
+    if (start >= 0) {
+      const { parseDailyLog } = await import("../snapshot/parse.ts");
+      const block = parseDailyLog(text.slice(start, end < 0 ? text.length : end + 1), ref.file).snapshots[0];
+      if (block?.line === 1 && block.snapshot.id === ref.id)
+        return claimed(this.#claims, { ...block, line: ref.line });
+    }
+    return this.getAt(ref.file, ref.line);
   }
 
   /** The full snapshot whose block starts at `file`:`line`, read from its log, claims laid over; null when none. */

@@ -3,7 +3,6 @@
  * the logs' problems, the exit code), which snapshot a `show` argument names, which refs `list` keeps.
  * Light on purpose: the search engine, the parser and the status document load only when used.
  */
-import type { SearchService } from "../search/search-service.ts";
 import type { SnapshotRef } from "../search/snapshot-index.ts";
 import { snapshotJson } from "../snapshot/json.ts";
 import { live } from "../snapshot/lifecycle.ts";
@@ -41,12 +40,20 @@ function location(text: string): { file: string; line: number } | null {
   return m?.[1] === undefined || m[2] === undefined ? null : { file: m[1], line: Number(m[2]) };
 }
 
+/** What `show` looks snapshots up in (the search service is one); `getRef` reads the block of a known ref. */
+export interface Lookup {
+  findAll(id: string): SnapshotRef[];
+  latest(scope: { name: string }): SnapshotRef | null;
+  getAt(file: string, line: number): Promise<LocatedSnapshot | null>;
+  getRef?(ref: SnapshotRef): Promise<LocatedSnapshot | null>;
+}
+
 /**
  * The snapshot `what` names: `file:line`, an id (when blocks share it, the one in its own day's log,
  * with a warning naming the others), or a checkpoint name (its newest live version).
  */
 export async function resolve(
-  index: Pick<SearchService, "findAll" | "latest" | "getAt">,
+  index: Lookup,
   what: string,
 ): Promise<{ found: LocatedSnapshot | null; warnings: string[] }> {
   const at = location(what);
@@ -57,7 +64,7 @@ export async function resolve(
       same.find((r) => r.file.startsWith(`memory/${what.slice(0, 10)}`)) ?? (same[0] as SnapshotRef);
     const others = same.filter((r) => r !== own);
     return {
-      found: await index.getAt(own.file, own.line),
+      found: await (index.getRef?.(own) ?? index.getAt(own.file, own.line)),
       warnings: others.map(
         (r) =>
           `snapshot id ${what} is also used by the block at ${r.file}:${r.line} (show it with "show ${r.file}:${r.line}")`,
@@ -65,7 +72,8 @@ export async function resolve(
     };
   }
   const named = index.latest({ name: what });
-  return { found: named === null ? null : await index.getAt(named.file, named.line), warnings: [] };
+  if (named === null) return { found: null, warnings: [] };
+  return { found: await (index.getRef?.(named) ?? index.getAt(named.file, named.line)), warnings: [] };
 }
 
 /** `list`'s options. */

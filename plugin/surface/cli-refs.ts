@@ -49,11 +49,12 @@ export async function show(o: ReadOutput, workspaceDir: string, what: string): P
   const { found, warnings } = await resolve(
     {
       findAll: (id) => sorted.filter((e) => e.id === id).map(refOf),
-      latest: (scope = {}) => {
+      latest: (scope) => {
         const e = latestIn(sorted, scope);
         return e === undefined ? null : refOf(e);
       },
       getAt: (file, line) => refs.getAt(file, line),
+      getRef: (ref) => refs.getRef(ref),
     },
     what,
   );
@@ -84,7 +85,7 @@ export async function recall(
         );
   if (!loaded) return (await index()).recallIndexed(o, workspaceDir, scope);
   const ref = latestIn(refs.sorted(), scope);
-  const found = ref === undefined ? null : await refs.getAt(ref.file, ref.line);
+  const found = ref === undefined ? null : await refs.getRef(ref);
   await answerSnapshot(o, workspaceDir, found, [], refs.diagnostics(), "No snapshot in that scope.");
 }
 

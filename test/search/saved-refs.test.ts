@@ -96,6 +96,20 @@ describe("SavedRefs", () => {
     expect(refs.sorted()).toHaveLength(5);
   });
 
+  it("reads a ref's block alone, as the whole log's parse gives it", async () => {
+    const refs = await SavedRefs.open(ws.dir);
+    await refs.loadAll();
+    for (const ref of refs.sorted())
+      expect(await refs.getRef(ref)).toEqual(await refs.getAt(ref.file, ref.line));
+    const first = refs.findAll("2026-11-10-01")[0];
+    if (first === undefined) throw new Error("no ref");
+    // A ref the block at its line does not match: the whole log decides.
+    expect(await refs.getRef({ ...first, id: "2026-11-10-09" })).toEqual(
+      await refs.getAt(first.file, first.line),
+    );
+    expect(await refs.getRef({ ...first, file: "memory/2026-11-30.md" })).toBeNull();
+  });
+
   it("lays claims over the refs it loads", async () => {
     const all = await SavedRefs.open(ws.dir);
     await all.loadAll();
