@@ -5,7 +5,7 @@
  * and scores with the same BM25+, so freezing a hot shard changes no result. Why a second engine beside
  * minisearch: `npm run bench` (search) runs one plain minisearch index over the same corpus; at 100k
  * snapshots it held 962 MB of heap against 264 MB here, loaded its saved index in 34 s against 20 s,
- * and answered every query class 10 to 250 times slower at the 99th percentile. Pure, no I/O.
+ * and took 5 to 300 times the CPU time per query at the 99th percentile, by class. Pure, no I/O.
  */
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { type Entry, entryOf, FIELDS, fieldsOf } from "./document.ts";
