@@ -121,9 +121,7 @@ export async function answerSnapshot(
   none: string,
 ): Promise<void> {
   if (found !== null)
-    warnings.push(
-      ...(await (await import("../recover/restore-service.ts")).staleWarnings(workspaceDir, found)),
-    );
+    warnings.push(...(await (await import("../recover/stale.ts")).staleWarnings(workspaceDir, found)));
   await answer(
     o,
     { snapshot: found === null ? null : snapshotJson(found), warnings, diagnostics },
