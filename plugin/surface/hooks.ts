@@ -121,6 +121,28 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
     }
   };
 
+  /**
+   * Cycle work (reset, compaction) still running, per session. OpenClaw fires `before_reset` without
+   * awaiting it (`sessions.reset` answers first), so the next user turn can begin while the reset's snapshot
+   * and restore are being written: that turn waits for them rather than miss the restore.
+   */
+  const cycleWork = new Map<string, Promise<unknown>>();
+  const tracked = <T>(
+    hook: string,
+    ctx: Ctx,
+    fn: (ws: Workspace, ref: SessionRef, now: Date) => Promise<T>,
+  ): Promise<T | undefined> => {
+    const run = guarded(hook, ctx, fn);
+    const key = ctx.sessionKey;
+    if (key !== undefined) {
+      cycleWork.set(key, run);
+      void run.finally(() => {
+        if (cycleWork.get(key) === run) cycleWork.delete(key);
+      });
+    }
+    return run;
+  };
+
   api.on("before_prompt_build", async (event, ctx) => {
     if (ctx.trigger === "memory") {
       if (!config.enabled || !config.capture.flushPrompt) return;
@@ -136,6 +158,8 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
       }
     }
     if (ctx.trigger !== undefined && ctx.trigger !== "user") return;
+    // `guarded` never rejects: a failed reset or compaction has already said so.
+    if (ctx.sessionKey !== undefined) await cycleWork.get(ctx.sessionKey);
     return guarded("before_prompt_build", ctx, async (ws, ref, now) => {
       const ask = userText(event);
       // One locked update per turn: record the ask and take the pending restore together.
@@ -220,14 +244,14 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
   );
 
   api.on("before_compaction", (event, ctx) =>
-    guarded("before_compaction", ctx, (ws, ref, now) =>
+    tracked("before_compaction", ctx, (ws, ref, now) =>
       beforeCompaction(ws, ref, cycle(now, config.restore.afterCompaction, event.messages)),
     ),
   );
 
   const checkConsent = createConsentCheck(deps);
   api.on("after_compaction", (_event, ctx) =>
-    guarded("after_compaction", ctx, async (ws, ref, now) => {
+    tracked("after_compaction", ctx, async (ws, ref, now) => {
       await afterCompaction(ws, ref, cycle(now, config.restore.afterCompaction));
       // Compaction hooks are not gated: say once when the hooks a restore needs never arrived.
       await checkConsent(ws, ref);
@@ -235,7 +259,7 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
   );
 
   api.on("before_reset", (event, ctx) =>
-    guarded("before_reset", ctx, (ws, ref, now) =>
+    tracked("before_reset", ctx, (ws, ref, now) =>
       beforeReset(ws, ref, cycle(now, config.restore.afterReset, event.messages)),
     ),
   );

@@ -171,7 +171,12 @@ describe("big-memory on the gateway (openclaw 2026.9.6, chat.send)", () => {
       const before = new Set((await snapshots()).map((s) => s.id));
       const reset = await instance.gatewayCall("sessions.reset", { key: SESSION });
       expect(reset).toMatchObject({ ok: true, key: SESSION });
-      const written = (await snapshots()).filter((s) => !before.has(s.id));
+      // OpenClaw answers sessions.reset without awaiting before_reset: its snapshot lands just after.
+      let written = (await snapshots()).filter((s) => !before.has(s.id));
+      for (const started = Date.now(); written.length === 0 && Date.now() - started < 30_000; ) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        written = (await snapshots()).filter((s) => !before.has(s.id));
+      }
       expect(written).toEqual([
         expect.objectContaining({ trigger: "reset", session: SESSION, verified: true }),
       ]);

@@ -33,6 +33,7 @@ const DoctorJson = z.object({
 const HOOKS = [
   "after_compaction",
   "after_tool_call",
+  "agent_end",
   "before_compaction",
   "before_prompt_build",
   "before_reset",

@@ -166,6 +166,18 @@ describe("capture and restore across compaction", () => {
     expect(await d.userTurn("hi again")).toContain(s?.snapshot.id);
   });
 
+  it("restores on a turn that begins while the reset is still being captured (OpenClaw does not await before_reset)", async () => {
+    const d = driver();
+    await work(d);
+    // Not awaited, as the gateway's sessions.reset fires it; the next message arrives at once.
+    const reset = d.fire("before_reset", { reason: "reset", messages: [] });
+    const prepend = await d.userTurn("where do we stand?");
+    await reset;
+    const [s] = snapshots(d);
+    expect(s?.snapshot.trigger).toBe("reset");
+    expect(prepend).toContain(s?.snapshot.id);
+  });
+
   it('restores the latest snapshot when the user says "you forgot"', async () => {
     const d = driver();
     await work(d);
