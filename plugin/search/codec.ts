@@ -12,6 +12,7 @@ import { Trigger } from "../snapshot/snapshot.ts";
 import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
+import { entryFromRow } from "./saved-header.ts";
 
 /** Version of the shard file format written; 2 is still read, any other is refused (and rebuilt). */
 export const SHARD_FORMAT_VERSION = 3;
@@ -242,25 +243,8 @@ function parseHeader<T extends z.ZodType>(schema: T, bytes: Buffer): z.infer<T> 
   return parsed.data;
 }
 
-type RefTuple = z.infer<typeof RefRow>;
-function entryOfRow(r: RefTuple, text: string): Entry {
-  return {
-    id: r[0],
-    timestamp: r[1],
-    time: Date.parse(r[1]),
-    file: r[2],
-    line: r[3],
-    session: r[4],
-    agent: r[5],
-    trigger: r[6],
-    name: r[7],
-    parent: r[8],
-    tombstone: r[9],
-    verified: r[10],
-    goal: r[11],
-    text,
-  };
-}
+/** A header row: `[id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal]`. */
+export type RefTuple = z.infer<typeof RefRow>;
 
 /**
  * Decodes the header of a version 3 shard file from its first `FIXED + headerLength` bytes (more may
@@ -274,7 +258,7 @@ export function decodeShardHeader(data: Buffer): ShardHeader {
   const header = data.subarray(FIXED, FIXED + headerLength);
   if (crc32(header) !== data.readUInt32LE(12)) fail("checksum mismatch (file is corrupt or truncated)");
   const h = parseHeader(Header, header);
-  return { month: h.month, entries: h.entries.map((r) => entryOfRow(r, "")), files: h.files };
+  return { month: h.month, entries: h.entries.map((r) => entryFromRow(r, "")), files: h.files };
 }
 
 /** Decodes a shard file; throws an Error naming the first problem found. */
@@ -288,7 +272,7 @@ export function decodeShard(data: Buffer): ShardFile {
     if (crc32(data.subarray(FIXED_V2)) !== data.readUInt32LE(12))
       fail("checksum mismatch (file is corrupt or truncated)");
     const h = parseHeader(HeaderV2, header);
-    const entries = h.entries.map((r) => entryOfRow(r.slice(0, 12) as RefTuple, r[12]));
+    const entries = h.entries.map((r) => entryFromRow(r.slice(0, 12) as RefTuple, r[12]));
     return { shard: new FrozenShard(partsOf(h.month, entries, body, h.sections)), files: h.files };
   }
   if (crc32(header) !== data.readUInt32LE(12) || crc32(body) !== data.readUInt32LE(16))
@@ -302,7 +286,7 @@ export function decodeShard(data: Buffer): ShardFile {
     const from = textStart[i] as number;
     const to = textStart[i + 1] as number;
     if (from > to || to > texts.length) fail("snippet offsets run past their section");
-    return entryOfRow(r, texts.subarray(from, to).toString("utf8"));
+    return entryFromRow(r, texts.subarray(from, to).toString("utf8"));
   });
   return { shard: new FrozenShard(partsOf(h.month, entries, body, s)), files: h.files };
 }

@@ -12,7 +12,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { crc32 } from "node:zlib";
 import { errorCode } from "../store/fs-durable.ts";
-import type { LogProblem, LogRecord, ShardHeader } from "./codec.ts";
+import type { LogProblem, LogRecord, RefTuple, ShardHeader } from "./codec.ts";
 import type { Entry } from "./document.ts";
 
 /** The folder of a workspace's search index: `<workspace>/.big-memory/search/`, or `<stateDir>/search/<workspace hash>/`. */
@@ -194,6 +194,11 @@ function entryOfRow(r: unknown, i: number): Entry {
     !isText(r[11])
   )
     fail(`header is invalid at entries.${i}: expected a snapshot ref row`);
+  return entryFromRow(r as RefTuple, "");
+}
+
+/** The entry of a checked header row, with `text` (empty when the postings are not loaded). */
+export function entryFromRow(r: RefTuple, text: string): Entry {
   return {
     id: r[0],
     timestamp: r[1],
@@ -208,6 +213,6 @@ function entryOfRow(r: unknown, i: number): Entry {
     tombstone: r[9],
     verified: r[10],
     goal: r[11],
-    text: "",
+    text,
   };
 }

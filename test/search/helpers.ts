@@ -3,30 +3,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { emptyContent, type LocatedSnapshot, type Snapshot } from "../../plugin/snapshot/snapshot.ts";
+import type { Snapshot } from "../../plugin/snapshot/snapshot.ts";
 
-/** A valid snapshot with id `id` (its date gives the timestamp, 10:00 UTC) and the given fields. */
-export function snap(id: string, over: Partial<Snapshot> = {}): Snapshot {
-  return {
-    version: 1,
-    id,
-    timestamp: `${id.slice(0, 10)}T10:00:00+00:00`,
-    session: "agent:main:main",
-    agent: "main",
-    trigger: "manual",
-    name: null,
-    parent: null,
-    tombstone: false,
-    ...emptyContent(),
-    goal: `goal of ${id}`,
-    ...over,
-  };
-}
-
-/** A snapshot as found in its daily log (the file named by its id's date), at `line`. */
-export function located(s: Snapshot, line = 1): LocatedSnapshot {
-  return { snapshot: s, file: `memory/${s.id.slice(0, 10)}.md`, line, verified: true, checksum: null };
-}
+/** The shared snapshot builders, under the names these tests use. */
+export { located, snapshot as snap } from "../builders.ts";
 
 /** A temporary workspace; `cleanup` removes it. */
 export async function tempWorkspace(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
