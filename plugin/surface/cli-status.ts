@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { STATE_DIR_NAME } from "../store/gate.ts";
 import { RESTORE_LOG_FILE, type RestoreLogEntry, readRestoreLog } from "../store/restore-log.ts";
-import { relativeAge, type Style, table } from "./cli-text.ts";
+import { counted, relativeAge, type Style, table } from "./cli-text.ts";
 
 /** `[REDACTED:<kind>]` markers in `text`, by kind, and their sum. */
 export function countMarkers(text: string): { total: number; kinds: Record<string, number> } {
@@ -143,7 +143,7 @@ export function statusText(doc: StatusDoc, now: Date, style: Style): string {
   const last = doc.lastCapture;
   return [
     `${style.bold("workspace")}  ${doc.workspace}`,
-    `${style.bold("snapshots")}  ${doc.snapshots} in ${doc.files} daily logs (${(doc.bytes / 1024).toFixed(1)} KiB): ${doc.verified} verified, ${doc.unverified} unverified, ${doc.modified} modified; ${doc.autosaves} autosaves; ${doc.restores} restores; ${doc.problems} problems`,
+    `${style.bold("snapshots")}  ${doc.snapshots} in ${counted(doc.files, "daily log")} (${(doc.bytes / 1024).toFixed(1)} KiB): ${doc.verified} verified, ${doc.unverified} unverified, ${doc.modified} modified; ${counted(doc.autosaves, "autosave")}; ${counted(doc.restores, "restore")}; ${counted(doc.problems, "problem")}`,
     `${style.bold("redacted")}  ${redactionLine(doc.redactions)}`,
     ...(doc.restoreLogProblem === null ? [] : [style.yellow(`big-memory: ${doc.restoreLogProblem}`)]),
     `${style.bold("last capture")}  ${last === null ? "none" : `${last.id} ${relativeAge(last.timestamp, now)} (${last.trigger ?? "-"})`}`,
