@@ -1,11 +1,11 @@
 import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 import { parsePluginConfig } from "./config.ts";
+import { Workspaces } from "./session/workspace.ts";
 import { registerBigMemoryCli } from "./surface/cli-mount.ts";
 import { registerCommands } from "./surface/commands.ts";
 import type { SurfaceDeps } from "./surface/context.ts";
 import { registerHooks } from "./surface/hooks.ts";
 import { registerTools } from "./surface/tools.ts";
-import { Workspaces } from "./workspace.ts";
 
 /**
  * big-memory: an agent never loses its place when its context is compacted or its session is

@@ -92,3 +92,23 @@ export function timestampMillis(timestamp: string): number {
   const hasZone = /(?:Z|[+-]\d{2}:?\d{2})$/.test(timestamp);
   return Date.parse(hasZone ? timestamp : `${timestamp}Z`);
 }
+
+/** `just now`, `5m ago`, `3h ago`, `2d ago`, `7w ago`, or `in 5m` for future times. */
+export function relativeAge(timestamp: string, now: Date): string {
+  const t = timestampMillis(timestamp);
+  if (Number.isNaN(t)) return "?";
+  const seconds = Math.round((now.getTime() - t) / 1000);
+  const abs = Math.abs(seconds);
+  const unit =
+    abs < 45
+      ? null
+      : abs < 3600
+        ? `${Math.round(abs / 60)}m`
+        : abs < 86_400
+          ? `${Math.round(abs / 3600)}h`
+          : abs < 14 * 86_400
+            ? `${Math.round(abs / 86_400)}d`
+            : `${Math.round(abs / (7 * 86_400))}w`;
+  if (unit === null) return "just now";
+  return seconds >= 0 ? `${unit} ago` : `in ${unit}`;
+}

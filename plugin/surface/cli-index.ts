@@ -11,6 +11,7 @@ import { scanSearch } from "../search/scan.ts";
 import type { SearchService } from "../search/search-service.ts";
 import type { QueryResult } from "../search/snapshot-index.ts";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
+import { relativeAge } from "../snapshot/time.ts";
 import { listDailyLogs } from "../store/daily-log.ts";
 import type { CliIO } from "./cli.ts";
 import {
@@ -25,7 +26,7 @@ import {
 } from "./cli-answer.ts";
 import { EXIT } from "./cli-args.ts";
 import { progress } from "./cli-progress.ts";
-import { oneLine, relativeAge } from "./cli-text.ts";
+import { oneLine } from "./cli-text.ts";
 
 /** What a command found, and what went wrong along the way. */
 interface IndexRun {

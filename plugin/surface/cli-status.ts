@@ -1,8 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { relativeAge } from "../snapshot/time.ts";
 import { STATE_DIR_NAME } from "../store/gate.ts";
 import { RESTORE_LOG_FILE, type RestoreLogEntry, readRestoreLog } from "../store/restore-log.ts";
-import { counted, relativeAge, type Style, table } from "./cli-text.ts";
+import { counted, type Style, table } from "./cli-text.ts";
 
 /** `[REDACTED:<kind>]` markers in `text`, by kind, and their sum. */
 export function countMarkers(text: string): { total: number; kinds: Record<string, number> } {

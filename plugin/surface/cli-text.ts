@@ -1,6 +1,6 @@
 import type { SnapshotJson, SnapshotRef } from "../snapshot/json.ts";
 import type { RedactionCounts } from "../snapshot/redact.ts";
-import { timestampMillis } from "../snapshot/time.ts";
+import { relativeAge } from "../snapshot/time.ts";
 
 /** Human output of the CLI: aligned tables, relative ages, colour only when asked (a TTY). */
 
@@ -52,26 +52,6 @@ export function table(rows: string[][]): string {
         .trimEnd(),
     )
     .join("\n");
-}
-
-/** `just now`, `5m ago`, `3h ago`, `2d ago`, `7w ago`, or `in 5m` for future times. */
-export function relativeAge(timestamp: string, now: Date): string {
-  const t = timestampMillis(timestamp);
-  if (Number.isNaN(t)) return "?";
-  const seconds = Math.round((now.getTime() - t) / 1000);
-  const abs = Math.abs(seconds);
-  const unit =
-    abs < 45
-      ? null
-      : abs < 3600
-        ? `${Math.round(abs / 60)}m`
-        : abs < 86_400
-          ? `${Math.round(abs / 3600)}h`
-          : abs < 14 * 86_400
-            ? `${Math.round(abs / 86_400)}d`
-            : `${Math.round(abs / (7 * 86_400))}w`;
-  if (unit === null) return "just now";
-  return seconds >= 0 ? `${unit} ago` : `in ${unit}`;
 }
 
 /** Shortens to `max` characters on one line, with an ellipsis. */

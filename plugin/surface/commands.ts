@@ -1,14 +1,14 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { draftHasSubstance, draftSnapshot } from "../capture/draft.ts";
 import { neutralise } from "../recover/fence.ts";
-import { recall, visibility } from "../recover/recall.ts";
-import { withPendingRestore } from "../recover/restore-service.ts";
 import { staleWarnings } from "../recover/stale.ts";
 import { cleanInline } from "../recover/tokens.ts";
+import { recall, visibility } from "../session/recall.ts";
+import { withCapture, withPendingRestore } from "../session/session-state.ts";
 import { nameProblem } from "../snapshot/naming.ts";
-import { withCapture } from "../store/session-state.ts";
+import { relativeAge } from "../snapshot/time.ts";
 import { doctorText, runDoctor } from "./cli-doctor.ts";
-import { oneLine, relativeAge } from "./cli-text.ts";
+import { oneLine } from "./cli-text.ts";
 import { agentOfSessionKey, type SurfaceDeps, warnOnce, workspaceOf } from "./context.ts";
 import { configPath } from "./openclaw-paths.ts";
 
@@ -147,7 +147,7 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
       if (found === null) return `big-memory: no checkpoint named "${name}". Try /big-memory list.`;
       const line = as === undefined ? { name, parent: null } : { name: as, parent: name };
       await ws.session(sessionKey, agentId).update((s) => ({
-        ...withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now),
+        ...withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now.toISOString()),
         line,
       }));
       await ws.logRestore({

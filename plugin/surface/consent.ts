@@ -1,5 +1,5 @@
-import type { SessionRef } from "../capture/capture-service.ts";
-import type { Workspace } from "../workspace.ts";
+import type { SessionRef } from "../session/capture-service.ts";
+import type { Workspace } from "../session/workspace.ts";
 import type { SurfaceDeps } from "./context.ts";
 import { PLUGIN_ID } from "./doctor-checks.ts";
 

@@ -1,5 +1,5 @@
 import type { PluginConfig } from "../config.ts";
-import type { Workspaces } from "../workspace.ts";
+import type { Workspaces } from "../session/workspace.ts";
 import { agentWorkspace, defaultAgentId, IMPLICIT_AGENT_ID } from "./openclaw-paths.ts";
 
 /** What every surface adapter (hooks, tools, commands) shares: config, workspaces, logger, clock. */

@@ -1,5 +1,5 @@
 import { PluginConfig } from "../config.ts";
-import { relativeAge } from "./cli-text.ts";
+import { relativeAge } from "../snapshot/time.ts";
 
 /**
  * `big-memory doctor`, the pure part: from facts gathered about OpenClaw's config and the workspace

@@ -1,13 +1,16 @@
-import { readdir, readFile, stat } from "node:fs/promises";
-import { join } from "node:path";
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { detectAmnesia } from "../capture/amnesia.ts";
-import { beginTurn, observe, prepareFlush, type SessionRef } from "../capture/capture-service.ts";
-import { afterCompaction, beforeCompaction, beforeReset, crossThresholds } from "../capture/cycle.ts";
 import { restoreNotice } from "../recover/inject.ts";
-import { latestOfSession, restoreFor } from "../recover/restore-service.ts";
-import { SessionState } from "../store/session-state.ts";
-import type { Workspace } from "../workspace.ts";
+import {
+  beginTurn,
+  flushTarget,
+  observe,
+  prepareFlush,
+  runCycle,
+  type SessionRef,
+} from "../session/capture-service.ts";
+import { latestOfSession, restoreFor } from "../session/restore-service.ts";
+import type { Workspace } from "../session/workspace.ts";
 import { createConsentCheck } from "./consent.ts";
 import {
   agentOfSessionKey,
@@ -34,28 +37,6 @@ function refOf(ctx: Ctx): SessionRef | null {
   if (ctx.sessionKey === undefined || ctx.sessionKey === "" || isInternalSessionKey(ctx.sessionKey))
     return null;
   return { sessionKey: ctx.sessionKey, agentId: ctx.agentId ?? agentOfSessionKey(ctx.sessionKey) ?? null };
-}
-
-/**
- * The real session a flush run works for: the most recently active session state of its agent (what this
- * process kept in memory is written first, so every session's file is current).
- */
-async function flushTarget(ws: Workspace, agentId: string | null): Promise<SessionState | null> {
-  await ws.flushSessions();
-  const dir = join(ws.stateDir, "sessions");
-  const names = await readdir(dir).catch(() => [] as string[]);
-  const prefix = agentId === null ? "" : `agent-${agentId.replace(/[^a-zA-Z0-9_-]+/g, "-")}-`;
-  const candidates = await Promise.all(
-    names
-      .filter((n) => n.endsWith(".json") && n.startsWith(prefix))
-      .map(async (n) => ({ n, mtime: (await stat(join(dir, n)).catch(() => null))?.mtimeMs ?? 0 })),
-  );
-  const newest = candidates.sort((a, b) => b.mtime - a.mtime)[0];
-  if (newest === undefined) return null;
-  const parsed = SessionState.safeParse(
-    JSON.parse(await readFile(join(dir, newest.n), "utf8").catch(() => "null")),
-  );
-  return parsed.success ? parsed.data : null;
 }
 
 /**
@@ -97,12 +78,22 @@ function userText(event: { prompt?: string; currentUserMessage?: string }): stri
 /** Registers every hook big-memory uses. Nothing here touches the disk at registration. */
 export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
   const { config } = deps;
-  const cycle = (now: Date, restore: boolean, messages?: unknown[]) => ({
-    now,
-    safetyNet: config.capture.safetyNet,
-    restore,
-    messages,
-  });
+  /** Moves the session's compaction cycle by one hook event; a reset restores per `restore.afterReset`. */
+  const moveCycle = async (
+    ws: Workspace,
+    ref: SessionRef,
+    now: Date,
+    type: "before-compaction" | "after-compaction" | "before-reset",
+    messages?: unknown[],
+  ): Promise<void> => {
+    const restore = type === "before-reset" ? config.restore.afterReset : config.restore.afterCompaction;
+    await runCycle(
+      ws,
+      ref,
+      { type, at: now.toISOString() },
+      { now, safetyNet: config.capture.safetyNet, restore, messages },
+    );
+  };
   /** Runs `fn` for a real (not internal) session of an enabled plugin; fails open with one warning. */
   const guarded = async <T>(
     hook: string,
@@ -231,7 +222,17 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
         (t) => use >= t && !state.cycle.thresholds.includes(t),
       );
       if (crossed.length === 0) return;
-      const id = await crossThresholds(ws, ref, crossed, now);
+      const covered = await runCycle(
+        ws,
+        ref,
+        { type: "thresholds", crossed, at: now.toISOString() },
+        {
+          now,
+          safetyNet: true,
+          restore: false,
+        },
+      );
+      const id = covered === null || covered.source === "none" ? null : covered.id;
       deps.logger.info?.(
         `big-memory: context at ${Math.round(use * 100)}% of the window (threshold ${crossed.join(", ")}): ${id === null ? "nothing observed to autosave" : `autosaved snapshot ${id}`}`,
       );
@@ -245,22 +246,20 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
 
   api.on("before_compaction", (event, ctx) =>
     tracked("before_compaction", ctx, (ws, ref, now) =>
-      beforeCompaction(ws, ref, cycle(now, config.restore.afterCompaction, event.messages)),
+      moveCycle(ws, ref, now, "before-compaction", event.messages),
     ),
   );
 
   const checkConsent = createConsentCheck(deps);
   api.on("after_compaction", (_event, ctx) =>
     tracked("after_compaction", ctx, async (ws, ref, now) => {
-      await afterCompaction(ws, ref, cycle(now, config.restore.afterCompaction));
+      await moveCycle(ws, ref, now, "after-compaction");
       // Compaction hooks are not gated: say once when the hooks a restore needs never arrived.
       await checkConsent(ws, ref);
     }),
   );
 
   api.on("before_reset", (event, ctx) =>
-    tracked("before_reset", ctx, (ws, ref, now) =>
-      beforeReset(ws, ref, cycle(now, config.restore.afterReset, event.messages)),
-    ),
+    tracked("before_reset", ctx, (ws, ref, now) => moveCycle(ws, ref, now, "before-reset", event.messages)),
   );
 }

@@ -1,9 +1,9 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { z } from "zod";
-import { type RecallResult, recall } from "../recover/recall.ts";
+import { type RecallResult, recall } from "../session/recall.ts";
+import { withCapture } from "../session/session-state.ts";
 import { contentFromInput, formatIssues, SnapshotInput } from "../snapshot/input.ts";
 import { nameProblem } from "../snapshot/naming.ts";
-import { withCapture } from "../store/session-state.ts";
 import { agentOfSessionKey, type SurfaceDeps, workspaceOf } from "./context.ts";
 
 /** Tool names; every one is listed in the manifest's `contracts.tools` (a test checks it). */

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { localTime, timestampMillis, timeZoneProblem } from "../../plugin/snapshot/time.ts";
+import { localTime, relativeAge, timestampMillis, timeZoneProblem } from "../../plugin/snapshot/time.ts";
 
 const savedZone = process.env.TZ;
 afterEach(() => {
@@ -68,5 +68,32 @@ describe("timestampMillis", () => {
     expect(timestampMillis("2026-11-23T10:00:00Z")).toBe(Date.parse("2026-11-23T10:00:00Z"));
     expect(timestampMillis("2026-11-23T10:00:00")).toBe(Date.parse("2026-11-23T10:00:00Z"));
     expect(timestampMillis("not a time")).toBeNaN();
+  });
+});
+
+const AGE_NOW = new Date("2026-11-22T12:00:00Z");
+
+describe("relativeAge", () => {
+  it("rounds to minutes, hours, days and weeks", () => {
+    expect(
+      [
+        "2026-11-22T11:59:30Z",
+        "2026-11-22T11:55:00Z",
+        "2026-11-22T09:00:00Z",
+        "2026-11-20T12:00:00Z",
+        "2026-10-25T12:00:00Z",
+      ].map((t) => relativeAge(t, AGE_NOW)),
+    ).toEqual(["just now", "5m ago", "3h ago", "2d ago", "4w ago"]);
+  });
+
+  it("says in for a future time and ? for an unreadable one", () => {
+    expect([relativeAge("2026-11-22T12:05:00Z", AGE_NOW), relativeAge("soon", AGE_NOW)]).toEqual([
+      "in 5m",
+      "?",
+    ]);
+  });
+
+  it("reads the timestamp's own offset", () => {
+    expect(relativeAge("2026-11-22T13:00:00+01:00", AGE_NOW)).toBe("just now");
   });
 });

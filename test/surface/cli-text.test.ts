@@ -5,7 +5,6 @@ import {
   kindsText,
   oneLine,
   refTable,
-  relativeAge,
   snapshotText,
   styleFor,
   table,
@@ -59,28 +58,6 @@ describe("table", () => {
         ["bb", "c"],
       ]),
     ).toBe("a\nbb  c");
-  });
-});
-
-describe("relativeAge", () => {
-  it("rounds to minutes, hours, days and weeks", () => {
-    expect(
-      [
-        "2026-11-22T11:59:30Z",
-        "2026-11-22T11:55:00Z",
-        "2026-11-22T09:00:00Z",
-        "2026-11-20T12:00:00Z",
-        "2026-10-25T12:00:00Z",
-      ].map((t) => relativeAge(t, NOW)),
-    ).toEqual(["just now", "5m ago", "3h ago", "2d ago", "4w ago"]);
-  });
-
-  it("says in for a future time and ? for an unreadable one", () => {
-    expect([relativeAge("2026-11-22T12:05:00Z", NOW), relativeAge("soon", NOW)]).toEqual(["in 5m", "?"]);
-  });
-
-  it("reads the timestamp's own offset", () => {
-    expect(relativeAge("2026-11-22T13:00:00+01:00", NOW)).toBe("just now");
   });
 });
 

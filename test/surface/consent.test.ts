@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parsePluginConfig } from "../../plugin/config.ts";
+import { Workspaces } from "../../plugin/session/workspace.ts";
 import { createConsentCheck, missingConsent, silentSessionWarning } from "../../plugin/surface/consent.ts";
 import type { SurfaceDeps } from "../../plugin/surface/context.ts";
-import { Workspaces } from "../../plugin/workspace.ts";
 import { createDriver } from "./plugin-driver.ts";
 
 const roots: string[] = [];

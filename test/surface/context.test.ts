@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parsePluginConfig } from "../../plugin/config.ts";
+import { Workspaces } from "../../plugin/session/workspace.ts";
 import {
   agentOfSessionKey,
   isInternalSessionKey,
@@ -9,7 +10,6 @@ import {
   workspaceForAgent,
   workspaceOf,
 } from "../../plugin/surface/context.ts";
-import { Workspaces } from "../../plugin/workspace.ts";
 
 const STATE = "/srv/openclaw-state";
 const env = { OPENCLAW_STATE_DIR: STATE };

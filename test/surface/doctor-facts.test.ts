@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { initialSessionState, sessionStatePath } from "../../plugin/store/session-state.ts";
+import { initialSessionState, sessionStatePath } from "../../plugin/session/session-state.ts";
 import { cliDoctorInput, doctorText, runDoctor } from "../../plugin/surface/cli-doctor.ts";
 
 const NOW = new Date("2026-11-22T12:00:00Z");

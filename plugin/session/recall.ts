@@ -1,12 +1,12 @@
+import { newNonce } from "../recover/fence.ts";
+import { renderHits } from "../recover/hits.ts";
+import { shown, snapshotPhrase } from "../recover/inject.ts";
+import { cleanInline } from "../recover/tokens.ts";
 import { isSharedSession } from "../snapshot/lifecycle.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { relativeAge } from "../surface/cli-text.ts";
-import type { Workspace } from "../workspace.ts";
-import { newNonce } from "./fence.ts";
-import { renderHits } from "./hits.ts";
-import { shown, snapshotPhrase } from "./inject.ts";
+import { relativeAge } from "../snapshot/time.ts";
 import { restoreFor } from "./restore-service.ts";
-import { cleanInline } from "./tokens.ts";
+import type { Workspace } from "./workspace.ts";
 
 /**
  * Recall for the agent tool and the chat command: a snapshot by id or checkpoint name, the best

@@ -1,31 +1,31 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { PluginConfig } from "./config.ts";
-import { appendClaim, type Claim, claimed, readClaims } from "./search/claims.ts";
-import { SearchService } from "./search/search-service.ts";
-import type { SnapshotFilter } from "./search/shard.ts";
-import { liveSnapshots } from "./snapshot/lifecycle.ts";
-import { parseDailyLog } from "./snapshot/parse.ts";
-import type { LocatedSnapshot, SnapshotContent } from "./snapshot/snapshot.ts";
-import { type CachedState, CachedStates } from "./store/cached-state.ts";
-import { errorCode } from "./store/fs-durable.ts";
-import { secureStateDir } from "./store/gate.ts";
-import { appendRestoreLog, type RestoreLogEntry } from "./store/restore-log.ts";
-import {
-  FlushMarks,
-  initialFlushMarks,
-  initialSessionState,
-  SessionState,
-  sessionStatePath,
-} from "./store/session-state.ts";
+import type { PluginConfig } from "../config.ts";
+import { appendClaim, type Claim, claimed, readClaims } from "../search/claims.ts";
+import { SearchService } from "../search/search-service.ts";
+import type { SnapshotFilter } from "../search/shard.ts";
+import { liveSnapshots } from "../snapshot/lifecycle.ts";
+import { parseDailyLog } from "../snapshot/parse.ts";
+import type { LocatedSnapshot, SnapshotContent } from "../snapshot/snapshot.ts";
+import { type CachedState, CachedStates } from "../store/cached-state.ts";
+import { errorCode } from "../store/fs-durable.ts";
+import { secureStateDir } from "../store/gate.ts";
+import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
 import {
   readAllSnapshots,
   type SaveMeta,
   type SaveResult,
   saveSnapshot,
   tombstone,
-} from "./store/snapshots.ts";
-import { JsonState, type StateLogger } from "./store/state.ts";
+} from "../store/snapshots.ts";
+import { JsonState, type StateLogger } from "../store/state.ts";
+import {
+  FlushMarks,
+  initialFlushMarks,
+  initialSessionState,
+  SessionState,
+  sessionStatePath,
+} from "./session-state.ts";
 
 /** What a Workspace needs from outside: config, logger and clock are injected. */
 export interface WorkspaceDeps {

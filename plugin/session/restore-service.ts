@@ -1,10 +1,10 @@
+import { newNonce } from "../recover/fence.ts";
+import { type RestoreInput, renderRestore } from "../recover/inject.ts";
+import { staleWarnings } from "../recover/stale.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { timestampMillis } from "../snapshot/time.ts";
-import type { RestoreReason, SessionState } from "../store/session-state.ts";
-import type { Workspace } from "../workspace.ts";
-import { newNonce } from "./fence.ts";
-import { type RestoreInput, renderRestore } from "./inject.ts";
-import { staleWarnings } from "./stale.ts";
+import type { RestoreReason, SessionState } from "./session-state.ts";
+import type { Workspace } from "./workspace.ts";
 
 /**
  * Restore, the I/O side: which snapshot a session gets, the stale-file warnings that go with it,
@@ -34,16 +34,6 @@ export async function restoreFor(
     ...(opts.related === undefined ? {} : { related: opts.related }),
   });
   return { text: rendered.text, tokens: rendered.tokens, warnings, notes: rendered.notes };
-}
-
-/** Queues `capture` for the next user turn of the session. */
-export function withPendingRestore(
-  s: SessionState,
-  capture: { id: string; file: string },
-  reason: RestoreReason,
-  now: Date,
-): SessionState {
-  return { ...s, pendingRestore: { id: capture.id, file: capture.file, reason, at: now.toISOString() } };
 }
 
 /** The newest snapshot written for the session, read from its own daily log, within retention. */

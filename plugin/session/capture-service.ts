@@ -1,12 +1,21 @@
-import type { LocatedSnapshot, Trigger } from "../snapshot/snapshot.ts";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { draftHasSubstance, draftSnapshot } from "../capture/draft.ts";
+import { flushPrompt } from "../capture/flush-prompt.ts";
+import { trailFromMessages } from "../capture/messages.ts";
+import { reduceTrail, type TrailEvent } from "../capture/trail.ts";
+import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { localTime } from "../snapshot/time.ts";
 import { nextSnapshotId } from "../store/daily-log.ts";
-import { type PendingRestore, type SessionState, withCapture } from "../store/session-state.ts";
-import type { Workspace } from "../workspace.ts";
-import { draftHasSubstance, draftSnapshot } from "./draft.ts";
-import { flushPrompt } from "./flush-prompt.ts";
-import { trailFromMessages } from "./messages.ts";
-import { reduceTrail, type TrailEvent } from "./trail.ts";
+import {
+  type CoverTrigger,
+  type CycleCapture,
+  type CycleHookEvent,
+  claimsFlush,
+  cycleStep,
+} from "./cycle.ts";
+import { type PendingRestore, SessionState, withCapture } from "./session-state.ts";
+import type { Workspace } from "./workspace.ts";
 
 /**
  * Capture, every path: the session trail turn by turn, the flush run's prompt and the claim of what
@@ -122,9 +131,6 @@ export async function claimFlush(
   return newest;
 }
 
-/** Where a cycle's snapshot came from. */
-export type CycleCapture = { id: string; file: string; source: "flush" | "existing" | "safety-net" | "none" };
-
 /** The block the flush run wrote for the cycle, claimed for the session, or null. */
 export type FlushClaim = LocatedSnapshot | null;
 
@@ -162,7 +168,7 @@ export async function coverCycle(
   ws: Workspace,
   ref: SessionRef,
   s: SessionState,
-  trigger: Extract<Trigger, "compaction" | "reset" | "threshold">,
+  trigger: CoverTrigger,
   opts: { now: Date; safetyNet: boolean; messages?: unknown[]; claimed: FlushClaim },
 ): Promise<{ state: SessionState; capture: CycleCapture }> {
   const at = opts.now.toISOString();
@@ -198,4 +204,63 @@ export async function coverCycle(
     state: withCapture(s, { id: saved.id, file: saved.file, trigger, at }),
     capture: { id: saved.id, file: saved.file, source: "safety-net" },
   };
+}
+
+/**
+ * Moves the session's compaction cycle by one hook event (see cycle.ts): the flush run's block claimed
+ * first (under the flush marks' lock), then one locked, fsynced update of the session's state that
+ * applies the cover effect (at most one appended block). Returns what covered the cycle, or null when
+ * the event needed no cover.
+ */
+export async function runCycle(
+  ws: Workspace,
+  ref: SessionRef,
+  event: CycleHookEvent,
+  opts: { now: Date; safetyNet: boolean; restore: boolean; messages?: unknown[] | undefined },
+): Promise<CycleCapture | null> {
+  const session = ws.session(ref.sessionKey, ref.agentId);
+  const claimed = claimsFlush(await session.read(), event) ? await claimCycleFlush(ws, ref, opts.now) : null;
+  let covered: CycleCapture | null = null;
+  await session.update(async (s) => {
+    let { state, effects } = cycleStep(s, event);
+    for (const effect of effects) {
+      const done = await coverCycle(ws, ref, state, effect.trigger, {
+        now: opts.now,
+        safetyNet: opts.safetyNet,
+        claimed,
+        ...(opts.messages === undefined ? {} : { messages: opts.messages }),
+      });
+      covered = done.capture;
+      ({ state, effects } = cycleStep(done.state, {
+        type: "covered",
+        after: event,
+        capture: done.capture,
+        restore: opts.restore,
+      }));
+    }
+    return state;
+  });
+  return covered;
+}
+
+/**
+ * The real session a flush run works for: the most recently active session state of its agent (what this
+ * process kept in memory is written first, so every session's file is current).
+ */
+export async function flushTarget(ws: Workspace, agentId: string | null): Promise<SessionState | null> {
+  await ws.flushSessions();
+  const dir = join(ws.stateDir, "sessions");
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const prefix = agentId === null ? "" : `agent-${agentId.replace(/[^a-zA-Z0-9_-]+/g, "-")}-`;
+  const candidates = await Promise.all(
+    names
+      .filter((n) => n.endsWith(".json") && n.startsWith(prefix))
+      .map(async (n) => ({ n, mtime: (await stat(join(dir, n)).catch(() => null))?.mtimeMs ?? 0 })),
+  );
+  const newest = candidates.sort((a, b) => b.mtime - a.mtime)[0];
+  if (newest === undefined) return null;
+  const parsed = SessionState.safeParse(
+    JSON.parse(await readFile(join(dir, newest.n), "utf8").catch(() => "null")),
+  );
+  return parsed.success ? parsed.data : null;
 }

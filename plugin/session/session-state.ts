@@ -81,6 +81,16 @@ export function withCapture(
   };
 }
 
+/** Queues `capture` for the next user turn of the session. */
+export function withPendingRestore(
+  s: SessionState,
+  capture: { id: string; file: string },
+  reason: RestoreReason,
+  at: string,
+): SessionState {
+  return { ...s, pendingRestore: { id: capture.id, file: capture.file, reason, at } };
+}
+
 /** The state file of a session: a readable slug of the key plus a short hash (keys may hold any character). */
 export function sessionStatePath(stateDir: string, sessionKey: string): string {
   const slug = sessionKey.replace(/[^a-zA-Z0-9_-]+/g, "-").slice(0, 60);

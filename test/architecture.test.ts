@@ -1,0 +1,89 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The house rules that keep the code readable, checked on the sources themselves: the parts and the
+ * direction of their imports (README, "How it works"), the size of a file, and a mirror test per module.
+ */
+
+const ROOT = resolve(import.meta.dirname, "..");
+const PLUGIN = join(ROOT, "plugin");
+
+/** The parts, bottom to top. A module imports from its own part or from parts below, never above. */
+const LAYERS: readonly (readonly string[])[] = [
+  ["snapshot", "config.ts"],
+  ["store"],
+  ["search"],
+  ["capture", "recover"],
+  ["session"],
+  ["surface"],
+  ["index.ts", "manifest.ts", "docs-regions.ts"],
+];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+const modules = sources(PLUGIN).map((path) => relative(PLUGIN, path));
+
+function partOf(module: string): string {
+  return module.includes("/") ? (module.split("/")[0] as string) : module;
+}
+
+function layerOf(module: string): number {
+  const part = partOf(module);
+  const layer = LAYERS.findIndex((parts) => parts.includes(part));
+  if (layer < 0) throw new Error(`${module}: part ${part} is in no layer of this test`);
+  return layer;
+}
+
+/** Relative imports of a module, static and dynamic, type-only included, as plugin-relative paths. */
+function importsOf(module: string): string[] {
+  const text = readFileSync(join(PLUGIN, module), "utf8");
+  const specifiers = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^"']*?from\s*["'](\.[^"']+)["']/g),
+    ...text.matchAll(/\bimport\(\s*["'](\.[^"']+)["']\s*\)/g),
+  ].map((m) => m[1] as string);
+  return specifiers.map((s) => relative(PLUGIN, resolve(dirname(join(PLUGIN, module)), s)));
+}
+
+describe("the house", () => {
+  it("reads the imports of a module, static, dynamic and type-only", () => {
+    expect(importsOf("surface/hooks.ts")).toContain("session/capture-service.ts");
+    expect(importsOf("surface/cli.ts")).toContain("surface/cli-read.ts");
+    expect(modules.length).toBeGreaterThan(100);
+    expect(new Set(modules.map(partOf))).toEqual(new Set(LAYERS.flat()));
+  });
+
+  it("every part imports only from its own part or the parts below it", () => {
+    const upward = modules.flatMap((module) =>
+      importsOf(module)
+        .filter((target) => layerOf(target) > layerOf(module))
+        .map((target) => `${module} -> ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it("capture and recover, the pure logic, do not import each other", () => {
+    const across = modules.flatMap((module) =>
+      (["capture", "recover"].includes(partOf(module)) ? importsOf(module) : [])
+        .filter(
+          (target) => ["capture", "recover"].includes(partOf(target)) && partOf(target) !== partOf(module),
+        )
+        .map((target) => `${module} -> ${target}`),
+    );
+    expect(across).toEqual([]);
+  });
+
+  it("no source file is over 450 lines", () => {
+    const long = modules
+      .map((module) => ({ module, lines: readFileSync(join(PLUGIN, module), "utf8").split("\n").length }))
+      .filter((m) => m.lines > 450);
+    expect(long).toEqual([]);
+  });
+});
