@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { END_MARKER, START_MARKER_PREFIX } from "../snapshot/format.ts";
+import { latestCandidate, latestSettled } from "../snapshot/lifecycle.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { errorCode } from "../store/fs-durable.ts";
 import { type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
@@ -264,29 +265,18 @@ function redactionsOf(record: LogRecord | undefined): { redactions?: Record<stri
 
 /**
  * The newest entry of `sorted` (newest first) in scope, never a tombstone: with `name`, the newest of
- * that name unless it is a tombstone (snapshot-index.ts `latest`).
+ * that name unless it is a tombstone (the lifecycle's rule, as the index's `latest` applies it).
  */
 export function latestIn(
   sorted: readonly Entry[],
   scope: { session?: string; agent?: string; name?: string },
 ): Entry | undefined {
-  const found = sorted.find(
-    (e) =>
-      (scope.name !== undefined ? e.name === scope.name : !e.tombstone) &&
-      (scope.session === undefined || e.session === scope.session) &&
-      (scope.agent === undefined || e.agent === scope.agent),
+  return latestSettled(
+    sorted.find(
+      (e) =>
+        latestCandidate(e, scope.name) &&
+        (scope.session === undefined || e.session === scope.session) &&
+        (scope.agent === undefined || e.agent === scope.agent),
+    ),
   );
-  return found?.tombstone === true ? undefined : found;
-}
-
-/** The live refs of `sorted` (newest first): tombstones left out, and every snapshot older than a tombstone of its name. */
-export function liveNewestFirst(sorted: readonly Entry[]): Entry[] {
-  const deleted = new Set<string>();
-  const out: Entry[] = [];
-  for (const e of sorted) {
-    if (e.tombstone) {
-      if (e.name !== null) deleted.add(e.name);
-    } else if (e.name === null || !deleted.has(e.name)) out.push(e);
-  }
-  return out;
 }

@@ -26,7 +26,7 @@ import { refOf, type Scope, type SearchOptions, SnapshotIndex, type SnapshotRef 
 import { buildMonth, groupByMonth, type LogStat, listLogs, readLog, statLog, unchanged } from "./sources.ts";
 import type { LogWatcher } from "./watch.ts";
 
-export type { Logger, ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
+export type { ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
 
 /** The search index of one workspace. */
 export class SearchService {

@@ -1,11 +1,7 @@
 /** The options and results of the search service (search-service.ts). */
 import type { Diagnostic } from "../snapshot/snapshot.ts";
+import type { Logger } from "../store/state.ts";
 import type { QueryResult } from "./snapshot-index.ts";
-
-/** Where warnings go (the plugin passes `api.logger`). */
-export interface Logger {
-  warn(message: string): void;
-}
 
 export interface SearchServiceOptions {
   logger: Logger;

@@ -6,6 +6,7 @@
  */
 
 import type { SnapshotRef as JsonRef } from "../snapshot/json.ts";
+import { latestCandidate, latestSettled } from "../snapshot/lifecycle.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import type { Entry, Field } from "./document.ts";
 import { FrozenShard } from "./frozen-shard.ts";
@@ -242,12 +243,12 @@ export class SnapshotIndex {
     let best: Entry | undefined;
     for (const shard of this.#shards.values()) {
       for (const [, entry] of shard.documents()) {
-        if (name !== undefined ? entry.name !== name : entry.tombstone) continue;
+        if (!latestCandidate(entry, name)) continue;
         if (!matchesFilter(entry, rest)) continue;
         if (best === undefined || newerFirst(entry, best) < 0) best = entry;
       }
     }
-    return best?.tombstone === true ? undefined : best;
+    return latestSettled(best);
   }
 
   /** Every entry passing `filter`, newest first; tombstones left out. */

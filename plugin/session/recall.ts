@@ -2,7 +2,7 @@ import { newNonce } from "../recover/fence.ts";
 import { renderHits } from "../recover/hits.ts";
 import { shown, snapshotPhrase } from "../recover/inject.ts";
 import { cleanInline } from "../recover/tokens.ts";
-import { isSharedSession } from "../snapshot/lifecycle.ts";
+import { inScope, type Scope, scopeFilter, withinRetention } from "../snapshot/lifecycle.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { restoreFor } from "./restore-service.ts";
@@ -13,8 +13,6 @@ import type { Workspace } from "./workspace.ts";
  * search hits for words, or the latest snapshot in scope. Scoped: a session sees its own snapshots
  * (or its agent's, or the workspace's, as configured), never another agent's.
  */
-
-export type Scope = "session" | "agent" | "workspace";
 
 export interface RecallRequest {
   query?: string | undefined;
@@ -42,43 +40,6 @@ export interface RecallResult {
   restored: { id: string } | null;
 }
 
-/** The filter that keeps a request inside its scope. */
-export function scopeFilter(req: Pick<RecallRequest, "scope" | "sessionKey" | "agentId">): {
-  session?: string;
-  agent?: string;
-} {
-  if (req.scope === "session" && req.sessionKey !== null) return { session: req.sessionKey };
-  if (req.scope !== "workspace" && req.agentId !== null) return { agent: req.agentId };
-  return {};
-}
-
-/**
- * True when `l` may be shown to the requester: its own snapshots always; in `agent` scope the
- * agent's, in `workspace` scope any; but a group or shared-channel session never sees a snapshot of
- * a direct session (or one whose session is unknown).
- */
-export function inScope(
-  l: LocatedSnapshot,
-  req: Pick<RecallRequest, "scope" | "sessionKey" | "agentId">,
-  own: ReadonlySet<string>,
-): boolean {
-  if (own.has(l.snapshot.id) || (req.sessionKey !== null && l.snapshot.session === req.sessionKey))
-    return true;
-  if (req.scope === "session") return false;
-  if (isSharedSession(req.sessionKey) && !isSharedSession(l.snapshot.session)) return false;
-  if (req.scope === "workspace") return true;
-  return (
-    req.agentId === null ||
-    l.snapshot.agent === req.agentId ||
-    (l.snapshot.session ?? "").startsWith(`agent:${req.agentId}:`)
-  );
-}
-
-function tooOld(l: LocatedSnapshot, req: Pick<RecallRequest, "retentionDays" | "now">): boolean {
-  if (req.retentionDays === undefined) return false;
-  return req.now.getTime() - Date.parse(l.snapshot.timestamp) > req.retentionDays * 86_400_000;
-}
-
 /** The predicate of what a requester may see: in scope and not past retention. */
 export async function visibility(
   ws: Workspace,
@@ -88,7 +49,7 @@ export async function visibility(
     req.sessionKey === null
       ? new Set<string>()
       : new Set((await ws.session(req.sessionKey, req.agentId).read()).snapshots.map((s) => s.id));
-  return (l) => inScope(l, req, own) && !tooOld(l, req);
+  return (l) => inScope(l.snapshot, req, own) && withinRetention(l.snapshot.timestamp, req);
 }
 
 /** Answers a recall request. */

@@ -1,8 +1,8 @@
 import { newNonce } from "../recover/fence.ts";
 import { type RestoreInput, renderRestore } from "../recover/inject.ts";
 import { staleWarnings } from "../recover/stale.ts";
+import { type Retention, withinRetention } from "../snapshot/lifecycle.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { timestampMillis } from "../snapshot/time.ts";
 import type { RestoreReason, SessionState } from "./session-state.ts";
 import type { Workspace } from "./workspace.ts";
 
@@ -40,16 +40,12 @@ export async function restoreFor(
 export async function latestOfSession(
   ws: Workspace,
   s: SessionState,
-  retention: { retentionDays?: number | undefined; now: Date },
+  retention: Retention,
 ): Promise<LocatedSnapshot | null> {
-  const oldest =
-    retention.retentionDays === undefined
-      ? Number.NEGATIVE_INFINITY
-      : retention.now.getTime() - retention.retentionDays * 86_400_000;
   for (const ref of [...s.snapshots].reverse()) {
     const found = await ws.snapshotIn(ref.file, ref.id);
     if (found === null || found.snapshot.tombstone) continue;
-    return timestampMillis(found.snapshot.timestamp) >= oldest ? found : null;
+    return withinRetention(found.snapshot.timestamp, retention) ? found : null;
   }
   return null;
 }

@@ -18,7 +18,7 @@ import {
   saveSnapshot,
   tombstone,
 } from "../store/snapshots.ts";
-import { JsonState, type StateLogger } from "../store/state.ts";
+import { JsonState, type Logger } from "../store/state.ts";
 import {
   FlushMarks,
   initialFlushMarks,
@@ -30,7 +30,7 @@ import {
 /** What a Workspace needs from outside: config, logger and clock are injected. */
 export interface WorkspaceDeps {
   config: PluginConfig;
-  logger: StateLogger;
+  logger: Logger;
   now: () => Date;
   /** Whether the search index should watch `memory/` (true in a long-running gateway). */
   watch?: () => boolean;

@@ -187,12 +187,7 @@ export function parseDailyLog(text: string, file: string): ParsedLog {
     const first = seen.get(s.snapshot.id);
     if (first === undefined) seen.set(s.snapshot.id, s.line);
     else {
-      diagnostics.push({
-        file,
-        line: s.line,
-        id: s.snapshot.id,
-        message: `duplicate snapshot id ${s.snapshot.id} (also at ${file}:${first}); both blocks are kept, address this one as ${file}:${s.line}`,
-      });
+      diagnostics.push(duplicateId(s, { file, line: first }));
     }
     snapshots.push(redactLocated(s));
   }
@@ -209,4 +204,14 @@ function redactLocated(located: LocatedSnapshot): LocatedSnapshot {
 /** `big-memory: memory/2026-11-22.md:14: message`, the one-line form of a diagnostic. */
 export function formatDiagnostic(d: Diagnostic): string {
   return `big-memory: ${d.file}:${d.line}: ${d.message}`;
+}
+
+/** The diagnostic of a block whose id another block (`first`, in this log or another) already has. */
+export function duplicateId(s: LocatedSnapshot, first: { file: string; line: number }): Diagnostic {
+  return {
+    file: s.file,
+    line: s.line,
+    id: s.snapshot.id,
+    message: `duplicate snapshot id ${s.snapshot.id} (also at ${first.file}:${first.line}); both blocks are kept, address this one as ${s.file}:${s.line}`,
+  };
 }

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import type { JsonState, StateLogger } from "./state.ts";
+import type { JsonState, Logger } from "./state.ts";
 
 /**
  * A state file kept in memory by the process that works on it, written behind. Small changes (a session's
@@ -152,7 +152,7 @@ export interface CachedStatesOptions {
   root: string;
   /** How long a change may stay in memory only, in ms. */
   delayMs: number;
-  logger: StateLogger;
+  logger: Logger;
 }
 
 /**

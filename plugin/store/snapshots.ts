@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { parseDailyLog } from "../snapshot/parse.ts";
+import { duplicateId, parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { timestampMillis } from "../snapshot/time.ts";
 import { listDailyLogs } from "./daily-log.ts";
@@ -65,14 +65,4 @@ export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceS
   }
   snapshots.sort(olderFirst);
   return { snapshots, diagnostics, bytes, files };
-}
-
-/** The diagnostic of a block whose id another block (`first`, in another log) already has. */
-export function duplicateId(s: LocatedSnapshot, first: LocatedSnapshot): Diagnostic {
-  return {
-    file: s.file,
-    line: s.line,
-    id: s.snapshot.id,
-    message: `duplicate snapshot id ${s.snapshot.id} (also at ${first.file}:${first.line}); both blocks are kept, address this one as ${s.file}:${s.line}`,
-  };
 }

@@ -16,8 +16,10 @@ import { lockForExitSync, withLock } from "./lock.ts";
 /** The previous good copy of a state file, kept beside it. */
 export const BACKUP_SUFFIX = ".bak";
 
-export interface StateLogger {
+/** Where the plugin's warnings and notes go: OpenClaw's `api.logger` in the plugin, stderr in the CLI. */
+export interface Logger {
   warn(message: string): void;
+  info?(message: string): void;
 }
 
 /** What one state file held: its value, or why not (`problem: null` when there is no file). */
@@ -33,7 +35,7 @@ export class JsonState<T> {
   readonly path: string;
   private readonly schema: z.ZodType<T>;
   private readonly initial: () => T;
-  private readonly logger: StateLogger;
+  private readonly logger: Logger;
   private readonly prepare: () => Promise<unknown>;
   private warned = false;
 
@@ -42,7 +44,7 @@ export class JsonState<T> {
     path: string,
     schema: z.ZodType<T>,
     initial: () => T,
-    logger: StateLogger,
+    logger: Logger,
     prepare: () => Promise<unknown> = async () => {},
   ) {
     this.path = path;

@@ -7,8 +7,9 @@
  * (cli-index.ts), which builds and saves what is missing.
  */
 import type { Entry } from "../search/document.ts";
-import { latestIn, liveNewestFirst, SavedRefs } from "../search/saved-refs.ts";
+import { latestIn, SavedRefs } from "../search/saved-refs.ts";
 import type { SnapshotRef } from "../search/snapshot-index.ts";
+import { liveNewestFirst } from "../snapshot/lifecycle.ts";
 import {
   answerList,
   answerSnapshot,
@@ -31,7 +32,7 @@ const index = () => import("./cli-index.ts");
 export async function list(o: ReadOutput, options: ListOptions): Promise<void> {
   const refs = await SavedRefs.open(options.dir);
   const pick = (sorted: readonly Entry[]) =>
-    listed(options.all ? sorted : liveNewestFirst(sorted), { ...options, all: true });
+    listed(options.all ? sorted : liveNewestFirst(sorted, (e) => e), { ...options, all: true });
   const loaded = await refs.loadNewest((sorted, olderThan) => {
     if (options.limit === Number.POSITIVE_INFINITY) return false;
     const kept = pick(sorted());

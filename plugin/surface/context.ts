@@ -1,12 +1,13 @@
 import type { PluginConfig } from "../config.ts";
 import type { Workspaces } from "../session/workspace.ts";
+import type { Logger } from "../store/state.ts";
 import { agentWorkspace, defaultAgentId, IMPLICIT_AGENT_ID } from "./openclaw-paths.ts";
 
 /** What every surface adapter (hooks, tools, commands) shares: config, workspaces, logger, clock. */
 export interface SurfaceDeps {
   config: PluginConfig;
   workspaces: Workspaces;
-  logger: { warn(message: string): void; info?(message: string): void };
+  logger: Logger;
   now: () => Date;
   /** Session key to workspace, learned from hooks that carry `workspaceDir`, for hooks that do not. */
   sessionWorkspaces: Map<string, string>;

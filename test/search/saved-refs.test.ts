@@ -1,8 +1,9 @@
 import { appendFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { latestIn, latestTimeOf, liveNewestFirst, SavedRefs } from "../../plugin/search/saved-refs.ts";
+import { latestIn, latestTimeOf, SavedRefs } from "../../plugin/search/saved-refs.ts";
 import { SearchService } from "../../plugin/search/search-service.ts";
+import { liveNewestFirst } from "../../plugin/snapshot/lifecycle.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { recordingLogger, snap, tempWorkspace, writeLog } from "./helpers.ts";
 
@@ -137,8 +138,8 @@ describe("SavedRefs", () => {
   });
 });
 
-describe("liveNewestFirst", () => {
-  it("leaves out tombstones and every older snapshot of their name, as lifecycle.ts live does", async () => {
+describe("the lifecycle over saved refs", () => {
+  it("leaves out tombstones and every older snapshot of their name, newest first", async () => {
     const ws = await tempWorkspace();
     try {
       await writeLog(ws.dir, "2026-11-10", [
@@ -149,7 +150,7 @@ describe("liveNewestFirst", () => {
       await indexAll(ws.dir);
       const refs = await SavedRefs.open(ws.dir);
       await refs.loadAll();
-      expect(liveNewestFirst(refs.sorted()).map((e) => e.id)).toEqual(["2026-11-10-03"]);
+      expect(liveNewestFirst(refs.sorted(), (e) => e).map((e) => e.id)).toEqual(["2026-11-10-03"]);
       expect(latestIn(refs.sorted(), { name: "a" })?.id).toBe("2026-11-10-03");
     } finally {
       await ws.cleanup();

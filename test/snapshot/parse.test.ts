@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatDiagnostic, parseDailyLog } from "../../plugin/snapshot/parse.ts";
+import { duplicateId, formatDiagnostic, parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { snapshot as snap } from "../builders.ts";
+import { located, snapshot as snap } from "../builders.ts";
 import { nastyString, snapshotArb } from "./arbitraries.ts";
 
 const FILE = "memory/2026-11-20.md";
@@ -233,5 +233,19 @@ describe("parseDailyLog", () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("duplicateId", () => {
+  it("names both places and how to address the repeated block", () => {
+    const first = located(snap("2026-11-22-01"), 5);
+    const again = located(snap("2026-11-22-01"), 9, { file: "memory/2026-11-23.md" });
+    expect(duplicateId(again, first)).toEqual({
+      file: "memory/2026-11-23.md",
+      line: 9,
+      id: "2026-11-22-01",
+      message:
+        "duplicate snapshot id 2026-11-22-01 (also at memory/2026-11-22.md:5); both blocks are kept, address this one as memory/2026-11-23.md:9",
+    });
   });
 });

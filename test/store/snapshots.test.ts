@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { duplicateId, olderFirst, readAllSnapshots } from "../../plugin/store/snapshots.ts";
+import { olderFirst, readAllSnapshots } from "../../plugin/store/snapshots.ts";
 import { located, snapshot } from "../builders.ts";
 
 let ws: string;
@@ -95,19 +95,5 @@ describe("olderFirst", () => {
       "2026-11-22-02",
       "2026-11-22-03",
     ]);
-  });
-});
-
-describe("duplicateId", () => {
-  it("names both places and how to address the repeated block", () => {
-    const first = located(snapshot("2026-11-22-01"), 5);
-    const again = located(snapshot("2026-11-22-01"), 9, { file: "memory/2026-11-23.md" });
-    expect(duplicateId(again, first)).toEqual({
-      file: "memory/2026-11-23.md",
-      line: 9,
-      id: "2026-11-22-01",
-      message:
-        "duplicate snapshot id 2026-11-22-01 (also at memory/2026-11-22.md:5); both blocks are kept, address this one as memory/2026-11-23.md:9",
-    });
   });
 });
