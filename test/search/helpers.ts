@@ -2,11 +2,27 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { planQuery } from "../../plugin/search/query.ts";
+import type { TermLookup } from "../../plugin/search/scoring.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import type { Snapshot } from "../../plugin/snapshot/snapshot.ts";
 
 /** The shared snapshot builders, under the names these tests use. */
 export { located, snapshot as snap } from "../builders.ts";
+
+/**
+ * The lookups of a query's planned terms, term i on bit `1 << i`: exact only, or, with `widen`, by
+ * prefix and typos as planned (typo neighbours found by each shard).
+ */
+export function lookupsOf(query: string, widen = false): TermLookup[] {
+  return planQuery(query).terms.map((term, i) => ({
+    term,
+    bit: 1 << i,
+    part: term.roles.every((r) => r.kind === "part"),
+    prefix: widen && term.prefix,
+    fuzzy: widen ? term.fuzzy : 0,
+  }));
+}
 
 /** A temporary workspace; `cleanup` removes it. */
 export async function tempWorkspace(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
