@@ -6,7 +6,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { constants, open, readdir, readFile, stat, statfs, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { errorCode, errorMessage, fsyncDirectory, writeAll } from "./fs-durable.ts";
+import { appendDurably, errorCode, errorMessage } from "./fs-durable.ts";
 import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
 
@@ -165,12 +165,13 @@ async function appendLocked(
       const offset = before.length;
       let bytes: number;
       try {
-        bytes = await writeAll(handle, Buffer.from(separator + block, "utf8"));
-        await handle.sync();
+        bytes = await appendDurably(handle, Buffer.from(separator + block, "utf8"), {
+          dir: dirname(path),
+          created,
+        });
       } catch (error) {
         throw await undoAppend(handle, path, offset, created, error);
       }
-      if (created) await fsyncDirectory(dirname(path));
       // Counted apart to avoid copying the log; a CR at its end and an LF opening the separator are one break.
       const joined = existing.endsWith("\r") && separator.startsWith("\n") ? 1 : 0;
       const line = countLineEndings(existing) + countLineEndings(separator) - joined + markerLine + 1;

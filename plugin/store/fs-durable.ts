@@ -43,3 +43,19 @@ export async function writeAll(handle: FileHandle, data: Uint8Array): Promise<nu
   }
   return written;
 }
+
+/**
+ * The one durable append: all of `data` through a handle opened with `O_APPEND`, fsynced, and the folder
+ * fsynced too when the append `created` the file (so the new entry survives a crash). Returns the byte count.
+ * What to do when it throws (cut the file back, under a lock) is the caller's.
+ */
+export async function appendDurably(
+  handle: FileHandle,
+  data: Uint8Array,
+  file: { dir: string; created: boolean },
+): Promise<number> {
+  const bytes = await writeAll(handle, data);
+  await handle.sync();
+  if (file.created) await fsyncDirectory(file.dir);
+  return bytes;
+}

@@ -45,7 +45,7 @@ import {
   redact,
   redactDeep,
 } from "../snapshot/redact.ts";
-import { errorCode, fsyncDirectory, writeAll } from "./fs-durable.ts";
+import { appendDurably, errorCode, fsyncDirectory, writeAll } from "./fs-durable.ts";
 
 /** Mode of every folder big-memory creates. */
 export const PRIVATE_DIR_MODE = 0o700;
@@ -326,12 +326,10 @@ export async function appendPrivateText(path: string, text: string): Promise<Gat
   const created = !(await exists(path));
   const handle = await open(path, "a", PRIVATE_FILE_MODE);
   try {
-    await writeAll(handle, Buffer.from(gated.text, "utf8"));
-    await handle.sync();
+    await appendDurably(handle, Buffer.from(gated.text, "utf8"), { dir: dirname(path), created });
   } finally {
     await handle.close();
   }
-  if (created) await fsyncDirectory(dirname(path));
   return { counts: gated.counts, total: gated.total };
 }
 

@@ -2,7 +2,13 @@ import { mkdtemp, open, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { errorCode, errorMessage, fsyncDirectory, writeAll } from "../../plugin/store/fs-durable.ts";
+import {
+  appendDurably,
+  errorCode,
+  errorMessage,
+  fsyncDirectory,
+  writeAll,
+} from "../../plugin/store/fs-durable.ts";
 
 let dir: string;
 
@@ -33,6 +39,39 @@ describe("writeAll", () => {
       await handle.close();
     }
     expect(await readFile(path, "utf8")).toBe(`head\n${data.toString()}`);
+  });
+});
+
+describe("appendDurably", () => {
+  it("appends after what the file holds and counts the bytes, creating or not", async () => {
+    const path = join(dir, "log.md");
+    for (const [text, created] of [
+      ["one\n", true],
+      ["two ünïcode\n", false],
+    ] as const) {
+      const handle = await open(path, "a");
+      try {
+        expect(await appendDurably(handle, Buffer.from(text), { dir, created })).toBe(
+          Buffer.byteLength(text),
+        );
+      } finally {
+        await handle.close();
+      }
+    }
+    expect(await readFile(path, "utf8")).toBe("one\ntwo ünïcode\n");
+  });
+
+  it("throws what the write threw, for the caller to undo (a handle opened read-only)", async () => {
+    const path = join(dir, "log.md");
+    await (await open(path, "w")).close();
+    const handle = await open(path, "r");
+    try {
+      await expect(
+        appendDurably(handle, Buffer.from("x"), { dir, created: false }).catch(errorCode),
+      ).resolves.toBe("EBADF");
+    } finally {
+      await handle.close();
+    }
   });
 });
 
