@@ -1,4 +1,5 @@
 import { SECTIONS } from "../snapshot/format.ts";
+import { redactDeep } from "../snapshot/redact.ts";
 import type { SnapshotContent } from "../snapshot/snapshot.ts";
 
 /** What the flush prompt needs: where to write, the id to use, and the plugin's own draft. */
@@ -19,11 +20,24 @@ export interface FlushPromptInput {
   agent?: string | null;
 }
 
-function draftLines(d: SnapshotContent): string[] {
-  const list = (items: string[]) => (items.length === 0 ? ["none"] : items.map((i) => `- ${i}`));
+/**
+ * The plugin's draft as observed facts, one line per item. Its values came through the redacted trail;
+ * they are redacted and flattened to one line again here, so that the prompt is safe whoever drafted.
+ */
+function draftLines(draft: SnapshotContent): string[] {
+  const d = redactDeep(draft).value;
+  // One line each, and no comment opened or closed: a model copying a value cannot end its block early.
+  const flat = (v: string) =>
+    v
+      .replace(/\s*[\r\n]+\s*/g, " ")
+      .replace(/<!--/g, "<!-")
+      .replace(/--+>/g, "->");
+  const list = (items: string[]) => (items.length === 0 ? ["none"] : items.map((i) => `- ${flat(i)}`));
   return [
-    `Goal: ${d.goal || "?"}`,
-    `State: phase ${d.state.phase || "?"}; branch ${d.state.branch || "?"}; blocked ${d.state.blocked || "?"}; progress ${d.state.progress || "?"}`,
+    `Goal: ${flat(d.goal) || "?"}`,
+    flat(
+      `State: phase ${d.state.phase || "?"}; branch ${d.state.branch || "?"}; blocked ${d.state.blocked || "?"}; progress ${d.state.progress || "?"}`,
+    ),
     "Files:",
     ...list(d.files.map((f) => `${f.path}${f.note === "" ? "" : ` -- ${f.note}`}`)),
     "Names:",
