@@ -76,6 +76,6 @@ export function newerFirst(a: Entry, b: Entry): number {
  * `memory/2026-11-22-0431.md` -> `2026-11`; `other` without a date.
  */
 export function monthOf(file: string): string {
-  const match = /(?:^|\/)(\d{4}-\d{2})-\d{2}(?:\D[^/]*)?\.md$/.exec(file);
+  const match = /(?:^|\/)(\d{4}-\d{2})-\d{2}(?:[^\d/][^/]*)?\.md$/.exec(file);
   return match?.[1] ?? "other";
 }

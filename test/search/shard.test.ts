@@ -82,6 +82,8 @@ describe("monthOf", () => {
     ["memory/notes.md", "other"],
     ["memory/2026-11.md", "other"],
     ["memory/2026-11-22.txt", "other"],
+    ["memory/2026-11-22/notes.md", "other"],
+    ["memory/2026-11-22-slug.md", "2026-11"],
   ])("puts %s in %s", (file, month) => {
     expect(monthOf(file)).toBe(month);
   });
