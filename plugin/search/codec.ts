@@ -13,6 +13,7 @@ import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
 import { entryFromRow } from "./saved-header.ts";
+import { tallyOf } from "./tally.ts";
 
 /** Version of the shard file format written; 2 is still read, any other is refused (and rebuilt). */
 export const SHARD_FORMAT_VERSION = 3;
@@ -158,7 +159,14 @@ export function encodeShard(shard: FrozenShard, files: Record<string, LogRecord>
     e.goal,
   ]);
   const header = Buffer.from(
-    JSON.stringify({ analysis: ANALYSIS, month: p.month, files, entries, sections }),
+    JSON.stringify({
+      analysis: ANALYSIS,
+      month: p.month,
+      files,
+      tally: tallyOf(p.entries),
+      entries,
+      sections,
+    }),
   );
   const bodyStart = align(FIXED + header.length);
   const out = Buffer.alloc(bodyStart + size);

@@ -14,6 +14,7 @@ import { crc32 } from "node:zlib";
 import { errorCode } from "../store/fs-durable.ts";
 import type { LogProblem, LogRecord, RefTuple, ShardHeader } from "./codec.ts";
 import type { Entry } from "./document.ts";
+import { checkedTally, type Tally } from "./tally.ts";
 
 /** The folder of a workspace's search index: `<workspace>/.big-memory/search/`, or `<stateDir>/search/<workspace hash>/`. */
 export function indexDir(workspaceDir: string, stateDir?: string): string {
@@ -133,9 +134,18 @@ export function decodeHeaderJson(bytes: Buffer): ShardHeader {
  * when the rows are not where codec.ts puts them.
  */
 export function decodeHeaderFiles(bytes: Buffer): Record<string, LogRecord> {
+  return decodeHeaderPrefix(bytes).files;
+}
+
+/**
+ * The logs' records and the month's tally (search/tally.ts; null when the header has none or a bad one),
+ * without decoding the rows, as {@link decodeHeaderFiles} reads them.
+ */
+export function decodeHeaderPrefix(bytes: Buffer): { files: Record<string, LogRecord>; tally: Tally | null } {
   const at = bytes.indexOf(ROWS);
-  if (at < 0) return decodeHeaderJson(bytes).files;
-  return checkFiles(parseObject(`${bytes.toString("utf8", 0, at)}}`));
+  const json =
+    at < 0 ? parseObject(bytes.toString("utf8")) : parseObject(`${bytes.toString("utf8", 0, at)}}`);
+  return { files: checkFiles(json), tally: checkedTally(json.tally) };
 }
 
 function parseObject(text: string): Record<string, unknown> {

@@ -17,8 +17,15 @@ import { type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import type { LogRecord } from "./codec.ts";
 import { type Entry, entryOf } from "./document.ts";
 import { contentHash, logsByMonth, logTotals, statLogSync, unchanged } from "./log-files.ts";
-import { decodeHeaderFiles, decodeHeaderJson, indexDir, readHeaderBytes } from "./saved-header.ts";
+import {
+  decodeHeaderFiles,
+  decodeHeaderJson,
+  decodeHeaderPrefix,
+  indexDir,
+  readHeaderBytes,
+} from "./saved-header.ts";
 import { monthOf, newerFirst } from "./shard.ts";
+import { type Tally, tallyOf } from "./tally.ts";
 
 /** How far past its month's end a snapshot's timestamp may lie (time zones; snapshot-index.ts uses the same). */
 const SLACK_MS = 31 * 86_400_000;
@@ -130,10 +137,7 @@ export class SavedRefs {
     } catch {
       return false;
     }
-    const changed = [...new Set([...(this.#logs.get(month) ?? []), ...Object.keys(files)])].filter((file) => {
-      const log = statLogSync(this.workspaceDir, file);
-      return log === null ? files[file] !== undefined : !unchanged(log, files[file]);
-    });
+    const changed = this.#changed(month, files);
     if (!whole && changed.length > 0) return this.#load(month, null);
     for (const [file, record] of Object.entries(files)) this.#remember(file, record);
     if (whole) {
@@ -142,6 +146,50 @@ export class SavedRefs {
       this.#entries.set(month, entries);
     }
     return true;
+  }
+
+  /** The logs of a month changed since its header was saved (`files`: the header's records of them). */
+  #changed(month: string, files: Record<string, LogRecord>): string[] {
+    return [...new Set([...(this.#logs.get(month) ?? []), ...Object.keys(files)])].filter((file) => {
+      const log = statLogSync(this.workspaceDir, file);
+      return log === null ? files[file] !== undefined : !unchanged(log, files[file]);
+    });
+  }
+
+  /**
+   * The tally of every month (search/tally.ts), for `status`: the one saved in its header; or, for a month
+   * whose header has none, that holds a claimed block, or a log changed since it was indexed, the tally of
+   * its refs as read. Null when a month has no usable saved header (as {@link loadAll}).
+   */
+  async loadTallies(): Promise<Tally[] | null> {
+    const claimedMonths = this.claimedMonths();
+    const out: Tally[] = [];
+    for (const month of this.#months) {
+      const saved = claimedMonths.has(month) ? null : this.#savedTally(month);
+      if (saved !== null) {
+        out.push(saved);
+        continue;
+      }
+      if (!(await this.#load(month, null))) return null;
+      out.push(tallyOf(this.#entries.get(month) ?? []));
+    }
+    this.#next = this.#months.length;
+    return out;
+  }
+
+  /** A month's saved tally, its logs' records taken; null when it has none or a log changed since. */
+  #savedTally(month: string): Tally | null {
+    const read = readHeaderBytes(this.#dir, month);
+    if (read.kind !== "bytes") return null;
+    let prefix: ReturnType<typeof decodeHeaderPrefix>;
+    try {
+      prefix = decodeHeaderPrefix(read.bytes);
+    } catch {
+      return null;
+    }
+    if (prefix.tally === null || this.#changed(month, prefix.files).length > 0) return null;
+    for (const [file, record] of Object.entries(prefix.files)) this.#remember(file, record);
+    return prefix.tally;
   }
 
   /**

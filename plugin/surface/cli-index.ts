@@ -10,6 +10,7 @@ import { indexDir, listShardFiles } from "../search/persist.ts";
 import { scanSearch } from "../search/scan.ts";
 import type { SearchService } from "../search/search-service.ts";
 import type { QueryResult } from "../search/snapshot-index.ts";
+import { tallyOf } from "../search/tally.ts";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { listDailyLogs } from "../store/daily-log.ts";
@@ -114,7 +115,7 @@ export async function statusIndexed(o: ReadOutput, workspaceDir: string): Promis
   await withIndex(workspaceDir, o.io, { entriesOnly: true, json: o.json }, async (run) => {
     const logs = run.index.logs();
     const diagnostics = run.diagnostics();
-    await answerStatus(o, workspaceDir, { refs: run.index.all().reverse(), ...logs }, diagnostics);
+    await answerStatus(o, workspaceDir, { tally: tallyOf(run.index.all()), ...logs }, diagnostics);
   });
 }
 

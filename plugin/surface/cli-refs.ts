@@ -9,6 +9,7 @@
 import type { Entry } from "../search/document.ts";
 import { latestIn, SavedRefs } from "../search/saved-refs.ts";
 import type { SnapshotRef } from "../search/snapshot-index.ts";
+import { mergeTallies } from "../search/tally.ts";
 import { liveNewestFirst } from "../snapshot/lifecycle.ts";
 import {
   answerList,
@@ -90,10 +91,11 @@ export async function recall(
   await answerSnapshot(o, workspaceDir, found, [], refs.diagnostics(), "No snapshot in that scope.");
 }
 
-/** `status`: every month's refs and logs' records. */
+/** `status`: every month's tally (counted from its refs only where it must be) and logs' records. */
 export async function status(o: ReadOutput, workspaceDir: string): Promise<void> {
   const refs = await SavedRefs.open(workspaceDir);
-  if (!(await refs.loadAll())) return (await index()).statusIndexed(o, workspaceDir);
-  const diagnostics = refs.diagnostics();
-  await answerStatus(o, workspaceDir, { refs: refs.sorted().reverse(), ...refs.logs() }, diagnostics);
+  const tallies = await refs.loadTallies();
+  if (tallies === null) return (await index()).statusIndexed(o, workspaceDir);
+  const tally = mergeTallies(tallies);
+  await answerStatus(o, workspaceDir, { tally, ...refs.logs() }, refs.diagnostics());
 }

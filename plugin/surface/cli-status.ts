@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { NO_SESSION, type TalliedRef, type Tally } from "../search/tally.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { STATE_DIR_NAME } from "../store/gate.ts";
 import { RESTORE_LOG_FILE, type RestoreLogEntry, readRestoreLog } from "../store/restore-log.ts";
@@ -30,20 +31,9 @@ async function stateText(workspace: string): Promise<string> {
   return texts.join("\n");
 }
 
-/** A snapshot as `status` counts it: an index ref (claims laid over it), oldest first. */
-export interface StatusRef {
-  id: string;
-  timestamp: string;
-  file: string;
-  session: string | null;
-  trigger: string | null;
-  verified: boolean | null;
-}
-
-/** What `status` reads from the index: every snapshot, the problems found, the logs and their redactions. */
+/** What `status` reads from the index: the tally of every snapshot, the problems found, the logs and their redactions. */
 export interface StatusSource {
-  /** Oldest first. */
-  refs: readonly StatusRef[];
+  tally: Tally;
   problems: number;
   files: number;
   bytes: number;
@@ -51,63 +41,38 @@ export interface StatusSource {
   redactions: Record<string, number>;
 }
 
-const capture = (s: StatusRef) => ({ id: s.id, timestamp: s.timestamp, trigger: s.trigger });
-const DAY = /(\d{4}-\d{2}-\d{2})[^/]*\.md$/;
+const capture = (s: TalliedRef) => ({ id: s.id, timestamp: s.timestamp, trigger: s.trigger });
 
 /**
  * The `status` document: counts per day and per session, storage, last capture and last restore per
- * session, autosaves (threshold snapshots) and problems found. The snapshots come from the index (see
+ * session, autosaves (threshold snapshots) and problems found. The counts come from the index (see
  * StatusSource), so no log is parsed unless it changed since it was indexed.
  */
 export async function statusDoc(workspace: string, source: StatusSource) {
   const log = await readRestoreLog(workspace);
-  const days = new Map<string, number>();
-  const sessions = new Map<string, { snapshots: number; autosaves: number; last: StatusRef }>();
-  const counts = { verified: 0, unverified: 0, modified: 0, autosaves: 0 };
-  // One pass, one record per session updated in place: a long history holds tens of thousands of refs.
-  let file = "";
-  let day = "";
-  for (const s of source.refs) {
-    if (s.file !== file) {
-      file = s.file;
-      day = DAY.exec(file)?.[1] ?? file;
-    }
-    days.set(day, (days.get(day) ?? 0) + 1);
-    const key = s.session ?? "(none)";
-    const autosave = s.trigger === "threshold" ? 1 : 0;
-    const session = sessions.get(key);
-    if (session === undefined) sessions.set(key, { snapshots: 1, autosaves: autosave, last: s });
-    else {
-      session.snapshots++;
-      session.autosaves += autosave;
-      session.last = s;
-    }
-    if (s.verified === true) counts.verified++;
-    else if (s.verified === null) counts.unverified++;
-    else counts.modified++;
-    counts.autosaves += autosave;
-  }
+  const { tally } = source;
   const lastRestore = new Map<string, RestoreLogEntry>();
-  for (const e of log.entries) lastRestore.set(e.session ?? "(none)", e);
-  const keys = [...new Set([...sessions.keys(), ...lastRestore.keys()])].sort();
-  const refs = source.refs;
-  const last = refs[refs.length - 1];
+  for (const e of log.entries) lastRestore.set(e.session ?? NO_SESSION, e);
+  const keys = [...new Set([...Object.keys(tally.sessions), ...lastRestore.keys()])].sort();
+  const last = tally.last;
   const total = Object.values(source.redactions).reduce((a, n) => a + n, 0);
   return {
     workspace,
-    snapshots: refs.length,
+    snapshots: tally.snapshots,
     files: source.files,
     bytes: source.bytes,
-    verified: counts.verified,
-    unverified: counts.unverified,
-    modified: counts.modified,
-    autosaves: counts.autosaves,
+    verified: tally.verified,
+    unverified: tally.unverified,
+    modified: tally.modified,
+    autosaves: tally.autosaves,
     restores: log.entries.length,
     problems: source.problems + log.bad + (log.problem === null ? 0 : 1),
     restoreLogProblem: log.problem,
-    days: [...days].map(([date, snapshots]) => ({ date, snapshots })),
+    days: Object.entries(tally.days)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([date, snapshots]) => ({ date, snapshots })),
     sessions: keys.map((session) => {
-      const v = sessions.get(session);
+      const v = tally.sessions[session];
       const r = lastRestore.get(session);
       return {
         session,
@@ -117,7 +82,7 @@ export async function statusDoc(workspace: string, source: StatusSource) {
         lastRestore: r === undefined ? null : { id: r.id, at: r.at, reason: r.reason },
       };
     }),
-    lastCapture: last === undefined ? null : { ...capture(last), session: last.session },
+    lastCapture: last === null ? null : { ...capture(last), session: last.session },
     /** Values replaced by `[REDACTED:<kind>]`: in the snapshots as read, and in big-memory's state files. */
     redactions: {
       snapshots: { total, kinds: source.redactions },

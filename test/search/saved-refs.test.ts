@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { latestIn, latestTimeOf, SavedRefs } from "../../plugin/search/saved-refs.ts";
 import { SearchService } from "../../plugin/search/search-service.ts";
+import { mergeTallies, tallyOf } from "../../plugin/search/tally.ts";
 import { liveNewestFirst } from "../../plugin/snapshot/lifecycle.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { recordingLogger, snap, tempWorkspace, writeLog } from "./helpers.ts";
@@ -109,6 +110,39 @@ describe("SavedRefs", () => {
       await refs.getAt(first.file, first.line),
     );
     expect(await refs.getRef({ ...first, file: "memory/2026-11-30.md" })).toBeNull();
+  });
+
+  it("adds up the months' saved tallies to the tally of every ref, claims and later edits included", async () => {
+    const all = await SavedRefs.open(ws.dir);
+    await all.loadAll();
+    const line = all.findAll("2026-10-10-02")[0]?.line;
+    const claim = {
+      v: 1,
+      at: "2026-10-10T11:00:00Z",
+      file: "memory/2026-10-10.md",
+      line,
+      id: "2026-10-10-02",
+    };
+    await writeFile(
+      join(ws.dir, ".big-memory/claims.jsonl"),
+      `${JSON.stringify({ ...claim, session: "agent:main:claimed", agent: "main", trigger: "flush" })}\n`,
+    );
+    await appendFile(
+      join(ws.dir, "memory/2026-11-10.md"),
+      renderSnapshot(snap("2026-11-10-03", { session: "agent:main:later", trigger: "threshold" })),
+    );
+    const refs = await SavedRefs.open(ws.dir);
+    const tallies = await refs.loadTallies();
+    const every = await SavedRefs.open(ws.dir);
+    await every.loadAll();
+    expect(mergeTallies(tallies ?? [])).toEqual(tallyOf(every.sorted()));
+    expect(mergeTallies(tallies ?? [])).toMatchObject({
+      snapshots: 6,
+      autosaves: 1,
+      sessions: { "agent:main:claimed": { snapshots: 1 }, "agent:main:later": { snapshots: 1 } },
+      last: { id: "2026-11-10-03" },
+    });
+    expect(refs.logs()).toEqual(every.logs());
   });
 
   it("lays claims over the refs it loads", async () => {

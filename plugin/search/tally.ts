@@ -1,0 +1,164 @@
+/**
+ * What `status` counts of a set of snapshot refs (per day, per session, verified or not, autosaves, the
+ * last capture overall and per session), as a small record that adds up: a month's tally is saved in its
+ * shard's header when the index writes it, so `status` on a long history adds up one record per month
+ * instead of decoding every ref. A tally is always computed from refs by {@link tallyOf}, here and nowhere
+ * else, and {@link mergeTallies} gives the tally of the union: the same figures as `tallyOf` over all refs.
+ */
+import type { Entry } from "./document.ts";
+import { newerFirst } from "./shard.ts";
+
+/** A ref as a tally remembers it: enough to order it against others (shard.ts `newerFirst`) and to name it. */
+export interface TalliedRef {
+  id: string;
+  timestamp: string;
+  /** `timestamp` in epoch ms; null when unparseable (saved as JSON, where NaN has no form). */
+  time: number | null;
+  file: string;
+  line: number;
+  session: string | null;
+  trigger: string | null;
+}
+
+export interface SessionTally {
+  snapshots: number;
+  autosaves: number;
+  last: TalliedRef;
+}
+
+export interface Tally {
+  snapshots: number;
+  verified: number;
+  unverified: number;
+  modified: number;
+  /** Snapshots written at a context threshold. */
+  autosaves: number;
+  /** Snapshots per day, by the date the log's name starts with (the log's path when it has none). */
+  days: Record<string, number>;
+  /** By session key; `(none)` for snapshots of no known session. */
+  sessions: Record<string, SessionTally>;
+  /** The newest ref. */
+  last: TalliedRef | null;
+}
+
+/** The key of snapshots of no known session. */
+export const NO_SESSION = "(none)";
+
+const DAY = /(\d{4}-\d{2}-\d{2})[^/]*\.md$/;
+
+type Counted = Pick<Entry, "id" | "timestamp" | "file" | "line" | "session" | "verified"> & { trigger: string | null };
+
+function remembered(e: Counted): TalliedRef {
+  const { id, timestamp, file, line, session, trigger } = e;
+  // As document.ts gives an entry its time.
+  const time = Date.parse(timestamp);
+  return { id, timestamp, time: Number.isNaN(time) ? null : time, file, line, session, trigger };
+}
+
+/** Whether `a` is newer than `b` in the index's order (time, then file, then line). */
+function newer(a: TalliedRef, b: TalliedRef): boolean {
+  const entry = (r: TalliedRef) => ({ time: r.time ?? Number.NaN, file: r.file, line: r.line }) as Entry;
+  return newerFirst(entry(a), entry(b)) < 0;
+}
+
+/** An empty tally. */
+export function emptyTally(): Tally {
+  return {
+    snapshots: 0,
+    verified: 0,
+    unverified: 0,
+    modified: 0,
+    autosaves: 0,
+    days: {},
+    sessions: {},
+    last: null,
+  };
+}
+
+/** The tally of `refs`, in any order. */
+export function tallyOf(refs: Iterable<Counted>): Tally {
+  const t = emptyTally();
+  let file = "";
+  let day = "";
+  for (const e of refs) {
+    if (e.file !== file) {
+      file = e.file;
+      day = DAY.exec(file)?.[1] ?? file;
+    }
+    t.snapshots++;
+    t.days[day] = (t.days[day] ?? 0) + 1;
+    const autosave = e.trigger === "threshold" ? 1 : 0;
+    t.autosaves += autosave;
+    if (e.verified === true) t.verified++;
+    else if (e.verified === null) t.unverified++;
+    else t.modified++;
+    const ref = remembered(e);
+    const key = e.session ?? NO_SESSION;
+    const session = t.sessions[key];
+    if (session === undefined) t.sessions[key] = { snapshots: 1, autosaves: autosave, last: ref };
+    else {
+      session.snapshots++;
+      session.autosaves += autosave;
+      if (newer(ref, session.last)) session.last = ref;
+    }
+    if (t.last === null || newer(ref, t.last)) t.last = ref;
+  }
+  return t;
+}
+
+/** The tally of the union of the refs the `tallies` were made of (disjoint sets). */
+export function mergeTallies(tallies: Iterable<Tally>): Tally {
+  const t = emptyTally();
+  for (const part of tallies) {
+    t.snapshots += part.snapshots;
+    t.verified += part.verified;
+    t.unverified += part.unverified;
+    t.modified += part.modified;
+    t.autosaves += part.autosaves;
+    for (const [day, n] of Object.entries(part.days)) t.days[day] = (t.days[day] ?? 0) + n;
+    for (const [key, s] of Object.entries(part.sessions)) {
+      const mine = t.sessions[key];
+      if (mine === undefined) t.sessions[key] = { ...s };
+      else {
+        mine.snapshots += s.snapshots;
+        mine.autosaves += s.autosaves;
+        if (newer(s.last, mine.last)) mine.last = s.last;
+      }
+    }
+    if (part.last !== null && (t.last === null || newer(part.last, t.last))) t.last = part.last;
+  }
+  return t;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+const isTextOrNull = (v: unknown) => v === null || typeof v === "string";
+
+function isRef(v: unknown): v is TalliedRef {
+  return (
+    isObject(v) &&
+    typeof v.id === "string" &&
+    typeof v.timestamp === "string" &&
+    (v.time === null || typeof v.time === "number") &&
+    typeof v.file === "string" &&
+    Number.isInteger(v.line) &&
+    (v.line as number) > 0 &&
+    isTextOrNull(v.session) &&
+    isTextOrNull(v.trigger)
+  );
+}
+
+/** A tally read from a saved header, checked; null when it is not one (the caller counts the refs instead). */
+export function checkedTally(v: unknown): Tally | null {
+  if (!isObject(v)) return null;
+  const counts = ["snapshots", "verified", "unverified", "modified", "autosaves"] as const;
+  if (!counts.every((k) => isCount(v[k]))) return null;
+  if (!isObject(v.days) || !Object.values(v.days).every(isCount)) return null;
+  if (!(v.last === null || isRef(v.last))) return null;
+  if (!isObject(v.sessions)) return null;
+  for (const s of Object.values(v.sessions)) {
+    if (!isObject(s) || !isCount(s.snapshots) || !isCount(s.autosaves) || !isRef(s.last)) return null;
+  }
+  return v as unknown as Tally;
+}
