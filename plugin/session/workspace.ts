@@ -8,7 +8,7 @@ import { liveSnapshots } from "../snapshot/lifecycle.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { LocatedSnapshot, SnapshotContent } from "../snapshot/snapshot.ts";
 import { type CachedState, CachedStates } from "../store/cached-state.ts";
-import { errorCode } from "../store/fs-durable.ts";
+import { errorCode, errorMessage } from "../store/fs-durable.ts";
 import { secureStateDir } from "../store/gate.ts";
 import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
 import {
@@ -56,6 +56,8 @@ export class Workspace {
   private readonly sessions: CachedStates<SessionState>;
   private flushState: JsonState<FlushMarks> | null = null;
   private searchService: Promise<SearchService> | null = null;
+  /** The index's refreshes after this process's own writes, still running (see refreshAfterWrite). */
+  private refreshes: Promise<void> = Promise.resolve();
   private secured: Promise<unknown> | null = null;
 
   constructor(dir: string, deps: WorkspaceDeps) {
@@ -114,7 +116,7 @@ export class Workspace {
       now: this.deps.now(),
       ...(this.deps.config.timeZone === undefined ? {} : { timeZone: this.deps.config.timeZone }),
     });
-    if (this.searchService !== null) await (await this.searchService).refreshFile(saved.file);
+    this.refreshAfterWrite(saved.file);
     return saved;
   }
 
@@ -130,7 +132,7 @@ export class Workspace {
       now: this.deps.now(),
       ...(this.deps.config.timeZone === undefined ? {} : { timeZone: this.deps.config.timeZone }),
     });
-    if (this.searchService !== null) await (await this.searchService).refreshFile(saved.file);
+    this.refreshAfterWrite(saved.file);
     return saved;
   }
 
@@ -195,12 +197,30 @@ export class Workspace {
    * answers at once, older months load in the background. It watches `memory/` only in a long-running
    * process (the gateway); one-shot processes refresh it after their own writes.
    */
-  index(): Promise<SearchService> {
+  async index(): Promise<SearchService> {
     this.searchService ??= SearchService.open(this.dir, {
       logger: this.deps.logger,
       watch: this.deps.watch?.() ?? false,
     });
-    return this.searchService;
+    const service = await this.searchService;
+    await this.refreshes;
+    return service;
+  }
+
+  /**
+   * Takes this process's own write of `file` into the open index (none open: nothing to do). The writer
+   * does not wait for it (a compaction hook would pay for re-reading the day's log); every read of the
+   * index does (see {@link index}), so a read after a write always sees it.
+   */
+  private refreshAfterWrite(file: string): void {
+    const service = this.searchService;
+    if (service === null) return;
+    const refresh = service
+      .then((s) => s.refreshFile(file))
+      .catch((error: unknown) =>
+        this.deps.logger.warn(`big-memory: could not index ${file} after writing it: ${errorMessage(error)}`),
+      );
+    this.refreshes = Promise.all([this.refreshes, refresh]).then(() => undefined);
   }
 
   /** A snapshot by id, or null. */
@@ -288,6 +308,7 @@ export class Workspace {
 
   /** Writes the sessions' changes, then releases what the workspace holds open: the index (saved) and its watcher. */
   async close(): Promise<void> {
+    await this.refreshes;
     const index = this.searchService;
     this.searchService = null;
     try {

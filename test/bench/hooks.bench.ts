@@ -63,26 +63,43 @@ export async function runHooksBench(opts: { runs?: number } = {}): Promise<void>
       );
       restore.push(...(await timeRuns(1, () => d.userTurn("continue"))));
     }
-    const row = (label: string, t: number[]) => {
-      const sorted = [...t].sort((a, b) => a - b);
-      return [
-        label,
-        fmt(percentile(sorted, 50)),
-        fmt(percentile(sorted, 99)),
-        `${fmt(percentile(sorted, 50) / percentile(floor, 50), 1)}x`,
-      ];
-    };
+    const p = (t: number[], q: number) =>
+      percentile(
+        [...t].sort((a, b) => a - b),
+        q,
+      );
+    const row = (label: string, t: number[], goal = "") => [
+      label,
+      fmt(p(t, 50)),
+      fmt(p(t, 99)),
+      `${fmt(p(t, 50) / p(floor, 50), 1)}x`,
+      goal,
+    ];
     printTable(`Hook latency, ms (${runs} calls each, real workspace, fsync on)`, [
-      ["hook (path)", "p50", "p99", "p50 vs append+fsync"],
-      row("after_tool_call (trail update)", toolCall),
-      row("before_prompt_build (user turn, nothing to restore)", userTurn),
+      ["hook (path)", "p50", "p99", "p50 vs append+fsync", "goal p50 / p99"],
+      row("after_tool_call (trail update)", toolCall, "0.1 / 1"),
+      row("before_prompt_build (user turn, nothing to restore)", userTurn, "0.1 / 1"),
       row("agent_end (the turn's trail written, fsynced)", turnEnd),
       row("before_prompt_build (flush run: prompt + mark)", flush),
-      row("before_compaction (safety-net draft + append)", before),
+      row("before_compaction (safety-net draft + append)", before, "- / 10"),
       row("after_compaction (close cycle)", after),
       row("before_prompt_build (restore after compaction)", restore),
       row("bare 2 KB append + fsync (baseline)", floor),
     ]);
+    const check = (label: string, t: number[], p50: number | null, p99: number) => {
+      const ok = (p50 === null || p(t, 50) <= p50) && p(t, 99) <= p99;
+      console.log(
+        `${ok ? "met   " : "MISSED"}  ${label}: ${p50 === null ? "" : `p50 ${fmt(p(t, 50))} ms (<= ${p50}), `}p99 ${fmt(p(t, 99))} ms (<= ${p99})`,
+      );
+    };
+    check("after_tool_call", toolCall, 0.1, 1);
+    check("before_prompt_build with nothing to restore", userTurn, 0.1, 1);
+    check(
+      `before_compaction with a safety-net draft (two locked writes and ${fmt(p(before, 50) / p(floor, 50), 1)}x a bare append+fsync at p50)`,
+      before,
+      null,
+      10,
+    );
   } finally {
     await d.dispose();
     rmSync(scratch, { recursive: true, force: true });
