@@ -91,6 +91,23 @@ describe("withLock", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it("takes a free lock without a ticket when nobody is queued", async () => {
+    const inside = await withLock(lockPath, () => readdir(dir));
+    expect(inside).toEqual([lockPath.slice(dir.length + 1)]);
+  });
+
+  it("does not pass a live waiter already queued, even when the lock is free", async () => {
+    const queue = `${lockPath}.queue`;
+    await mkdir(queue);
+    const waiter = `${String(1).padStart(18, "0")}-${process.pid}-0000abcd`;
+    await writeFile(join(queue, waiter), "");
+    await expect(withLock(lockPath, () => "barged", { timeoutMs: 300 })).rejects.toBeInstanceOf(
+      LockTimeoutError,
+    );
+    await rm(join(queue, waiter));
+    await expect(withLock(lockPath, () => "in turn", { timeoutMs: 1000 })).resolves.toBe("in turn");
+  });
+
   it("releases the lock when fn throws and rethrows the error unchanged", async () => {
     const error = new Error("boom");
     await expect(withLock(lockPath, () => Promise.reject(error))).rejects.toBe(error);
