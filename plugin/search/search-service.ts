@@ -384,6 +384,7 @@ export class SearchService {
     return this.#enqueue(async () => {
       await this.#refresh(file);
       await this.#readClaims();
+      this.#options.onRefreshed?.(file);
     });
   }
 

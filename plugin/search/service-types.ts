@@ -21,6 +21,8 @@ export interface SearchServiceOptions {
   entriesOnly?: boolean;
   /** Load nothing at open (for `reindex`, which builds every month anyway). Default false. */
   skipLoad?: boolean;
+  /** Told after a log was looked at again (on a change the watcher saw, or {@link SearchService.refreshFile}). */
+  onRefreshed?: (file: string) => void;
   /** Told after each month is loaded or built: months done of all, and snapshots so far. */
   onProgress?: (progress: { months: number; of: number; snapshots: number }) => void;
 }

@@ -38,16 +38,6 @@ export async function writeLog(dir: string, date: string, snapshots: readonly Sn
   return file;
 }
 
-/** Polls `check` every 10 ms until it returns true; rejects after `timeoutMs`. */
-export async function eventually(check: () => boolean, timeoutMs = 5000): Promise<number> {
-  const started = performance.now();
-  while (!check()) {
-    if (performance.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return performance.now() - started;
-}
-
 /** A logger that records warnings. */
 export function recordingLogger(): { warn(message: string): void; warnings: string[] } {
   const warnings: string[] = [];

@@ -110,7 +110,9 @@ describe("mergeTallies", () => {
     fc.assert(
       fc.property(refsArb, fc.array(fc.nat(3)), (refs, cuts) => {
         const parts: (typeof refs)[] = [[], [], [], []];
-        refs.forEach((r, i) => parts[(cuts[i] ?? i) % 4]?.push(r));
+        refs.forEach((r, i) => {
+          parts[(cuts[i] ?? i) % 4]?.push(r);
+        });
         const saved = parts.map((p) => checkedTally(JSON.parse(JSON.stringify(tallyOf(p)))));
         expect(saved.every((t) => t !== null)).toBe(true);
         const merged = mergeTallies(saved.filter((t) => t !== null));
