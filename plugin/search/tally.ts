@@ -46,7 +46,9 @@ export const NO_SESSION = "(none)";
 
 const DAY = /(\d{4}-\d{2}-\d{2})[^/]*\.md$/;
 
-type Counted = Pick<Entry, "id" | "timestamp" | "file" | "line" | "session" | "verified"> & { trigger: string | null };
+type Counted = Pick<Entry, "id" | "timestamp" | "file" | "line" | "session" | "verified"> & {
+  trigger: string | null;
+};
 
 function remembered(e: Counted): TalliedRef {
   const { id, timestamp, file, line, session, trigger } = e;
