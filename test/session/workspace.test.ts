@@ -1,0 +1,230 @@
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parsePluginConfig } from "../../plugin/config.ts";
+import { SessionState, sessionStatePath } from "../../plugin/session/session-state.ts";
+import { Workspace, Workspaces } from "../../plugin/session/workspace.ts";
+import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
+import { emptyContent } from "../../plugin/snapshot/snapshot.ts";
+import { MAIN, NOW, TODAY_LOG, useWorkspaces } from "./fixtures.ts";
+
+const workspace = useWorkspaces();
+const content = (goal: string) => ({ ...emptyContent(), goal });
+const meta = { trigger: "manual", session: MAIN.sessionKey, agent: MAIN.agentId } as const;
+
+describe("Workspace", () => {
+  it("does no I/O when constructed, and resolves its folder", async () => {
+    const parent = await mkdtemp(join(tmpdir(), "big-memory-session-"));
+    try {
+      const dir = join(parent, "ws");
+      const ws = new Workspace(relative(process.cwd(), dir), {
+        config: parsePluginConfig({}),
+        logger: { warn: () => {} },
+        now: () => NOW,
+      });
+      ws.session(MAIN.sessionKey, MAIN.agentId);
+      ws.flushMarks();
+      expect([ws.dir, ws.stateDir]).toEqual([dir, join(dir, ".big-memory")]);
+      expect(existsSync(dir)).toBe(false);
+      await ws.close();
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("Workspace.save", () => {
+  it("appends redacted blocks with consecutive ids to today's log, found again by all and snapshotIn", async () => {
+    const { ws, dir } = await workspace();
+    const first = await ws.save(content("fix the login"), meta);
+    const second = await ws.save(content("token sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"), meta);
+    expect([first.id, first.file, second.id]).toEqual(["2026-11-22-01", TODAY_LOG, "2026-11-22-02"]);
+    const text = readFileSync(join(dir, TODAY_LOG), "utf8");
+    expect(text).not.toContain("sk-ant-api03");
+    expect((await ws.all()).map((l) => [l.snapshot.id, l.line, l.snapshot.session])).toEqual([
+      [first.id, first.line, MAIN.sessionKey],
+      [second.id, second.line, MAIN.sessionKey],
+    ]);
+    expect((await ws.snapshotIn(TODAY_LOG, second.id))?.snapshot.goal).toContain("[REDACTED:");
+  });
+});
+
+describe("Workspace.readLog and snapshotIn", () => {
+  it("read a missing log as empty and find nothing in it, or for an unknown id", async () => {
+    const { ws } = await workspace();
+    expect(await ws.readLog(TODAY_LOG)).toBe("");
+    expect(await ws.snapshotIn(TODAY_LOG, "2026-11-22-01")).toBeNull();
+    await ws.save(content("one"), meta);
+    expect(await ws.snapshotIn(TODAY_LOG, "2026-11-22-09")).toBeNull();
+    expect(await ws.readLog(TODAY_LOG)).toContain("<!-- snapshot-id: 2026-11-22-01 -->");
+  });
+});
+
+describe("Workspace.snapshotsSince", () => {
+  it("reads only what was appended at or after the offset, at the lines of the whole file", async () => {
+    const { ws } = await workspace();
+    await ws.save(content("before the mark"), meta);
+    const offset = Buffer.byteLength(await ws.readLog(TODAY_LOG));
+    const after = await ws.save(content("after the mark"), meta);
+    const since = await ws.snapshotsSince(TODAY_LOG, offset);
+    expect(since.map((l) => [l.snapshot.goal, l.line])).toEqual([["after the mark", after.line]]);
+    const whole = parseDailyLog(await ws.readLog(TODAY_LOG), TODAY_LOG).snapshots[1];
+    expect(since[0]?.line).toBe(whole?.line);
+  });
+
+  it("finds nothing past the end, nor in a missing log", async () => {
+    const { ws } = await workspace();
+    const saved = await ws.save(content("one"), meta);
+    expect(await ws.snapshotsSince(TODAY_LOG, 1_000_000)).toEqual([]);
+    expect(await ws.snapshotsSince("memory/2026-11-21.md", 0)).toEqual([]);
+    expect((await ws.snapshotsSince(TODAY_LOG, 0)).map((l) => l.snapshot.id)).toEqual([saved.id]);
+  });
+});
+
+describe("Workspace.claim", () => {
+  it("lays the claim over the block in every read, without touching the log", async () => {
+    const { ws } = await workspace();
+    const saved = await ws.save(content("the flush block"), {
+      trigger: "manual",
+      session: "agent:main:flush",
+      agent: "main",
+    });
+    const before = await ws.readLog(TODAY_LOG);
+    await ws.claim({
+      at: NOW.toISOString(),
+      file: saved.file,
+      line: saved.line,
+      id: saved.id,
+      session: "agent:main:real",
+      agent: "main",
+    });
+    expect(await ws.readLog(TODAY_LOG)).toBe(before);
+    expect((await ws.snapshotIn(TODAY_LOG, saved.id))?.snapshot).toMatchObject({
+      session: "agent:main:real",
+      trigger: "flush",
+    });
+    expect((await ws.all())[0]?.snapshot.session).toBe("agent:main:real");
+    expect((await ws.byId(saved.id))?.snapshot.session).toBe("agent:main:real");
+  });
+});
+
+describe("Workspace.session", () => {
+  it("keeps a change in memory until flushSessions writes the session's file", async () => {
+    const { ws, another } = await workspace();
+    const session = ws.session(MAIN.sessionKey, MAIN.agentId);
+    await session.read();
+    const path = sessionStatePath(ws.stateDir, MAIN.sessionKey);
+    session.change((s) => ({ ...s, updatedAt: "2026-11-22T12:00:01.000Z" }));
+    expect((await session.read()).updatedAt).toBe("2026-11-22T12:00:01.000Z");
+    expect(existsSync(path)).toBe(false);
+    await ws.flushSessions();
+    expect(SessionState.parse(JSON.parse(await readFile(path, "utf8"))).updatedAt).toBe(
+      "2026-11-22T12:00:01.000Z",
+    );
+    expect((await another().session(MAIN.sessionKey, MAIN.agentId).read()).updatedAt).toBe(
+      "2026-11-22T12:00:01.000Z",
+    );
+  });
+
+  it("writes an update at once, and what is still in memory at close", async () => {
+    const { ws, another } = await workspace();
+    const session = ws.session(MAIN.sessionKey, MAIN.agentId);
+    await session.update((s) => ({ ...s, line: { name: "auth", parent: null } }));
+    expect((await another().session(MAIN.sessionKey, null).read()).line).toEqual({
+      name: "auth",
+      parent: null,
+    });
+    session.change((s) => ({ ...s, updatedAt: "2026-11-22T12:00:02.000Z" }));
+    await ws.close();
+    const reread = await another().session(MAIN.sessionKey, null).read();
+    expect([reread.updatedAt, reread.line?.name]).toEqual(["2026-11-22T12:00:02.000Z", "auth"]);
+  });
+
+  it("gives one state object per session key, and a fresh state to a session never seen", async () => {
+    const { ws } = await workspace();
+    expect(ws.session("agent:ops:x", "ops")).toBe(ws.session("agent:ops:x", "ops"));
+    expect(await ws.session("agent:ops:x", "ops").read()).toMatchObject({
+      sessionKey: "agent:ops:x",
+      agentId: "ops",
+      snapshots: [],
+    });
+  });
+});
+
+describe("Workspace.byName, deleteName and latestVisible", () => {
+  it("answer the newest live snapshot of a name, none once the name is deleted", async () => {
+    const { ws } = await workspace();
+    await ws.save(content("auth v1"), { ...meta, name: "auth" });
+    const v2 = await ws.save(content("auth v2"), { ...meta, name: "auth" });
+    const other = await ws.save(content("unnamed"), meta);
+    expect((await ws.byName("auth"))?.snapshot.id).toBe(v2.id);
+    await ws.deleteName("auth", { session: MAIN.sessionKey, agent: MAIN.agentId });
+    expect(await ws.byName("auth")).toBeNull();
+    expect((await ws.latestVisible(() => true))?.snapshot.id).toBe(other.id);
+    expect(await ws.latestVisible((l) => l.snapshot.name === "auth")).toBeNull();
+  });
+});
+
+describe("Workspace.query", () => {
+  it("finds this process's own writes at once, best first, and names an identifier no snapshot holds", async () => {
+    const { ws } = await workspace();
+    await ws.index();
+    const saved = await ws.save(content("fix ERR_DUPLICATE_KEY in the oauth callback"), meta);
+    const found = await ws.query("ERR_DUPLICATE_KEY", { limit: 3, filter: {} });
+    expect([found.match, found.hits.map((h) => h.located.snapshot.id)]).toEqual(["exact", [saved.id]]);
+    const absent = await ws.query("ERR_DUPLICATE_KEZ", { limit: 3, filter: {} });
+    expect(absent.missing).toEqual(["ERR_DUPLICATE_KEZ"]);
+  });
+});
+
+describe("Workspace.logRestore", () => {
+  it("appends one versioned line per restore to the private restore log", async () => {
+    const { ws } = await workspace();
+    await ws.logRestore({
+      at: NOW.toISOString(),
+      id: "2026-11-22-01",
+      session: MAIN.sessionKey,
+      reason: "compaction",
+      tokens: 120,
+    });
+    const lines = (await readFile(join(ws.stateDir, "restore-log.jsonl"), "utf8")).trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      {
+        v: 1,
+        at: NOW.toISOString(),
+        id: "2026-11-22-01",
+        session: MAIN.sessionKey,
+        reason: "compaction",
+        tokens: 120,
+      },
+    ]);
+  });
+});
+
+describe("Workspaces", () => {
+  it("gives one Workspace per resolved folder and closes them all", async () => {
+    const { dir } = await workspace();
+    const all = new Workspaces({
+      config: parsePluginConfig({}),
+      logger: { warn: () => {} },
+      now: () => NOW,
+      sessionFlushMs: 3_600_000,
+    });
+    const ws = all.get(dir);
+    expect(all.get(join(dir, "memory", ".."))).toBe(ws);
+    ws.session(MAIN.sessionKey, MAIN.agentId).change((s) => ({
+      ...s,
+      updatedAt: "2026-11-22T12:00:03.000Z",
+    }));
+    await all.closeAll();
+    const reopened = all.get(dir);
+    expect(reopened).not.toBe(ws);
+    await reopened.close();
+    const written = SessionState.parse(
+      JSON.parse(await readFile(sessionStatePath(ws.stateDir, MAIN.sessionKey), "utf8")),
+    );
+    expect(written.updatedAt).toBe("2026-11-22T12:00:03.000Z");
+  });
+});
