@@ -1,0 +1,420 @@
+import { existsSync } from "node:fs";
+import { appendFile, readFile, utimes } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  beginTurn,
+  claimCycleFlush,
+  claimFlush,
+  flushTarget,
+  observe,
+  prepareFlush,
+  runCycle,
+  type SessionRef,
+} from "../../plugin/session/capture-service.ts";
+import type { CycleHookEvent } from "../../plugin/session/cycle.ts";
+import { sessionStatePath, withCapture, withPendingRestore } from "../../plugin/session/session-state.ts";
+import type { Workspace } from "../../plugin/session/workspace.ts";
+import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
+import { renderSnapshot } from "../../plugin/snapshot/render.ts";
+import { emptyContent, type Snapshot } from "../../plugin/snapshot/snapshot.ts";
+import { snapshot } from "../builders.ts";
+import { MAIN, NOW, TODAY_LOG, useWorkspaces } from "./fixtures.ts";
+
+const workspace = useWorkspaces();
+const AT = NOW.toISOString();
+const FLUSH = { agentId: "main", flushSessionKey: "agent:main:flush-run" };
+const later = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
+
+/** An ask and a failing test run observed for `ref`. */
+function work(ws: Workspace, ref: SessionRef = MAIN): void {
+  observe(ws, ref, { type: "ask", text: "Fix ERR_DUPLICATE_KEY in src/auth/oauth-callback.ts", at: AT });
+  observe(ws, ref, {
+    type: "tool",
+    tool: "exec",
+    params: { command: "npm test -- oauth" },
+    error: "exit code 1",
+    at: AT,
+  });
+}
+
+const blocks = async (ws: Workspace) => parseDailyLog(await ws.readLog(TODAY_LOG), TODAY_LOG).snapshots;
+
+/** What a model writes in the flush run: the block with the id the flush prompt gave it. */
+async function writeFlushBlock(ws: Workspace, id: string, over: Partial<Snapshot> = {}): Promise<void> {
+  const block = snapshot(id, {
+    session: FLUSH.flushSessionKey,
+    trigger: "flush",
+    goal: "the model's own snapshot",
+    ...over,
+  });
+  await appendFile(join(ws.dir, TODAY_LOG), `\n${renderSnapshot(block)}`);
+}
+
+/** A workspace whose log holds one block (so today's log exists) and a flush mark after it. */
+async function flushing() {
+  const t = await workspace();
+  await t.ws.save(
+    { ...emptyContent(), goal: "an earlier snapshot" },
+    { trigger: "manual", session: "agent:main:other", agent: "main" },
+  );
+  await prepareFlush(t.ws, FLUSH, null, NOW, "UTC");
+  return t;
+}
+
+describe("observe", () => {
+  it("folds the event into the trail in memory, fills a missing agent, and writes it only when flushed", async () => {
+    const { ws, another } = await workspace();
+    observe(ws, { sessionKey: MAIN.sessionKey, agentId: null }, { type: "ask", text: "first ask", at: AT });
+    observe(ws, MAIN, {
+      type: "tool",
+      tool: "read",
+      params: { path: "src/a.ts" },
+      at: "2026-11-22T12:00:05.000Z",
+    });
+    const s = await ws.session(MAIN.sessionKey, null).read();
+    expect([s.agentId, s.trail.toolCalls, s.trail.files.map((f) => f.path), s.updatedAt]).toEqual([
+      "main",
+      1,
+      ["src/a.ts"],
+      "2026-11-22T12:00:05.000Z",
+    ]);
+    expect(existsSync(sessionStatePath(ws.stateDir, MAIN.sessionKey))).toBe(false);
+    await ws.flushSessions();
+    expect((await another().session(MAIN.sessionKey, null).read()).trail.toolCalls).toBe(1);
+  });
+});
+
+describe("beginTurn", () => {
+  it("records the ask and takes nothing when no restore is pending; an empty ask is not recorded", async () => {
+    const { ws } = await workspace();
+    const first = await beginTurn(ws, MAIN, "Fix the login", NOW);
+    const second = await beginTurn(ws, MAIN, "", later(1));
+    expect([first.pending, second.pending]).toEqual([null, null]);
+    expect(second.state.trail.asks.map((a) => a.text)).toEqual(["Fix the login"]);
+    expect(second.state.updatedAt).toBe(later(1).toISOString());
+  });
+
+  it("takes a pending restore exactly once, writes that at once and records it as the last restore", async () => {
+    const { ws, another } = await workspace();
+    const queued = withPendingRestore;
+    await ws
+      .session(MAIN.sessionKey, MAIN.agentId)
+      .update((s) => queued(s, { id: "2026-11-22-01", file: TODAY_LOG }, "compaction", AT));
+    const taken = await beginTurn(ws, MAIN, "continue", later(1));
+    expect(taken.pending).toEqual({ id: "2026-11-22-01", file: TODAY_LOG, reason: "compaction", at: AT });
+    expect(taken.state.lastRestore).toEqual({
+      id: "2026-11-22-01",
+      reason: "compaction",
+      at: later(1).toISOString(),
+    });
+    expect((await beginTurn(ws, MAIN, "and now?", later(2))).pending).toBeNull();
+    const onDisk = await another().session(MAIN.sessionKey, null).read();
+    expect([onDisk.pendingRestore, onDisk.lastRestore?.id, onDisk.trail.asks.length]).toEqual([
+      null,
+      "2026-11-22-01",
+      1,
+    ]);
+  });
+
+  it("gives a restore to one Workspace only when two on the same folder begin turns", async () => {
+    const { ws, another } = await workspace();
+    const other = another();
+    const queue = (w: Workspace, id: string) =>
+      w
+        .session(MAIN.sessionKey, MAIN.agentId)
+        .update((s) => withPendingRestore(s, { id, file: TODAY_LOG }, "reset", AT));
+    await queue(ws, "2026-11-22-01");
+    expect((await beginTurn(other, MAIN, "hello", NOW)).pending?.id).toBe("2026-11-22-01");
+    expect((await beginTurn(ws, MAIN, "hello again", NOW)).pending).toBeNull();
+    await queue(other, "2026-11-22-02");
+    const both = await Promise.all([beginTurn(ws, MAIN, "a", NOW), beginTurn(other, MAIN, "b", NOW)]);
+    expect(both.map((r) => r.pending?.id ?? null).sort()).toEqual(["2026-11-22-02", null]);
+  });
+});
+
+describe("prepareFlush", () => {
+  it("marks where today's log ends and which id comes next, and asks for that block", async () => {
+    const { ws } = await workspace();
+    await ws.save({ ...emptyContent(), goal: "earlier" }, { trigger: "manual" });
+    const prompt = await prepareFlush(ws, FLUSH, null, NOW, "UTC");
+    expect(prompt).toContain(`\`${TODAY_LOG}\``);
+    expect(prompt).toContain("<!-- snapshot-id: 2026-11-22-02 -->");
+    expect(prompt).toContain("<!-- trigger: flush -->");
+    expect((await ws.flushMarks().read()).marks).toEqual([
+      {
+        ...FLUSH,
+        file: TODAY_LOG,
+        offset: Buffer.byteLength(await ws.readLog(TODAY_LOG)),
+        id: "2026-11-22-02",
+        at: AT,
+      },
+    ]);
+  });
+
+  it("names the real session and includes its draft when the trail has substance", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    const target = await ws.session(MAIN.sessionKey, MAIN.agentId).read();
+    const prompt = await prepareFlush(ws, FLUSH, target, NOW, "UTC");
+    expect(prompt).toContain("<!-- session: agent:main:main -->");
+    expect(prompt).toContain("<!-- snapshot-id: 2026-11-22-01 -->");
+    expect(prompt).toContain("ERR_DUPLICATE_KEY");
+  });
+
+  it("keeps the 20 newest marks", async () => {
+    const { ws } = await workspace();
+    for (let i = 0; i < 21; i++)
+      await prepareFlush(ws, { agentId: `a${i}`, flushSessionKey: null }, null, NOW, "UTC");
+    const marks = (await ws.flushMarks().read()).marks;
+    expect([marks.length, marks[0]?.agentId, marks.at(-1)?.agentId]).toEqual([20, "a1", "a20"]);
+  });
+});
+
+describe("claimFlush", () => {
+  it("returns the block appended after the agent's mark, once", async () => {
+    const { ws } = await flushing();
+    await writeFlushBlock(ws, "2026-11-22-02");
+    const claimed = await claimFlush(ws, "main", later(1));
+    expect([claimed?.snapshot.id, claimed?.snapshot.goal, claimed?.file]).toEqual([
+      "2026-11-22-02",
+      "the model's own snapshot",
+      TODAY_LOG,
+    ]);
+    expect(claimed?.line).toBe((await blocks(ws))[1]?.line);
+    expect(await claimFlush(ws, "main", later(1))).toBeNull();
+  });
+
+  it("leaves another agent's marks, and drops marks older than 15 minutes unclaimed", async () => {
+    const { ws } = await flushing();
+    await writeFlushBlock(ws, "2026-11-22-02");
+    expect(await claimFlush(ws, "ops", later(1))).toBeNull();
+    expect((await ws.flushMarks().read()).marks).toHaveLength(1);
+    expect(await claimFlush(ws, "main", later(16))).toBeNull();
+    expect((await ws.flushMarks().read()).marks).toEqual([]);
+  });
+
+  it("returns null when the flush run wrote nothing, and writes nothing when there are no marks", async () => {
+    const { ws } = await flushing();
+    expect(await claimFlush(ws, "main", later(1))).toBeNull();
+    const { ws: bare } = await workspace();
+    expect(await claimFlush(bare, "main", NOW)).toBeNull();
+    expect(existsSync(join(bare.stateDir, "flush.json"))).toBe(false);
+  });
+});
+
+describe("claimCycleFlush", () => {
+  it("writes a claim when the block names another session, and every read then gives it to this one", async () => {
+    const { ws } = await flushing();
+    await writeFlushBlock(ws, "2026-11-22-02");
+    const logAfter = await ws.readLog(TODAY_LOG);
+    expect((await claimCycleFlush(ws, MAIN, later(1)))?.snapshot.session).toBe(FLUSH.flushSessionKey);
+    const claims = (await readFile(join(ws.dir, ".big-memory", "claims.jsonl"), "utf8")).trim().split("\n");
+    expect(claims.map((l) => JSON.parse(l))).toEqual([
+      {
+        v: 1,
+        at: later(1).toISOString(),
+        file: TODAY_LOG,
+        line: (await blocks(ws))[1]?.line,
+        id: "2026-11-22-02",
+        session: MAIN.sessionKey,
+        agent: "main",
+        trigger: "flush",
+      },
+    ]);
+    expect((await ws.snapshotIn(TODAY_LOG, "2026-11-22-02"))?.snapshot).toMatchObject({
+      session: MAIN.sessionKey,
+      trigger: "flush",
+    });
+    expect(await ws.readLog(TODAY_LOG)).toBe(logAfter);
+  });
+
+  it("writes no claim when the block already names this session, its agent and the flush trigger", async () => {
+    const { ws } = await flushing();
+    await writeFlushBlock(ws, "2026-11-22-02", { session: MAIN.sessionKey, agent: "main" });
+    expect((await claimCycleFlush(ws, MAIN, later(1)))?.snapshot.id).toBe("2026-11-22-02");
+    expect(existsSync(join(ws.dir, ".big-memory", "claims.jsonl"))).toBe(false);
+  });
+
+  it("claims a block of this session that carries another trigger", async () => {
+    const { ws } = await flushing();
+    await writeFlushBlock(ws, "2026-11-22-02", {
+      session: MAIN.sessionKey,
+      agent: "main",
+      trigger: "manual",
+    });
+    await claimCycleFlush(ws, MAIN, later(1));
+    expect((await ws.snapshotIn(TODAY_LOG, "2026-11-22-02"))?.snapshot.trigger).toBe("flush");
+  });
+});
+
+describe("runCycle", () => {
+  const on = { now: NOW, safetyNet: true, restore: true };
+  const ev = (type: Exclude<CycleHookEvent["type"], "thresholds">, at = AT): CycleHookEvent => ({ type, at });
+  const state = (ws: Workspace) => ws.session(MAIN.sessionKey, MAIN.agentId).read();
+
+  it("writes a safety-net snapshot to today's log at before-compaction, then closes the cycle at its after", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    const covered = await runCycle(ws, MAIN, ev("before-compaction"), on);
+    expect(covered).toEqual({ id: "2026-11-22-01", file: TODAY_LOG, source: "safety-net" });
+    const [block] = await blocks(ws);
+    expect(block?.snapshot).toMatchObject({
+      id: "2026-11-22-01",
+      trigger: "compaction",
+      session: MAIN.sessionKey,
+      agent: "main",
+    });
+    expect(block?.snapshot.goal).toContain("ERR_DUPLICATE_KEY");
+    expect((await state(ws)).cycle).toEqual({
+      n: 0,
+      compacting: true,
+      captured: "2026-11-22-01",
+      thresholds: [],
+    });
+    expect((await state(ws)).pendingRestore).toMatchObject({ id: "2026-11-22-01", reason: "compaction" });
+    expect(await runCycle(ws, MAIN, ev("after-compaction"), on)).toBeNull();
+    expect((await state(ws)).cycle).toEqual({ n: 1, compacting: false, captured: null, thresholds: [] });
+    expect(await blocks(ws)).toHaveLength(1);
+  });
+
+  it("covers an after-compaction that arrives alone", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    expect((await runCycle(ws, MAIN, ev("after-compaction"), on))?.source).toBe("safety-net");
+    const s = await state(ws);
+    expect([s.cycle.n, s.pendingRestore?.id, (await blocks(ws)).length]).toEqual([1, "2026-11-22-01", 1]);
+  });
+
+  it("closes a cycle whose after was lost when the next before arrives", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    await runCycle(ws, MAIN, ev("before-compaction"), on);
+    observe(ws, MAIN, { type: "ask", text: "now the logout", at: later(5).toISOString() });
+    const second = await runCycle(ws, MAIN, ev("before-compaction", later(6).toISOString()), {
+      ...on,
+      now: later(6),
+    });
+    expect(second?.id).toBe("2026-11-22-02");
+    expect((await state(ws)).cycle).toMatchObject({ n: 1, compacting: true, captured: "2026-11-22-02" });
+  });
+
+  it("drafts a reset's snapshot from its messages when the trail is empty, and queues a reset restore", async () => {
+    const { ws } = await workspace();
+    const messages = [
+      {
+        role: "user",
+        content: [{ type: "text", text: "Migrate billing exports to the v2 API (INV-2026-00417)" }],
+      },
+    ];
+    expect((await runCycle(ws, MAIN, ev("before-reset"), { ...on, messages }))?.source).toBe("safety-net");
+    const [block] = await blocks(ws);
+    expect([block?.snapshot.trigger, block?.snapshot.goal.includes("billing")]).toEqual(["reset", true]);
+    const s = await state(ws);
+    expect([s.pendingRestore?.reason, s.trail.turns, s.cycle.n]).toEqual(["reset", 0, 1]);
+  });
+
+  it("queues no restore when restore is off, and writes nothing without the safety net", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    expect((await runCycle(ws, MAIN, ev("before-compaction"), { ...on, safetyNet: false }))?.source).toBe(
+      "none",
+    );
+    expect(await ws.readLog(TODAY_LOG)).toBe("");
+    await runCycle(ws, MAIN, ev("before-reset"), { ...on, restore: false });
+    const s = await state(ws);
+    expect([s.pendingRestore, s.snapshots.map((x) => x.trigger)]).toEqual([null, ["reset"]]);
+  });
+
+  it("has nothing to draft for a session that observed nothing", async () => {
+    const { ws } = await workspace();
+    expect(await runCycle(ws, MAIN, ev("before-compaction"), on)).toEqual({
+      id: "",
+      file: "",
+      source: "none",
+    });
+    expect([(await state(ws)).pendingRestore, await ws.readLog(TODAY_LOG)]).toEqual([null, ""]);
+  });
+
+  it("autosaves at crossed thresholds with the threshold trigger and no restore, even over an existing snapshot", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    await runCycle(ws, MAIN, { type: "thresholds", crossed: [0.7], at: AT }, { ...on, restore: false });
+    await runCycle(ws, MAIN, { type: "thresholds", crossed: [0.9], at: AT }, { ...on, restore: false });
+    expect((await blocks(ws)).map((b) => b.snapshot.trigger)).toEqual(["threshold", "threshold"]);
+    const s = await state(ws);
+    expect([s.cycle.thresholds, s.pendingRestore]).toEqual([[0.7, 0.9], null]);
+  });
+
+  it("counts a snapshot written since the last observation as the cover, without a second block", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    const saved = await ws.save(
+      { ...emptyContent(), goal: "saved by hand" },
+      { trigger: "manual", session: MAIN.sessionKey },
+    );
+    await ws
+      .session(MAIN.sessionKey, MAIN.agentId)
+      .update((s) => withCapture(s, { ...saved, trigger: "manual", at: later(1).toISOString() }));
+    expect(await runCycle(ws, MAIN, ev("before-compaction"), on)).toEqual({
+      id: saved.id,
+      file: TODAY_LOG,
+      source: "existing",
+    });
+    expect(await blocks(ws)).toHaveLength(1);
+  });
+
+  it("takes the flush run's block as the cover instead of drafting one", async () => {
+    const { ws } = await flushing();
+    work(ws);
+    await writeFlushBlock(ws, "2026-11-22-02");
+    expect(await runCycle(ws, MAIN, ev("before-compaction"), { ...on, now: later(1) })).toEqual({
+      id: "2026-11-22-02",
+      file: TODAY_LOG,
+      source: "flush",
+    });
+    expect(await blocks(ws)).toHaveLength(2);
+    const s = await state(ws);
+    expect([s.pendingRestore?.id, s.snapshots.map((x) => [x.id, x.trigger])]).toEqual([
+      "2026-11-22-02",
+      [["2026-11-22-02", "flush"]],
+    ]);
+  });
+
+  it("leaves the flush marks alone at the after of a before", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    await runCycle(ws, MAIN, ev("before-compaction"), on);
+    await prepareFlush(ws, FLUSH, null, NOW, "UTC");
+    await runCycle(ws, MAIN, ev("after-compaction"), on);
+    expect((await ws.flushMarks().read()).marks).toHaveLength(1);
+  });
+});
+
+describe("flushTarget", () => {
+  // Long before any real write, so the session this process writes now is the newest.
+  const touch = (ws: Workspace, key: string, minutes: number) => {
+    const t = new Date(Date.UTC(2020, 0, 1, 0, minutes));
+    return utimes(sessionStatePath(ws.stateDir, key), t, t);
+  };
+
+  it("is null when no session was seen", async () => {
+    const { ws } = await workspace();
+    expect(await flushTarget(ws, "main")).toBeNull();
+  });
+
+  it("picks the agent's most recently written session, what this process holds in memory included", async () => {
+    const { ws } = await workspace();
+    const keys = ["agent:main:a", "agent:main:b", "agent:ops:c"];
+    for (const key of keys) await ws.session(key, null).update((s) => ({ ...s, updatedAt: AT }));
+    await touch(ws, "agent:main:a", 2);
+    await touch(ws, "agent:main:b", 1);
+    await touch(ws, "agent:ops:c", 3);
+    expect((await flushTarget(ws, "main"))?.sessionKey).toBe("agent:main:a");
+    expect((await flushTarget(ws, "ops"))?.sessionKey).toBe("agent:ops:c");
+    expect((await flushTarget(ws, null))?.sessionKey).toBe("agent:ops:c");
+    work(ws, { sessionKey: "agent:main:d", agentId: "main" });
+    const target = await flushTarget(ws, "main");
+    expect([target?.sessionKey, target?.trail.toolCalls]).toEqual(["agent:main:d", 1]);
+  });
+});
