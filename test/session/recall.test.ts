@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import { type RecallRequest, recall, visibility } from "../../plugin/session/recall.ts";
+import { withCapture } from "../../plugin/session/session-state.ts";
+import type { Workspace } from "../../plugin/session/workspace.ts";
+import type { Scope } from "../../plugin/snapshot/lifecycle.ts";
+import { emptyContent } from "../../plugin/snapshot/snapshot.ts";
+import { MAIN, NOW, useWorkspaces } from "./fixtures.ts";
+
+const workspace = useWorkspaces();
+const NONCE = "fedcba9876543210";
+const OPS = { sessionKey: "agent:ops:main", agentId: "ops" };
+const request = (scope: Scope, over: Partial<RecallRequest> = {}): RecallRequest => ({
+  ...MAIN,
+  scope,
+  tokenBudget: 1200,
+  now: NOW,
+  nonce: NONCE,
+  ...over,
+});
+
+/**
+ * Four snapshots: 01 main's session, 02 another session of main, 03 ops's (each naming ERR_WEBHOOK_REPLAY),
+ * 04 written by a flush run and recorded as main's own.
+ */
+async function fourSnapshots(): Promise<Workspace> {
+  const { ws } = await workspace();
+  const save = (goal: string, session: string, agent: string, name: string | null = null) =>
+    ws.save(
+      { ...emptyContent(), goal, names: [{ label: "Error", value: "ERR_WEBHOOK_REPLAY" }] },
+      { trigger: "manual", session, agent, name },
+    );
+  await save("main's own webhook fix", MAIN.sessionKey, "main", "webhooks");
+  await save("main's other session on webhooks", "agent:main:other", "main");
+  await save("ops's webhook audit", OPS.sessionKey, "ops");
+  const flushed = await ws.save(
+    { ...emptyContent(), goal: "the flush run's notes" },
+    { trigger: "flush", session: "agent:main:flush-run", agent: "main" },
+  );
+  await ws
+    .session(MAIN.sessionKey, MAIN.agentId)
+    .update((s) => withCapture(s, { ...flushed, trigger: "flush", at: NOW.toISOString() }));
+  return ws;
+}
+
+describe("visibility", () => {
+  it("shows a session its own snapshots, its agent's in agent scope, and any in workspace scope", async () => {
+    const ws = await fourSnapshots();
+    const all = await ws.all();
+    const seen = async (scope: Scope, who = MAIN) => {
+      const visible = await visibility(ws, { ...who, scope, now: NOW });
+      return all.filter(visible).map((l) => l.snapshot.id.slice(-2));
+    };
+    expect(await seen("session")).toEqual(["01", "04"]);
+    expect(await seen("agent")).toEqual(["01", "02", "04"]);
+    expect(await seen("workspace")).toEqual(["01", "02", "03", "04"]);
+    expect(await seen("agent", OPS)).toEqual(["03"]);
+  });
+
+  it("keeps a shared channel from a direct session's snapshots, and everyone from those past retention", async () => {
+    const ws = await fourSnapshots();
+    const all = await ws.all();
+    const group = await visibility(ws, {
+      sessionKey: "agent:main:telegram:group:-100",
+      agentId: "main",
+      scope: "workspace",
+      now: NOW,
+    });
+    expect(all.filter(group)).toEqual([]);
+    const later = new Date(NOW.getTime() + 3 * 86_400_000);
+    const retained = await visibility(ws, { ...MAIN, scope: "workspace", retentionDays: 2, now: later });
+    expect(all.filter(retained)).toEqual([]);
+  });
+});
+
+describe("recall by id or name", () => {
+  it("returns the whole snapshot fenced for the model, and the notes with their source for the user", async () => {
+    const ws = await fourSnapshots();
+    const r = await recall(ws, request("session", { id: "2026-11-22-04" }));
+    expect([r.found, r.ids, r.restored]).toEqual([true, ["2026-11-22-04"], { id: "2026-11-22-04" }]);
+    expect(r.text).toContain(`<big-memory-snapshot-${NONCE} id="2026-11-22-04"`);
+    expect(r.text).toContain('reason="recall"');
+    expect(r.reply).toMatch(/^Recalled .* from memory\/2026-11-22\.md:\d+:\n/);
+    expect(r.reply).toContain("the flush run's notes");
+    expect(r.reply).not.toContain(NONCE);
+  });
+
+  it("says no snapshot has an id that is out of scope or absent, naming the scope", async () => {
+    const ws = await fourSnapshots();
+    const missing = { found: false, ids: [], restored: null };
+    expect(await recall(ws, request("agent", { id: "2026-11-22-03" }))).toEqual({
+      ...missing,
+      text: "No snapshot with id 2026-11-22-03 in this agent's memory.",
+      reply: "No snapshot with id 2026-11-22-03 in this agent's memory.",
+    });
+    expect((await recall(ws, request("workspace", { id: "2026-11-22-99" }))).text).toBe(
+      "No snapshot with id 2026-11-22-99 in this workspace's memory.",
+    );
+  });
+
+  it("finds the newest live version of a name, and nothing once it is deleted", async () => {
+    const ws = await fourSnapshots();
+    expect((await recall(ws, request("session", { name: "webhooks" }))).ids).toEqual(["2026-11-22-01"]);
+    await ws.deleteName("webhooks", { session: MAIN.sessionKey, agent: MAIN.agentId });
+    expect((await recall(ws, request("session", { name: "webhooks" }))).text).toBe(
+      'No snapshot with name "webhooks" in this session\'s memory.',
+    );
+  });
+});
+
+describe("recall by words", () => {
+  it("lists the best hits in scope, up to the limit, fenced, without restoring any", async () => {
+    const ws = await fourSnapshots();
+    const agent = await recall(ws, request("agent", { query: "ERR_WEBHOOK_REPLAY" }));
+    expect([agent.found, agent.ids.sort(), agent.restored]).toEqual([
+      true,
+      ["2026-11-22-01", "2026-11-22-02"],
+      null,
+    ]);
+    expect(agent.text).toContain(`<big-memory-snapshot-${NONCE} results="2"`);
+    expect(agent.text).not.toContain("ops's webhook audit");
+    expect(agent.reply).toMatch(/^Snapshots matching "ERR_WEBHOOK_REPLAY", best first:/);
+    expect(
+      (await recall(ws, request("workspace", { query: "ERR_WEBHOOK_REPLAY", limit: 1 }))).ids,
+    ).toHaveLength(1);
+  });
+
+  it("says nothing matches when no snapshot in scope holds the words", async () => {
+    const ws = await fourSnapshots();
+    const r = await recall(ws, request("session", { query: "audit" }));
+    expect([r.found, r.text, r.reply, r.ids]).toEqual([
+      false,
+      'No snapshot matches "audit".',
+      'No snapshot matches "audit".',
+      [],
+    ]);
+  });
+});
+
+describe("recall of the latest", () => {
+  it("restores the newest snapshot in scope for a blank query", async () => {
+    const ws = await fourSnapshots();
+    expect((await recall(ws, request("agent", { query: "  " }))).ids).toEqual(["2026-11-22-04"]);
+    expect((await recall(ws, request("agent", { ...OPS }))).restored).toEqual({ id: "2026-11-22-03" });
+  });
+
+  it("says none is saved in scope", async () => {
+    const ws = await fourSnapshots();
+    const r = await recall(ws, request("session", { sessionKey: "agent:main:new", agentId: "main" }));
+    expect([r.found, r.text]).toEqual([false, "No snapshot saved yet in this scope."]);
+  });
+});
