@@ -245,22 +245,38 @@ export async function runCycle(
 
 /**
  * The real session a flush run works for: the most recently active session state of its agent (what this
- * process kept in memory is written first, so every session's file is current).
+ * process kept in memory is written first, so every session's file is current). A state file is taken only
+ * when its content names the agent (a file name can start like another agent's: `main` and `main-2`), and
+ * one that cannot be read is passed over.
  */
 export async function flushTarget(ws: Workspace, agentId: string | null): Promise<SessionState | null> {
   await ws.flushSessions();
   const dir = join(ws.stateDir, "sessions");
   const names = await readdir(dir).catch(() => [] as string[]);
-  const prefix = agentId === null ? "" : `agent-${agentId.replace(/[^a-zA-Z0-9_-]+/g, "-")}-`;
+  // State files are named by a slug of the key cut at 60 characters (session-state.ts).
+  const prefix = agentId === null ? "" : `agent-${agentId.replace(/[^a-zA-Z0-9_-]+/g, "-")}-`.slice(0, 60);
   const candidates = await Promise.all(
     names
       .filter((n) => n.endsWith(".json") && n.startsWith(prefix))
       .map(async (n) => ({ n, mtime: (await stat(join(dir, n)).catch(() => null))?.mtimeMs ?? 0 })),
   );
-  const newest = candidates.sort((a, b) => b.mtime - a.mtime)[0];
-  if (newest === undefined) return null;
-  const parsed = SessionState.safeParse(
-    JSON.parse(await readFile(join(dir, newest.n), "utf8").catch(() => "null")),
-  );
-  return parsed.success ? parsed.data : null;
+  for (const { n } of candidates.sort((a, b) => b.mtime - a.mtime)) {
+    const state = await readSessionFile(join(dir, n));
+    if (state !== null && (agentId === null || ofAgent(state, agentId))) return state;
+  }
+  return null;
+}
+
+function ofAgent(s: SessionState, agentId: string): boolean {
+  return s.agentId === agentId || s.sessionKey.startsWith(`agent:${agentId}:`);
+}
+
+/** A session state file as it is on disk, or null when it is missing, torn or not a session state. */
+async function readSessionFile(path: string): Promise<SessionState | null> {
+  try {
+    const parsed = SessionState.safeParse(JSON.parse(await readFile(path, "utf8")));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }

@@ -36,7 +36,7 @@ export async function restoreFor(
   return { text: rendered.text, tokens: rendered.tokens, warnings, notes: rendered.notes };
 }
 
-/** The newest snapshot written for the session, read from its own daily log, within retention. */
+/** The newest live snapshot written for the session (a deleted name is passed over), read from its own daily log, within retention. */
 export async function latestOfSession(
   ws: Workspace,
   s: SessionState,
@@ -44,7 +44,7 @@ export async function latestOfSession(
 ): Promise<LocatedSnapshot | null> {
   for (const ref of [...s.snapshots].reverse()) {
     const found = await ws.snapshotIn(ref.file, ref.id);
-    if (found === null || found.snapshot.tombstone) continue;
+    if (found === null || !(await ws.isLive(found))) continue;
     return withinRetention(found.snapshot.timestamp, retention) ? found : null;
   }
   return null;

@@ -4,7 +4,7 @@ import type { PluginConfig } from "../config.ts";
 import { appendClaim, type Claim, claimed, readClaims } from "../search/claims.ts";
 import { SearchService } from "../search/search-service.ts";
 import type { SnapshotFilter } from "../search/shard.ts";
-import { liveSnapshots } from "../snapshot/lifecycle.ts";
+import { liveNewestFirst, liveSnapshots } from "../snapshot/lifecycle.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { LocatedSnapshot, SnapshotContent } from "../snapshot/snapshot.ts";
 import { type CachedState, CachedStates } from "../store/cached-state.ts";
@@ -234,6 +234,21 @@ export class Workspace {
     await index.ready();
     const ref = index.latest({ name });
     return ref === null ? null : index.get(ref.id);
+  }
+
+  /**
+   * Whether a snapshot read from its log is still offered: not deleted, that is no tombstone of its name
+   * is newer (the lifecycle's rule, over every version of the name the index holds).
+   */
+  async isLive(located: LocatedSnapshot): Promise<boolean> {
+    const { name } = located.snapshot;
+    if (located.snapshot.tombstone) return false;
+    if (name === null) return true;
+    const index = await this.index();
+    await index.ready();
+    const versions = index.all().filter((e) => e.name === name);
+    const at = (e: { file: string; line: number }) => e.file === located.file && e.line === located.line;
+    return !versions.some(at) || liveNewestFirst(versions, (e) => e).some(at);
   }
 
   /** The newest live snapshot that `visible` accepts. */

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { appendFile, readFile, utimes } from "node:fs/promises";
+import { appendFile, readFile, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -416,5 +416,31 @@ describe("flushTarget", () => {
     work(ws, { sessionKey: "agent:main:d", agentId: "main" });
     const target = await flushTarget(ws, "main");
     expect([target?.sessionKey, target?.trail.toolCalls]).toEqual(["agent:main:d", 1]);
+  });
+
+  it("never takes another agent's session whose file name starts like the agent's (main, main-2)", async () => {
+    const { ws } = await workspace();
+    await ws.session("agent:main:main", "main").update((s) => ({ ...s, updatedAt: AT }));
+    await ws.session("agent:main-2:main", "main-2").update((s) => ({ ...s, updatedAt: AT }));
+    await touch(ws, "agent:main:main", 1);
+    await touch(ws, "agent:main-2:main", 2);
+    expect((await flushTarget(ws, "main"))?.sessionKey).toBe("agent:main:main");
+    expect((await flushTarget(ws, "main-2"))?.sessionKey).toBe("agent:main-2:main");
+  });
+
+  it("finds the session of an agent whose id is longer than a state file's name keeps", async () => {
+    const { ws } = await workspace();
+    const agent = `a${"x".repeat(70)}`;
+    await ws.session(`agent:${agent}:main`, agent).update((s) => ({ ...s, updatedAt: AT }));
+    expect((await flushTarget(ws, agent))?.sessionKey).toBe(`agent:${agent}:main`);
+  });
+
+  it("passes over a torn state file to the next session of the agent", async () => {
+    const { ws } = await workspace();
+    await ws.session("agent:main:good", "main").update((s) => ({ ...s, updatedAt: AT }));
+    await touch(ws, "agent:main:good", 1);
+    await writeFile(sessionStatePath(ws.stateDir, "agent:main:torn"), '{"version":1,');
+    await touch(ws, "agent:main:torn", 2);
+    expect((await flushTarget(ws, "main"))?.sessionKey).toBe("agent:main:good");
   });
 });

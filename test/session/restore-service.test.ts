@@ -134,6 +134,20 @@ describe("latestOfSession", () => {
     expect((await latestOfSession(ws, missing, now))?.snapshot.goal).toBe("the one left");
   });
 
+  it("passes over a snapshot whose checkpoint name was deleted since, and takes one of the name saved after", async () => {
+    const { ws } = await workspace();
+    const older = await written(ws, ["before auth"]);
+    const saved = await ws.save({ ...emptyContent(), goal: "auth work" }, { ...meta, name: "auth" });
+    const s = withCapture(older, { ...saved, trigger: "manual", at: NOW.toISOString() });
+    expect((await latestOfSession(ws, s, now))?.snapshot.goal).toBe("auth work");
+    await ws.deleteName("auth", { session: MAIN.sessionKey, agent: MAIN.agentId });
+    expect(await ws.byName("auth")).toBeNull();
+    expect((await latestOfSession(ws, s, now))?.snapshot.goal).toBe("before auth");
+    const again = await ws.save({ ...emptyContent(), goal: "auth again" }, { ...meta, name: "auth" });
+    const s2 = withCapture(s, { ...again, trigger: "manual", at: NOW.toISOString() });
+    expect((await latestOfSession(ws, s2, now))?.snapshot.goal).toBe("auth again");
+  });
+
   it("gives nothing once the newest snapshot is past retention", async () => {
     const { ws } = await workspace();
     const s = await written(ws, ["ten days old"]);
