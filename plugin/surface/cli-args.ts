@@ -25,7 +25,7 @@ export interface CommonOptions {
 /** The workspace a command works on, and why that one (for "nothing found" lines and `doctor`). */
 export interface WorkspaceChoice {
   dir: string;
-  /** How it was chosen, for people: `--dir`, `the current folder (it has memory/)`, a config key... */
+  /** How it was chosen, for people: `--dir`, `the current folder, which has memory/`, a config key... */
   source: string;
   /** The agent whose workspace it is, when it came from OpenClaw's config. */
   agent: string | null;
@@ -81,7 +81,7 @@ export function chooseWorkspace(
   const p = { env: io.env, cwd: io.cwd };
   if (opts.agent === undefined) {
     if (existsSync(join(io.cwd, "memory"))) {
-      return { dir: io.cwd, source: "the current folder (it has memory/)", agent: null, config: null };
+      return { dir: io.cwd, source: "the current folder, which has memory/", agent: null, config: null };
     }
     if (io.defaultWorkspace !== undefined) {
       return {

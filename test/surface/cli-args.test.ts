@@ -53,7 +53,7 @@ describe("chooseWorkspace", () => {
   it("prefers --dir, then --agent, then the current folder when it has memory/", () => {
     const h = home("{ agents: { defaults: { workspace: '/ws' } } }");
     mkdirSync(join(h, "elsewhere", "memory"));
-    expect(chooseWorkspace({}, io(h)).source).toBe("the current folder (it has memory/)");
+    expect(chooseWorkspace({}, io(h)).source).toBe("the current folder, which has memory/");
     expect(chooseWorkspace({ agent: "main" }, io(h)).dir).toBe("/ws");
     expect(chooseWorkspace({ dir: ".", agent: "main" }, io(h)).dir).toBe(join(h, "elsewhere"));
   });

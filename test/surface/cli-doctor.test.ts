@@ -42,7 +42,7 @@ describe("big-memory doctor", () => {
         `ok    prompt injection: ${ENTRY}.hooks.allowPromptInjection is not false`,
         "ok    memory flush: on (runs 4000 tokens before compaction, or when the transcript reaches 2mb)",
         "ok    compaction: when the model's context fills (OpenClaw's default)",
-        `ok    workspace: ${dir} (the current folder (it has memory/)), writable`,
+        `ok    workspace: ${dir} (the current folder, which has memory/), writable`,
         `warn  hooks seen: no session observed in ${dir} yet`,
         "      fix: have a conversation with the agent, then run doctor again",
         "ok    last capture and restore: capture none yet; restore none yet",
