@@ -37,7 +37,14 @@ export function mergeConfig(base: unknown, over: unknown): unknown {
   return merged;
 }
 
-class ConfigReadError extends Error {}
+/** A config file that could not be read or parsed; `code` is the system error's (`ENOENT`...), when there was one. */
+class ConfigReadError extends Error {
+  readonly code: string | undefined;
+  constructor(message: string, code?: string) {
+    super(message);
+    this.code = code;
+  }
+}
 
 function parseFile(file: string): unknown {
   let raw: string;
@@ -47,6 +54,7 @@ function parseFile(file: string): unknown {
     const code = (error as NodeJS.ErrnoException).code;
     throw new ConfigReadError(
       `${file} cannot be read (${code ?? (error instanceof Error ? error.message : String(error))})`,
+      code,
     );
   }
   try {
@@ -127,7 +135,7 @@ export function readOpenClawConfig(p: PathEnv): OpenClawConfigFile {
   try {
     parsed = parseFile(path);
   } catch (error) {
-    if (error instanceof ConfigReadError && /\(ENOENT\)$/.test(error.message)) {
+    if (error instanceof ConfigReadError && error.code === "ENOENT") {
       return { ...base, exists: false, config: {}, problem: null };
     }
     return { ...base, exists: true, config: {}, problem: (error as Error).message };
