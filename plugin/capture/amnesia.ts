@@ -177,6 +177,12 @@ const PHRASES: readonly Phrase[] = [
   ),
 ];
 
+/** Whether a text may hold any built-in phrase: their patterns as one, named groups made plain. */
+const ANY_PHRASE = new RegExp(
+  PHRASES.map((p) => `(?:${p.re.source.replace(/\(\?<([A-Za-z]\w*)>/g, "(?:")})`).join("|"),
+  "u",
+);
+
 const APOSTROPHES = /[\u2018\u2019\u02bc\u00b4`\u2032]/gu;
 const DASHES = /[\u2010-\u2015]/gu;
 const DIACRITICS = /[\u0300-\u036f]/gu;
@@ -271,6 +277,8 @@ function restOf(text: string, f: Found): string {
 export function detectAmnesia(text: string, extraPhrases: readonly string[] = []): AmnesiaMatch | null {
   const folded = fold(text);
   const custom = extraPhrases.map(customPhrase).filter((p): p is Phrase => p !== null);
+  // Most turns hold no phrase: one scan for any of them settles that.
+  if (custom.length === 0 && !ANY_PHRASE.test(folded.text)) return null;
   let best: Found | null = null;
   for (const p of [...custom, ...PHRASES]) {
     const f = firstMatch(p, folded, text);

@@ -33,8 +33,12 @@ export async function runHooksBench(opts: { runs?: number } = {}): Promise<void>
     // A few calls first, so the table shows a running process's hot path, not the first call's compilation.
     await timeRuns(10, (i) => tool(i));
     await timeRuns(10, (i) => d.userTurn(`warm-up ${i}`));
-    const toolCall = await timeRuns(runs, tool);
-    const userTurn = await timeRuns(runs, (i) => d.userTurn(`step ${i}: keep going with the oauth fix`));
+    // The in-memory paths cost microseconds: 20x the calls, so that their p99 is a percentile, not the slowest call.
+    const memoryRuns = runs * 20;
+    const toolCall = await timeRuns(memoryRuns, tool);
+    const userTurn = await timeRuns(memoryRuns, (i) =>
+      d.userTurn(`step ${i}: keep going with the oauth fix`),
+    );
     const turnEnd: number[] = [];
     for (let i = 0; i < runs; i++) {
       await tool(i);
@@ -75,17 +79,20 @@ export async function runHooksBench(opts: { runs?: number } = {}): Promise<void>
       `${fmt(p(t, 50) / p(floor, 50), 1)}x`,
       goal,
     ];
-    printTable(`Hook latency, ms (${runs} calls each, real workspace, fsync on)`, [
-      ["hook (path)", "p50", "p99", "p50 vs append+fsync", "goal p50 / p99"],
-      row("after_tool_call (trail update)", toolCall, "0.1 / 1"),
-      row("before_prompt_build (user turn, nothing to restore)", userTurn, "0.1 / 1"),
-      row("agent_end (the turn's trail written, fsynced)", turnEnd),
-      row("before_prompt_build (flush run: prompt + mark)", flush),
-      row("before_compaction (safety-net draft + append)", before, "- / 10"),
-      row("after_compaction (close cycle)", after),
-      row("before_prompt_build (restore after compaction)", restore),
-      row("bare 2 KB append + fsync (baseline)", floor),
-    ]);
+    printTable(
+      `Hook latency, ms (${runs} calls each, ${memoryRuns} for the first two; real workspace, fsync on)`,
+      [
+        ["hook (path)", "p50", "p99", "p50 vs append+fsync", "goal p50 / p99"],
+        row("after_tool_call (trail update)", toolCall, "0.1 / 1"),
+        row("before_prompt_build (user turn, nothing to restore)", userTurn, "0.1 / 1"),
+        row("agent_end (the turn's trail written, fsynced)", turnEnd),
+        row("before_prompt_build (flush run: prompt + mark)", flush),
+        row("before_compaction (safety-net draft + append)", before, "- / 10"),
+        row("after_compaction (close cycle)", after),
+        row("before_prompt_build (restore after compaction)", restore),
+        row("bare 2 KB append + fsync (baseline)", floor),
+      ],
+    );
     const check = (label: string, t: number[], p50: number | null, p99: number) => {
       const ok = (p50 === null || p(t, 50) <= p50) && p(t, 99) <= p99;
       console.log(
