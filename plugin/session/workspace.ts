@@ -11,13 +11,8 @@ import { type CachedState, CachedStates } from "../store/cached-state.ts";
 import { errorCode, errorMessage } from "../store/fs-durable.ts";
 import { secureStateDir } from "../store/gate.ts";
 import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
-import {
-  readAllSnapshots,
-  type SaveMeta,
-  type SaveResult,
-  saveSnapshot,
-  tombstone,
-} from "../store/snapshots.ts";
+import { type SaveMeta, type SaveResult, saveSnapshot, tombstone } from "../store/save.ts";
+import { readAllSnapshots } from "../store/snapshots.ts";
 import { JsonState, type Logger } from "../store/state.ts";
 import {
   FlushMarks,

@@ -7,8 +7,6 @@ import { errorCode } from "./fs-durable.ts";
 
 /** The read path of snapshots from the daily logs themselves; the write path is store/save.ts. */
 
-export { type SaveMeta, type SaveOptions, type SaveResult, saveSnapshot, tombstone } from "./save.ts";
-
 /** Every snapshot of a workspace and every problem found reading it. */
 export interface WorkspaceSnapshots {
   /** Oldest first (by timestamp, then id). */

@@ -3,7 +3,7 @@ import { appendFile, mkdir, open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { saveSnapshot } from "../../plugin/store/snapshots.ts";
+import { saveSnapshot } from "../../plugin/store/save.ts";
 import { generateCorpus } from "./corpus.ts";
 import { fmt, percentile, printTable, timeRuns } from "./table.ts";
 
