@@ -1,12 +1,12 @@
 import type { Command } from "commander";
 import { danglingClaims, readClaims } from "../search/claims.ts";
-import { newestOfName } from "../snapshot/lifecycle.ts";
 import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { tombstone } from "../store/save.ts";
 import { readAllSnapshots } from "../store/snapshots.ts";
 import type { CommandContext } from "./cli.ts";
 import { type CommonOptions, EXIT, resolveWorkspace, UsageError } from "./cli-args.ts";
+import { hasLiveName } from "./cli-refs.ts";
 import { runScrub, scrubText } from "./cli-scrub.ts";
 import { counted } from "./cli-text.ts";
 
@@ -67,8 +67,7 @@ export function defineManageCommands(
     .option("--session <key>", "session key to attribute the deletion to")
     .action(async (name: string, o: CommonOptions & { session?: string }) => {
       const workspaceDir = resolveWorkspace(o.dir, io);
-      const ws = await readAllSnapshots(workspaceDir);
-      if (newestOfName(ws.snapshots, name) === undefined) {
+      if (!(await hasLiveName(workspaceDir, name))) {
         out(o.json, { deleted: null }, () => `No live checkpoint named "${name}".`);
         setExit(EXIT.notFound);
         return;

@@ -10,7 +10,7 @@ import type { Entry } from "../search/document.ts";
 import { latestIn, SavedRefs } from "../search/saved-refs.ts";
 import type { SnapshotRef } from "../search/snapshot-index.ts";
 import { mergeTallies } from "../search/tally.ts";
-import { liveNewestFirst } from "../snapshot/lifecycle.ts";
+import { liveNewestFirst, newestOfName } from "../snapshot/lifecycle.ts";
 import {
   answerList,
   answerSnapshot,
@@ -41,6 +41,17 @@ export async function list(o: ReadOutput, options: ListOptions): Promise<void> {
   });
   if (!loaded) return (await index()).listIndexed(o, options);
   await answerList(o, pick(refs.sorted()).map(refOf), refs.diagnostics());
+}
+
+/**
+ * Whether a checkpoint name has a live snapshot (for `delete`): from the months whose saved refs mention
+ * it, as `show NAME` reads them; every log is read only when a month was never indexed.
+ */
+export async function hasLiveName(workspaceDir: string, name: string): Promise<boolean> {
+  const refs = await SavedRefs.open(workspaceDir);
+  if (await refs.loadMentioning(name)) return latestIn(refs.sorted(), { name }) !== undefined;
+  const { readAllSnapshots } = await import("../store/snapshots.ts");
+  return newestOfName((await readAllSnapshots(workspaceDir)).snapshots, name) !== undefined;
 }
 
 /** `show`: the months whose refs mention `what` (an id or a name; a `file:line` is read from its log). */

@@ -73,6 +73,10 @@ describe("big-memory delete and list --all", () => {
     ]);
     expect((await cli(["delete", "oauth-dup-fix", "--dir", dir])).code).toBe(1);
     expect((await cli(["show", "oauth-dup-fix", "--dir", dir])).code).toBe(1);
+    // The name used again after its tombstone is live again, and can be deleted again (read from the index).
+    await cli(["save", "--dir", dir, "--name", "oauth-dup-fix"], { stdin: JSON.stringify(SAVE_INPUT) });
+    expect((await cli(["delete", "oauth-dup-fix", "--dir", dir])).code).toBe(0);
+    expect((await cli(["delete", "oauth-dup-fix", "--dir", dir])).code).toBe(1);
   });
 });
 
