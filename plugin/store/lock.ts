@@ -191,12 +191,14 @@ async function acquire(lockPath: string, options: LockOptions): Promise<string> 
   const staleMs = options.staleMs ?? DEFAULT_LOCK_STALE_MS;
   const now = options.now ?? Date.now;
   const deadline = now() + timeoutMs;
+  // The arrival, taken before anything else: a ticket taken after a failed first try still sorts by it.
+  const arrival = Math.floor((performance.timeOrigin + performance.now()) * 1000);
   // Nobody queued: try at once, without a ticket (the usual case, four file operations fewer).
   if ((await queued(lockPath)) === 0) {
     const nonce = randomBytes(8).toString("hex");
     if (await tryAcquire(lockPath, nonce, now())) return nonce;
   }
-  const ticket = await takeTicket(lockPath);
+  const ticket = await takeTicket(lockPath, arrival);
   try {
     for (let attempt = 0; ; attempt++) {
       const ahead = await ticketsAhead(lockPath, ticket);
@@ -231,10 +233,9 @@ function queueDir(lockPath: string): string {
   return `${lockPath}.queue`;
 }
 
-/** A ticket name sorts by arrival: wall-clock microseconds, zero-padded, then the pid and a nonce. */
-async function takeTicket(lockPath: string): Promise<string> {
-  const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
-  const name = `${String(micros).padStart(18, "0")}-${process.pid}-${randomBytes(4).toString("hex")}`;
+/** A ticket name sorts by arrival (wall-clock microseconds, zero-padded), then the pid and a nonce. */
+async function takeTicket(lockPath: string, arrival: number): Promise<string> {
+  const name = `${String(arrival).padStart(18, "0")}-${process.pid}-${randomBytes(4).toString("hex")}`;
   for (let attempt = 0; ; attempt++) {
     try {
       await mkdir(queueDir(lockPath), { mode: PRIVATE_DIR_MODE }).catch((error: unknown) => {
