@@ -2,6 +2,7 @@
  * What the search index keeps of a snapshot: the searchable fields of its document and the stored entry
  * that answers `list`/`search` without re-reading the daily log. Pure.
  */
+import type { SnapshotRef } from "../snapshot/json.ts";
 import type { LocatedSnapshot, Snapshot, Trigger, Verified } from "../snapshot/snapshot.ts";
 
 /**
@@ -61,6 +62,12 @@ export interface Entry {
   goal: string;
   /** The indexed lines other than the goal and code, each `<tag><text>`, joined by `\n`, clipped. */
   text: string;
+}
+
+/** The ref fields of an entry: a snapshot as `list` and `search` report it, without a score. */
+export function refOf(entry: Entry): Omit<SnapshotRef, "score"> {
+  const { id, timestamp, file, line, session, agent, trigger, name, goal, verified } = entry;
+  return { id, timestamp, file, line, session, agent, trigger, name, goal, verified };
 }
 
 /** The document handed to minisearch: one string per field. */

@@ -9,6 +9,7 @@
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import type { LogRecord } from "./codec.ts";
+import { refOf } from "./document.ts";
 import { LightShard } from "./light-shard.ts";
 import { logTotals } from "./log-files.ts";
 import {
@@ -22,7 +23,7 @@ import {
 } from "./persist.ts";
 import type { ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
 import { monthOf, type SnapshotFilter } from "./shard.ts";
-import { refOf, type Scope, type SearchOptions, SnapshotIndex, type SnapshotRef } from "./snapshot-index.ts";
+import { type Scope, type SearchOptions, SnapshotIndex, type SnapshotRef } from "./snapshot-index.ts";
 import { buildMonth, groupByMonth, type LogStat, listLogs, readLog, statLog, unchanged } from "./sources.ts";
 import type { LogWatcher } from "./watch.ts";
 

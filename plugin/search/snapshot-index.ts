@@ -8,7 +8,7 @@
 import type { SnapshotRef as JsonRef } from "../snapshot/json.ts";
 import { latestCandidate, latestSettled } from "../snapshot/lifecycle.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
-import type { Entry, Field } from "./document.ts";
+import { type Entry, type Field, refOf } from "./document.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
 import { LightShard } from "./light-shard.ts";
@@ -59,12 +59,6 @@ export interface SearchOptions {
   floor?: boolean;
   /** Find the closest identifiers for those no snapshot holds ("did you mean"; a vocabulary walk). Default false. */
   suggest?: boolean;
-}
-
-/** The ref fields of an entry. */
-export function refOf(entry: Entry): SnapshotRef {
-  const { id, timestamp, file, line, session, agent, trigger, name, goal, verified } = entry;
-  return { id, timestamp, file, line, session, agent, trigger, name, goal, verified };
 }
 
 /** The months a filter's time bounds can touch, with a month of slack for time zones. */

@@ -6,9 +6,8 @@
  * saved refs (never indexed, corrupt, older format), the command runs through the search index instead
  * (cli-index.ts), which builds and saves what is missing.
  */
-import type { Entry } from "../search/document.ts";
+import { type Entry, refOf } from "../search/document.ts";
 import { latestIn, SavedRefs } from "../search/saved-refs.ts";
-import type { SnapshotRef } from "../search/snapshot-index.ts";
 import { mergeTallies } from "../search/tally.ts";
 import { liveNewestFirst, newestOfName } from "../snapshot/lifecycle.ts";
 import {
@@ -20,12 +19,6 @@ import {
   type ReadOutput,
   resolve,
 } from "./cli-answer.ts";
-
-/** The ref fields of an entry (what `list` prints). */
-function refOf(e: Entry): SnapshotRef {
-  const { id, timestamp, file, line, session, agent, trigger, name, goal, verified } = e;
-  return { id, timestamp, file, line, session, agent, trigger, name, goal, verified };
-}
 
 const index = () => import("./cli-index.ts");
 
