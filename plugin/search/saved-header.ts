@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { crc32 } from "node:zlib";
+import { TRIGGER_NAMES } from "../snapshot/format.ts";
 import { errorCode } from "../store/fs-durable.ts";
 import type { LogProblem, LogRecord, RefTuple, ShardHeader } from "./codec.ts";
 import type { Entry } from "./document.ts";
@@ -32,16 +33,8 @@ const MAGIC = 0x42_4d_53_58; // "BMSX", as codec.ts writes it
 const VERSION = 3;
 const FIXED = 20; // magic, version, header length, crc32 of the header, crc32 of the body
 
-/** The snapshot triggers a row may name (snapshot.ts `Trigger`). */
-export const TRIGGERS: ReadonlySet<string> = new Set([
-  "flush",
-  "compaction",
-  "reset",
-  "manual",
-  "tool",
-  "autosave",
-  "threshold",
-]);
+/** The snapshot triggers a row may name. */
+export const TRIGGERS: ReadonlySet<string> = new Set(TRIGGER_NAMES);
 
 /** What reading a month's saved header gave. */
 export type SavedHeader =

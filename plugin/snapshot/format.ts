@@ -1,6 +1,17 @@
 /** Markers and headings of the `BIG-MEMORY-SNAPSHOT` block, shared by the renderer and the readers. */
 
 export const START_MARKER_PREFIX = "<!-- BIG-MEMORY-SNAPSHOT";
+
+/** What can cause a snapshot to be written (the `trigger` line); snapshot.ts's `Trigger` schema is made of it. */
+export const TRIGGER_NAMES = [
+  "flush",
+  "compaction",
+  "reset",
+  "manual",
+  "tool",
+  "autosave",
+  "threshold",
+] as const;
 export const END_MARKER = "<!-- /BIG-MEMORY-SNAPSHOT -->";
 export const SECTION_PREFIX = "### [SNAPSHOT] ";
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TRIGGER_NAMES } from "./format.ts";
 
 /** The schema version written in the start marker: `<!-- BIG-MEMORY-SNAPSHOT v1 -->`. */
 export const SNAPSHOT_VERSION = 1;
@@ -10,7 +11,7 @@ export const SnapshotId = z
 export type SnapshotId = z.infer<typeof SnapshotId>;
 
 /** What caused a snapshot to be written. */
-export const Trigger = z.enum(["flush", "compaction", "reset", "manual", "tool", "autosave", "threshold"]);
+export const Trigger = z.enum(TRIGGER_NAMES);
 export type Trigger = z.infer<typeof Trigger>;
 
 /**
