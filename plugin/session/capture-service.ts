@@ -222,8 +222,10 @@ export async function runCycle(
   const claimed = claimsFlush(await session.read(), event) ? await claimCycleFlush(ws, ref, opts.now) : null;
   let covered: CycleCapture | null = null;
   await session.update(async (s) => {
+    // Apply each effect and feed its outcome back, until the cycle asks for nothing more.
     let { state, effects } = cycleStep(s, event);
-    for (const effect of effects) {
+    const pending = [...effects];
+    for (let effect = pending.shift(); effect !== undefined; effect = pending.shift()) {
       const done = await coverCycle(ws, ref, state, effect.trigger, {
         now: opts.now,
         safetyNet: opts.safetyNet,
@@ -237,6 +239,7 @@ export async function runCycle(
         capture: done.capture,
         restore: opts.restore,
       }));
+      pending.push(...effects);
     }
     return state;
   });
