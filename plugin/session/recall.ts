@@ -40,16 +40,19 @@ export interface RecallResult {
   restored: { id: string } | null;
 }
 
+/** What visibility is judged on: a snapshot's or a ref's id, session, agent and time. */
+export type Seen = { id: string; session: string | null; agent: string | null; timestamp: string };
+
 /** The predicate of what a requester may see: in scope and not past retention. */
 export async function visibility(
   ws: Workspace,
   req: Pick<RecallRequest, "scope" | "sessionKey" | "agentId" | "retentionDays" | "now">,
-): Promise<(l: LocatedSnapshot) => boolean> {
+): Promise<(s: Seen) => boolean> {
   const own =
     req.sessionKey === null
       ? new Set<string>()
       : new Set((await ws.session(req.sessionKey, req.agentId).read()).snapshots.map((s) => s.id));
-  return (l) => inScope(l.snapshot, req, own) && withinRetention(l.snapshot.timestamp, req);
+  return (s) => inScope(s, req, own) && withinRetention(s.timestamp, req);
 }
 
 /** Answers a recall request. */
@@ -57,7 +60,7 @@ export async function recall(ws: Workspace, req: RecallRequest): Promise<RecallR
   const visible = await visibility(ws, req);
   if (req.id !== undefined || req.name !== undefined) {
     const found = req.id !== undefined ? await ws.byId(req.id) : await ws.byName(req.name ?? "");
-    if (found === null || !visible(found)) {
+    if (found === null || !visible(found.snapshot)) {
       const what = req.id !== undefined ? `id ${echo(req.id)}` : `name "${echo(req.name ?? "")}"`;
       return missing(`No snapshot with ${what} in this ${req.scope}'s memory.`);
     }
@@ -65,7 +68,7 @@ export async function recall(ws: Workspace, req: RecallRequest): Promise<RecallR
   }
   if (req.query !== undefined && req.query.trim() !== "") {
     const result = await ws.query(req.query, { limit: (req.limit ?? 3) * 4, filter: scopeFilter(req) });
-    const hits = result.hits.filter((h) => visible(h.located)).slice(0, req.limit ?? 3);
+    const hits = result.hits.filter((h) => visible(h.located.snapshot)).slice(0, req.limit ?? 3);
     // An identifier no snapshot holds as typed is said to be absent, never answered with another one.
     const absent =
       result.match === "fuzzy" && result.missing.length > 0

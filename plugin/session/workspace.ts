@@ -4,7 +4,8 @@ import type { PluginConfig } from "../config.ts";
 import { appendClaim, type Claim, claimed, readClaims } from "../search/claims.ts";
 import { SearchService } from "../search/search-service.ts";
 import type { SnapshotFilter } from "../search/shard.ts";
-import { liveNewestFirst, liveSnapshots } from "../snapshot/lifecycle.ts";
+import type { SnapshotRef } from "../search/snapshot-index.ts";
+import { liveNewestFirst } from "../snapshot/lifecycle.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { LocatedSnapshot, SnapshotContent } from "../snapshot/snapshot.ts";
 import { type CachedState, CachedStates } from "../store/cached-state.ts";
@@ -12,7 +13,6 @@ import { errorCode, errorMessage } from "../store/fs-durable.ts";
 import { secureStateDir } from "../store/gate.ts";
 import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
 import { type SaveMeta, type SaveResult, saveSnapshot, tombstone } from "../store/save.ts";
-import { readAllSnapshots } from "../store/snapshots.ts";
 import { JsonState, type Logger } from "../store/state.ts";
 import {
   FlushMarks,
@@ -115,7 +115,7 @@ export class Workspace {
     return saved;
   }
 
-  /** Deletes a checkpoint name by appending a tombstone (see store/snapshots.ts). */
+  /** Deletes a checkpoint name by appending a tombstone (see store/save.ts). */
   async deleteName(
     name: string,
     meta: { session: string | null; agent: string | null },
@@ -171,10 +171,14 @@ export class Workspace {
     }
   }
 
-  /** Every valid snapshot of the workspace, oldest first, with the plugin's claims laid over them. */
-  async all(): Promise<LocatedSnapshot[]> {
-    const { claims } = await readClaims(this.dir);
-    return (await readAllSnapshots(this.dir)).snapshots.map((s) => claimed(claims, s));
+  /**
+   * The live snapshots of the workspace as the index holds them (claims laid over), newest first: tombstones
+   * and every snapshot of a name older than its newest tombstone left out (the lifecycle's rule).
+   */
+  async liveRefs(): Promise<SnapshotRef[]> {
+    const index = await this.index();
+    await index.ready();
+    return liveNewestFirst(index.all(), (e) => e).map(({ tombstone: _t, ...ref }) => ref);
   }
 
   /**
@@ -246,14 +250,10 @@ export class Workspace {
     return !versions.some(at) || liveNewestFirst(versions, (e) => e).some(at);
   }
 
-  /** The newest live snapshot that `visible` accepts. */
-  async latestVisible(visible: (s: LocatedSnapshot) => boolean): Promise<LocatedSnapshot | null> {
-    const live = liveSnapshots(await this.all());
-    for (let i = live.length - 1; i >= 0; i--) {
-      const s = live[i];
-      if (s !== undefined && visible(s)) return s;
-    }
-    return null;
+  /** The newest live snapshot that `visible` accepts (judged on its ref; only that one is read from its log). */
+  async latestVisible(visible: (s: SnapshotRef) => boolean): Promise<LocatedSnapshot | null> {
+    const ref = (await this.liveRefs()).find(visible);
+    return ref === undefined ? null : (await this.index()).getAt(ref.file, ref.line);
   }
 
   /**

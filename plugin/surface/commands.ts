@@ -116,15 +116,12 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
     }
     case "list": {
       const visible = await visibility(ws, base);
-      const refs = (await ws.all())
-        .filter((l) => !l.snapshot.tombstone && visible(l))
-        .reverse()
-        .slice(0, 10);
+      const refs = (await ws.liveRefs()).filter(visible).slice(0, 10);
       if (refs.length === 0) return "big-memory: no snapshots yet in this scope.";
       return refs
         .map(
-          (l) =>
-            `${l.snapshot.id}  ${relativeAge(l.snapshot.timestamp, now)}  ${l.snapshot.name === null ? "-" : shown(l.snapshot.name, 64)}  ${shown(l.snapshot.goal, 70) || "(no goal)"}`,
+          (r) =>
+            `${r.id}  ${relativeAge(r.timestamp, now)}  ${r.name === null ? "-" : shown(r.name, 64)}  ${shown(r.goal, 70) || "(no goal)"}`,
         )
         .join("\n");
     }

@@ -45,10 +45,10 @@ async function fourSnapshots(): Promise<Workspace> {
 describe("visibility", () => {
   it("shows a session its own snapshots, its agent's in agent scope, and any in workspace scope", async () => {
     const ws = await fourSnapshots();
-    const all = await ws.all();
+    const all = (await ws.liveRefs()).reverse();
     const seen = async (scope: Scope, who = MAIN) => {
       const visible = await visibility(ws, { ...who, scope, now: NOW });
-      return all.filter(visible).map((l) => l.snapshot.id.slice(-2));
+      return all.filter(visible).map((r) => r.id.slice(-2));
     };
     expect(await seen("session")).toEqual(["01", "04"]);
     expect(await seen("agent")).toEqual(["01", "02", "04"]);
@@ -58,7 +58,7 @@ describe("visibility", () => {
 
   it("keeps a shared channel from a direct session's snapshots, and everyone from those past retention", async () => {
     const ws = await fourSnapshots();
-    const all = await ws.all();
+    const all = await ws.liveRefs();
     const group = await visibility(ws, {
       sessionKey: "agent:main:telegram:group:-100",
       agentId: "main",

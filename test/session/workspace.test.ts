@@ -36,16 +36,16 @@ describe("Workspace", () => {
 });
 
 describe("Workspace.save", () => {
-  it("appends redacted blocks with consecutive ids to today's log, found again by all and snapshotIn", async () => {
+  it("appends redacted blocks with consecutive ids to today's log, found again by liveRefs and snapshotIn", async () => {
     const { ws, dir } = await workspace();
     const first = await ws.save(content("fix the login"), meta);
     const second = await ws.save(content("token sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"), meta);
     expect([first.id, first.file, second.id]).toEqual(["2026-11-22-01", TODAY_LOG, "2026-11-22-02"]);
     const text = readFileSync(join(dir, TODAY_LOG), "utf8");
     expect(text).not.toContain("sk-ant-api03");
-    expect((await ws.all()).map((l) => [l.snapshot.id, l.line, l.snapshot.session])).toEqual([
-      [first.id, first.line, MAIN.sessionKey],
+    expect((await ws.liveRefs()).map((r) => [r.id, r.line, r.session])).toEqual([
       [second.id, second.line, MAIN.sessionKey],
+      [first.id, first.line, MAIN.sessionKey],
     ]);
     expect((await ws.snapshotIn(TODAY_LOG, second.id))?.snapshot.goal).toContain("[REDACTED:");
   });
@@ -105,7 +105,7 @@ describe("Workspace.claim", () => {
       session: "agent:main:real",
       trigger: "flush",
     });
-    expect((await ws.all())[0]?.snapshot.session).toBe("agent:main:real");
+    expect((await ws.liveRefs())[0]?.session).toBe("agent:main:real");
     expect((await ws.byId(saved.id))?.snapshot.session).toBe("agent:main:real");
   });
 });
@@ -163,7 +163,8 @@ describe("Workspace.byName, deleteName and latestVisible", () => {
     await ws.deleteName("auth", { session: MAIN.sessionKey, agent: MAIN.agentId });
     expect(await ws.byName("auth")).toBeNull();
     expect((await ws.latestVisible(() => true))?.snapshot.id).toBe(other.id);
-    expect(await ws.latestVisible((l) => l.snapshot.name === "auth")).toBeNull();
+    expect(await ws.latestVisible((r) => r.name === "auth")).toBeNull();
+    expect((await ws.liveRefs()).map((r) => r.id)).toEqual([other.id]);
   });
 });
 

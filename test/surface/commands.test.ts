@@ -106,6 +106,8 @@ describe("/big-memory", () => {
     expect(await d.command("resume oauth-dup-fix")).toBe(
       'big-memory: no checkpoint named "oauth-dup-fix". Try /big-memory list.',
     );
+    // Neither the tombstone nor the versions it deleted are listed.
+    expect(await d.command("list")).toBe("big-memory: no snapshots yet in this scope.");
     expect(snapshots(d).map((s) => [s.name, s.tombstone])).toEqual([
       ["oauth-dup-fix", false],
       ["oauth-dup-fix", false],
