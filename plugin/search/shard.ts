@@ -63,7 +63,10 @@ export function matchesFilter(entry: Entry, filter: SnapshotFilter, bounds = tim
 }
 
 /** Newest first by timestamp (unparseable ones last); equal times by file then line, later first. */
-export function newerFirst(a: Entry, b: Entry): number {
+export function newerFirst(
+  a: Pick<Entry, "time" | "file" | "line">,
+  b: Pick<Entry, "time" | "file" | "line">,
+): number {
   const ta = Number.isNaN(a.time) ? Number.NEGATIVE_INFINITY : a.time;
   const tb = Number.isNaN(b.time) ? Number.NEGATIVE_INFINITY : b.time;
   if (ta !== tb) return tb > ta ? 1 : -1;

@@ -59,8 +59,8 @@ function remembered(e: Counted): TalliedRef {
 
 /** Whether `a` is newer than `b` in the index's order (time, then file, then line). */
 function newer(a: TalliedRef, b: TalliedRef): boolean {
-  const entry = (r: TalliedRef) => ({ time: r.time ?? Number.NaN, file: r.file, line: r.line }) as Entry;
-  return newerFirst(entry(a), entry(b)) < 0;
+  const placed = (r: TalliedRef) => ({ time: r.time ?? Number.NaN, file: r.file, line: r.line });
+  return newerFirst(placed(a), placed(b)) < 0;
 }
 
 /** An empty tally. */
