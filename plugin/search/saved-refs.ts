@@ -24,16 +24,15 @@ import {
   indexDir,
   readHeaderBytes,
 } from "./saved-header.ts";
-import { monthOf, newerFirst } from "./shard.ts";
+import { MONTH_SLACK_DAYS, monthOf, newerFirst } from "./shard.ts";
 import { type Tally, tallyOf } from "./tally.ts";
 
-/** How far past its month's end a snapshot's timestamp may lie (time zones; snapshot-index.ts uses the same). */
-const SLACK_MS = 31 * 86_400_000;
-
-/** The latest time a snapshot of a month (`YYYY-MM`) is taken to carry: the month's end plus the slack. */
+/** The latest time a snapshot of a month (`YYYY-MM`) is taken to carry: the month's end plus its slack. */
 export function latestTimeOf(month: string): number {
   const m = /^(\d{4})-(\d{2})$/.exec(month);
-  return m === null ? Number.POSITIVE_INFINITY : Date.UTC(Number(m[1]), Number(m[2]), 1) + SLACK_MS;
+  return m === null
+    ? Number.POSITIVE_INFINITY
+    : Date.UTC(Number(m[1]), Number(m[2]), 1) + MONTH_SLACK_DAYS * 86_400_000;
 }
 
 /** The saved refs of one workspace, loaded on demand. */

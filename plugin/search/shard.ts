@@ -75,6 +75,12 @@ export function newerFirst(
 }
 
 /**
+ * How many days a snapshot's timestamp may lie outside the month of its log (time zones, a log written
+ * past midnight): what a search by time and a read of the newest months allow for.
+ */
+export const MONTH_SLACK_DAYS = 31;
+
+/**
  * The month a daily log belongs to, from the date its name starts with: `memory/2026-11-22.md` and
  * `memory/2026-11-22-0431.md` -> `2026-11`; `other` without a date.
  */

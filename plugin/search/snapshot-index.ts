@@ -14,7 +14,15 @@ import { HotShard } from "./hot-shard.ts";
 import { LightShard } from "./light-shard.ts";
 import { DEFAULT_LIMIT, type MatchKind, rank } from "./rank.ts";
 import { Accumulator } from "./scoring.ts";
-import { matchesFilter, monthOf, newerFirst, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
+import {
+  MONTH_SLACK_DAYS,
+  matchesFilter,
+  monthOf,
+  newerFirst,
+  type Shard,
+  type SnapshotFilter,
+  timeBounds,
+} from "./shard.ts";
 import { asWritten, closestTerms } from "./suggest.ts";
 import { leavesOf } from "./tokenize.ts";
 import { fuzzyTerms, mergeTerms } from "./vocabulary.ts";
@@ -65,7 +73,10 @@ export interface SearchOptions {
 function monthRange(filter: SnapshotFilter): [string, string] {
   const { from, to } = timeBounds(filter);
   const shift = (t: number, days: number) => new Date(t + days * 86_400_000).toISOString().slice(0, 7);
-  return [Number.isFinite(from) ? shift(from, -31) : "", Number.isFinite(to) ? shift(to, 31) : "\uffff"];
+  return [
+    Number.isFinite(from) ? shift(from, -MONTH_SLACK_DAYS) : "",
+    Number.isFinite(to) ? shift(to, MONTH_SLACK_DAYS) : "\uffff",
+  ];
 }
 
 /** All shards of one workspace. */
