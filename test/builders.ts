@@ -1,5 +1,7 @@
 /** Builders shared by the tests: one typed snapshot, and the same snapshot as found in a daily log. */
-import { emptyContent, type LocatedSnapshot, type Snapshot } from "../plugin/snapshot/snapshot.ts";
+
+import { emptyContent } from "../plugin/snapshot/sections.ts";
+import type { LocatedSnapshot, Snapshot } from "../plugin/snapshot/snapshot.ts";
 
 /**
  * A valid snapshot with id `id` (`YYYY-MM-DD-NN`): its date gives the timestamp (10:00 UTC), the goal is

@@ -1,8 +1,16 @@
 import { checksumOf } from "./checksum.ts";
 import { decode } from "./escape.ts";
-import { END_MARKER, META_KEYS, SECTION_PREFIX, SECTIONS, startMarker } from "./format.ts";
+import {
+  END_MARKER,
+  isTrigger,
+  META_KEYS,
+  SECTION_PREFIX,
+  SECTIONS,
+  SNAPSHOT_VERSION,
+  startMarker,
+} from "./format.ts";
 import { buildContent, type RawSection } from "./sections.ts";
-import { SNAPSHOT_VERSION, type Snapshot, Trigger } from "./snapshot.ts";
+import type { Snapshot } from "./snapshot.ts";
 
 /**
  * The fast reader: accepts exactly the canonical form `renderSnapshot` writes, with a checksum that
@@ -13,12 +21,6 @@ import { SNAPSHOT_VERSION, type Snapshot, Trigger } from "./snapshot.ts";
 const START = startMarker(SNAPSHOT_VERSION);
 const ID = /^\d{4}-\d{2}-\d{2}-\d{2,}$/;
 const KNOWN_ORDER = Object.values(SECTIONS);
-const TRIGGERS = new Set<string>(Trigger.options);
-
-function isTrigger(value: string): value is Trigger {
-  return TRIGGERS.has(value);
-}
-
 /** A canonical block read at an offset: the snapshot, its checksum and where the block ends. */
 export interface StrictRead {
   snapshot: Snapshot;

@@ -1,6 +1,6 @@
 import { decode, decodeCodeLine, indexOfUnescaped } from "./escape.ts";
 import { SECTIONS, type SectionKey, STATE_LABELS, sectionOf } from "./format.ts";
-import { emptyContent, type SnapshotContent, type SnapshotState } from "./snapshot.ts";
+import type { SnapshotContent, SnapshotState } from "./snapshot.ts";
 
 /**
  * Section bodies to content values, shared by both readers so they agree on every canonical block.
@@ -8,6 +8,21 @@ import { emptyContent, type SnapshotContent, type SnapshotState } from "./snapsh
  * separators are the renderer's. Otherwise values are read literally and the separators people and
  * models use are accepted.
  */
+
+/** An empty content record: every section `none`. */
+export function emptyContent(): SnapshotContent {
+  return {
+    goal: "",
+    state: { phase: "", branch: "", blocked: "", progress: "" },
+    files: [],
+    decisions: [],
+    code: "",
+    names: [],
+    blockers: [],
+    next: [],
+    extra: [],
+  };
+}
 
 /** One `###` section of a block: its heading text (after `[SNAPSHOT]`) and body lines. */
 export interface RawSection {

@@ -1,8 +1,5 @@
 import { z } from "zod";
-import { TRIGGER_NAMES } from "./format.ts";
-
-/** The schema version written in the start marker: `<!-- BIG-MEMORY-SNAPSHOT v1 -->`. */
-export const SNAPSHOT_VERSION = 1;
+import { SNAPSHOT_VERSION, TRIGGER_NAMES } from "./format.ts";
 
 /** Snapshot id: the local date of the daily log plus a per-day counter of at least two digits. */
 export const SnapshotId = z
@@ -109,19 +106,4 @@ export interface Diagnostic {
   message: string;
   /** The snapshot id the problem is about, when one could be read (a torn block's, a duplicate's). */
   id?: string;
-}
-
-/** An empty content record: every section `none`. */
-export function emptyContent(): SnapshotContent {
-  return {
-    goal: "",
-    state: { phase: "", branch: "", blocked: "", progress: "" },
-    files: [],
-    decisions: [],
-    code: "",
-    names: [],
-    blockers: [],
-    next: [],
-    extra: [],
-  };
 }

@@ -1,6 +1,5 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
 import { errorCode, errorMessage } from "./fs-durable.ts";
 import { appendPrivateJsonLine, STATE_DIR_NAME } from "./gate.ts";
 
@@ -16,19 +15,43 @@ export const RESTORE_LOG_FILE = "restore-log.jsonl";
 export const RESTORE_LOG_VERSION = 1;
 
 /** One line of the restore log. */
-export const RestoreLogEntry = z.object({
-  v: z.literal(RESTORE_LOG_VERSION).optional(),
+export interface RestoreLogEntry {
+  /** Absent on lines written before versions. */
+  v?: typeof RESTORE_LOG_VERSION;
   /** When, ISO 8601. */
-  at: z.string(),
+  at: string;
   /** The snapshot restored. */
-  id: z.string(),
-  session: z.string().nullable(),
+  id: string;
+  session: string | null;
   /** What restored it: `compaction`, `amnesia`, `resume`, `recall`... */
-  reason: z.string(),
+  reason: string;
   /** Estimated tokens injected. */
-  tokens: z.number().optional(),
-});
-export type RestoreLogEntry = z.infer<typeof RestoreLogEntry>;
+  tokens?: number;
+}
+
+const isString = (value: unknown): value is string => typeof value === "string";
+
+/**
+ * The entry a parsed line holds, keeping only the entry's fields, or null when it is not one (a
+ * field missing or of the wrong type, a later version). Checked by hand: `status` reads this log,
+ * and loading a schema library would cost it more than reading the log.
+ */
+export function restoreLogEntryOf(value: unknown): RestoreLogEntry | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const { v, at, id, session, reason, tokens } = value as Record<string, unknown>;
+  if (v !== undefined && v !== RESTORE_LOG_VERSION) return null;
+  if (!isString(at) || !isString(id) || !isString(reason)) return null;
+  if (session !== null && !isString(session)) return null;
+  if (tokens !== undefined && (typeof tokens !== "number" || !Number.isFinite(tokens))) return null;
+  return {
+    ...(v === undefined ? {} : { v }),
+    at,
+    id,
+    session,
+    reason,
+    ...(tokens === undefined ? {} : { tokens }),
+  };
+}
 
 /** Appends one line (versioned) to the restore log of the state folder `stateDir`. */
 export async function appendRestoreLog(stateDir: string, entry: Omit<RestoreLogEntry, "v">): Promise<void> {
@@ -74,9 +97,9 @@ export async function readRestoreLog(workspace: string): Promise<RestoreLogRead>
       bad++;
       continue;
     }
-    const parsed = RestoreLogEntry.safeParse(value);
-    if (parsed.success) entries.push(parsed.data);
-    else bad++;
+    const read = restoreLogEntryOf(value);
+    if (read === null) bad++;
+    else entries.push(read);
   }
   return { entries, bad, problem: null };
 }

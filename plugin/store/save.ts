@@ -1,12 +1,8 @@
+import { SNAPSHOT_VERSION } from "../snapshot/format.ts";
 import { type RedactionCounts, redactDeep } from "../snapshot/redact.ts";
 import { renderSnapshot } from "../snapshot/render.ts";
-import {
-  emptyContent,
-  SNAPSHOT_VERSION,
-  type Snapshot,
-  type SnapshotContent,
-  type Trigger,
-} from "../snapshot/snapshot.ts";
+import { emptyContent } from "../snapshot/sections.ts";
+import type { Snapshot, SnapshotContent, Trigger } from "../snapshot/snapshot.ts";
 import { localTime } from "../snapshot/time.ts";
 import { type AppendedSnapshot, appendSnapshotBlock } from "./daily-log.ts";
 import { addCounts, gateText } from "./gate.ts";

@@ -4,7 +4,7 @@ import { draftSnapshot } from "../../plugin/capture/draft.ts";
 import { type FlushPromptInput, flushPrompt } from "../../plugin/capture/flush-prompt.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { emptyContent } from "../../plugin/snapshot/snapshot.ts";
+import { emptyContent } from "../../plugin/snapshot/sections.ts";
 import { nextSnapshotId } from "../../plugin/store/daily-log.ts";
 import { snapshot } from "../builders.ts";
 import { nastyString } from "../snapshot/arbitraries.ts";

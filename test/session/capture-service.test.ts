@@ -17,7 +17,8 @@ import { sessionStatePath, withCapture, withPendingRestore } from "../../plugin/
 import type { Workspace } from "../../plugin/session/workspace.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { emptyContent, type Snapshot } from "../../plugin/snapshot/snapshot.ts";
+import { emptyContent } from "../../plugin/snapshot/sections.ts";
+import type { Snapshot } from "../../plugin/snapshot/snapshot.ts";
 import { snapshot } from "../builders.ts";
 import { MAIN, NOW, TODAY_LOG, useWorkspaces } from "./fixtures.ts";
 

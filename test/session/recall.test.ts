@@ -3,7 +3,7 @@ import { type RecallRequest, recall, visibility } from "../../plugin/session/rec
 import { withCapture } from "../../plugin/session/session-state.ts";
 import type { Workspace } from "../../plugin/session/workspace.ts";
 import type { Scope } from "../../plugin/snapshot/lifecycle.ts";
-import { emptyContent } from "../../plugin/snapshot/snapshot.ts";
+import { emptyContent } from "../../plugin/snapshot/sections.ts";
 import { MAIN, NOW, useWorkspaces } from "./fixtures.ts";
 
 const workspace = useWorkspaces();

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { latestOfSession, restoreFor } from "../../plugin/session/restore-service.ts";
 import { initialSessionState, type SessionState, withCapture } from "../../plugin/session/session-state.ts";
 import type { Workspace } from "../../plugin/session/workspace.ts";
-import { emptyContent } from "../../plugin/snapshot/snapshot.ts";
+import { emptyContent } from "../../plugin/snapshot/sections.ts";
 import { located, snapshot } from "../builders.ts";
 import { MAIN, NOW, useWorkspaces } from "./fixtures.ts";
 

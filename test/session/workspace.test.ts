@@ -7,7 +7,7 @@ import { parsePluginConfig } from "../../plugin/config.ts";
 import { SessionState, sessionStatePath } from "../../plugin/session/session-state.ts";
 import { Workspace, Workspaces } from "../../plugin/session/workspace.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
-import { emptyContent } from "../../plugin/snapshot/snapshot.ts";
+import { emptyContent } from "../../plugin/snapshot/sections.ts";
 import { MAIN, NOW, TODAY_LOG, useWorkspaces } from "./fixtures.ts";
 
 const workspace = useWorkspaces();

@@ -2,11 +2,14 @@ import { describe, expect, it } from "vitest";
 import {
   END_MARKER,
   headingKey,
+  isTrigger,
   META_KEYS,
   SECTIONS,
   sectionOf,
   startMarker,
+  TRIGGER_NAMES,
 } from "../../plugin/snapshot/format.ts";
+import { Trigger } from "../../plugin/snapshot/snapshot.ts";
 
 describe("startMarker", () => {
   it("names the schema version in the start marker", () => {
@@ -61,5 +64,14 @@ describe("sectionOf", () => {
   it("returns undefined for a heading it does not know", () => {
     expect(sectionOf("Notes")).toBeUndefined();
     expect(sectionOf("Next Step")).toBeUndefined();
+  });
+});
+
+describe("isTrigger", () => {
+  it("accepts exactly the names the schema's trigger enum accepts", () => {
+    for (const name of [...TRIGGER_NAMES, "Flush", "lunch", "", " manual", "manual ", "compaction\n"]) {
+      expect(isTrigger(name), name).toBe(Trigger.safeParse(name).success);
+    }
+    expect(Trigger.options).toEqual([...TRIGGER_NAMES]);
   });
 });

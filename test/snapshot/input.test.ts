@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { contentFromInput, formatIssues, SnapshotInput } from "../../plugin/snapshot/input.ts";
-import { emptyContent } from "../../plugin/snapshot/snapshot.ts";
+import { emptyContent } from "../../plugin/snapshot/sections.ts";
 
 describe("contentFromInput", () => {
   it("fills every section a caller leaves out with its empty value", () => {

@@ -16,10 +16,11 @@ import {
   versionProblem,
 } from "../../plugin/snapshot/read-tolerant.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { emptyContent } from "../../plugin/snapshot/snapshot.ts";
+import { emptyContent } from "../../plugin/snapshot/sections.ts";
+import { Snapshot } from "../../plugin/snapshot/snapshot.ts";
 import { handSnapshot, snapshot } from "../builders.ts";
 import { snapshotArb } from "./arbitraries.ts";
-import { handStyleArb, handWritten, notesArb, tidySnapshotArb } from "./hand-written.ts";
+import { handStyleArb, handWritten, nastyHandBlockArb, notesArb, tidySnapshotArb } from "./hand-written.ts";
 
 const FILE = "memory/2026-11-20.md";
 const skillLog = readFileSync(new URL("./fixtures/skill-format.md", import.meta.url), "utf8");
@@ -205,6 +206,21 @@ describe("readBlock", () => {
         });
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it("returns only snapshots that snapshot.ts's schema accepts as they are, without running the schema", () => {
+    const triggers = fc.constantFrom("manual", "flush", "lunch", "", "Compaction");
+    fc.assert(
+      fc.property(nastyHandBlockArb, triggers, (text, trigger) => {
+        const withTrigger = text.replace(/(<!-- snapshot-id: [^\n]*-->)/, `$1\n<!-- trigger: ${trigger} -->`);
+        const read = readTolerant(withTrigger, FILE, 1);
+        for (const b of read.blocks) expect(Snapshot.parse(b.snapshot)).toEqual(b.snapshot);
+        // A trigger refused by the reader is one the schema refuses (the block may also fail earlier).
+        const refused = read.diagnostics.some((d) => d.message.includes(": trigger: "));
+        if (refused) expect(Snapshot.shape.trigger.safeParse(trigger).success).toBe(false);
+      }),
+      { numRuns: 200 },
     );
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { emptyContent } from "../../plugin/snapshot/sections.ts";
 import {
   CheckpointName,
-  emptyContent,
   Snapshot,
   SnapshotContent,
   SnapshotId,

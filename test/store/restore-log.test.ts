@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { STATE_DIR_NAME } from "../../plugin/store/gate.ts";
-import { appendRestoreLog, RESTORE_LOG_FILE, readRestoreLog } from "../../plugin/store/restore-log.ts";
+import {
+  appendRestoreLog,
+  RESTORE_LOG_FILE,
+  readRestoreLog,
+  restoreLogEntryOf,
+} from "../../plugin/store/restore-log.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -59,6 +64,29 @@ describe("restore log", () => {
     expect(read.entries).toHaveLength(1);
     expect(read.bad).toBe(3);
     expect(read.problem).toBeNull();
+  });
+
+  it("takes an entry's fields only, and refuses a line whose field is missing or of another type", () => {
+    expect(restoreLogEntryOf({ v: 1, ...entry, tokens: 12, extra: "dropped" })).toEqual({
+      v: 1,
+      ...entry,
+      tokens: 12,
+    });
+    expect(restoreLogEntryOf({ ...entry, session: null })).toEqual({ ...entry, session: null });
+    const broken: unknown[] = [
+      null,
+      "a string",
+      [entry],
+      { ...entry, v: "1" },
+      { ...entry, at: 17 },
+      { ...entry, id: undefined },
+      { ...entry, session: undefined },
+      { ...entry, session: 3 },
+      { ...entry, reason: null },
+      { ...entry, tokens: "812" },
+      { ...entry, tokens: null },
+    ];
+    for (const value of broken) expect(restoreLogEntryOf(value), JSON.stringify(value)).toBeNull();
   });
 
   it("an absent log is empty; a folder in its place is a problem naming it", async () => {

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { emptyContent, type SnapshotContent } from "../../plugin/snapshot/snapshot.ts";
+import { emptyContent } from "../../plugin/snapshot/sections.ts";
+import type { SnapshotContent } from "../../plugin/snapshot/snapshot.ts";
 import { saveSnapshot, tombstone } from "../../plugin/store/save.ts";
 
 const NOW = new Date("2026-11-22T12:00:00Z");

@@ -7,7 +7,7 @@ import { cli, SAVE_INPUT, SKILL_LOG, workspaces } from "./cli-harness.ts";
 const workspace = workspaces();
 
 describe("list, show, recall and status over the saved refs", () => {
-  it("load neither the search engine nor the markdown parser nor the watcher once indexed", async () => {
+  it("load neither the search engine nor the markdown parser nor the watcher nor zod once indexed", async () => {
     const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
     expect((await cli(["reindex", "--dir", dir])).code).toBe(0);
     const bin = new URL("../../bin/big-memory.js", import.meta.url).pathname;
@@ -22,7 +22,7 @@ describe("list, show, recall and status over the saved refs", () => {
       return readFileSync(log, "utf8").split("\n");
     };
     const heavy =
-      /\/(remark|unified|mdast|micromark|minisearch|chokidar)[^/]*\/|\/search\/(search-service|snapshot-index|hot-shard|frozen-shard|light-shard|rank|codec|persist|sources)\.ts$/;
+      /\/(remark|unified|mdast|micromark|minisearch|chokidar|zod)[^/]*\/|\/search\/(search-service|snapshot-index|hot-shard|frozen-shard|light-shard|rank|codec|persist|sources)\.ts$/;
     for (const args of [
       ["list"],
       ["list", "--limit", "1"],
