@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { EXIT, environmentLine, UsageError } from "./cli-args.ts";
 import { cliScope } from "./cli-scope.ts";
 import { type Style, styleFor } from "./cli-text.ts";
+import { forTerminal } from "./terminal.ts";
 
 /**
  * The `big-memory` command line (also mounted as `openclaw big-memory`). Contract (references/cli-contract.md):
@@ -79,8 +80,17 @@ export function groupsFor(argv: readonly string[]): readonly CommandGroup[] {
   return group === undefined ? COMMAND_GROUPS : [group];
 }
 
-/** Runs the CLI with `argv` (without the node and script paths) and returns the exit code. */
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
+/**
+ * Runs the CLI with `argv` (without the node and script paths) and returns the exit code. Everything it
+ * prints, to stdout and stderr, shows control characters instead of letting the terminal obey them
+ * (terminal.ts): a snapshot's text cannot reach the terminal raw.
+ */
+export async function runCli(argv: string[], raw: CliIO): Promise<number> {
+  const io: CliIO = {
+    ...raw,
+    stdout: (text) => raw.stdout(forTerminal(text, raw.color)),
+    stderr: (text) => raw.stderr(forTerminal(text, raw.color)),
+  };
   let code: number = EXIT.ok;
   const program = new Command("big-memory")
     .description("Task snapshots that survive context compaction: list, search, show, verify, save; doctor.")
