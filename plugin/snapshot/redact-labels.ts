@@ -1,5 +1,5 @@
 import { type Rule, rule } from "./redact-engine.ts";
-import { looksSecretFor, type Strength } from "./redact-names.ts";
+import { isDigest, looksSecretFor, type Strength } from "./redact-names.ts";
 
 /**
  * Secrets written as prose in the languages people take notes in: `the root password is hunter2-Prod`,
@@ -64,6 +64,18 @@ const OPEN = String.raw`(?<open>["'\x60“‘«「『]|\*\*)?`;
 /** A spaced label starts prose: at the start, after a space or opening punctuation, not inside `a:secret:b`. */
 const PATTERN = String.raw`(?:(?<![^\s(*"'\x60“«「『>#|])(?<spaced>${SPACED_LABELS})(?![\p{L}\p{N}_])|(?<unspaced>${UNSPACED_LABELS}))${QUALIFIER}${SEPARATOR}${OPEN}(?<secret>${VALUE_CHAR}{1,256})(?!${VALUE_CHAR})`;
 
+/**
+ * Whether the value at `start` is the hex of a digest whose algorithm the qualifier's last word names
+ * (`secret on sha256:9f86…`, `password for sha512:…`): the word, the colon and the value are one
+ * token, a content hash, and a hash is not the secret it was made from. `token on staging:9f86…` is
+ * still a value.
+ */
+function digestAt(input: string, start: number, value: string): boolean {
+  if (input[start - 1] !== ":") return false;
+  const word = /[^\s]+$/.exec(input.slice(Math.max(0, start - 1 - 24), start - 1))?.[0];
+  return word !== undefined && isDigest(`${word}:${value}`);
+}
+
 /** The prose rule: `labelled-secret`. */
 export const LABEL_RULES: readonly Rule[] = [
   rule("labelled-secret", PATTERN, {
@@ -79,6 +91,7 @@ export const LABEL_RULES: readonly Rule[] = [
       let value = (m.groups?.secret ?? "").replace(/[.:?]+$/, "");
       if (m.groups?.open === "**") value = value.replace(/\*\*$/, "").replace(/[.:?]+$/, "");
       if (strength === undefined || range === undefined || !looksSecretFor(value, strength)) return undefined;
+      if (digestAt(m.input, range[0], value)) return undefined;
       return { start: range[0], end: range[0] + value.length };
     },
   }),

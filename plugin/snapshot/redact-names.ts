@@ -114,6 +114,10 @@ const FILE_PATH =
 const URL_VALUE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 /** Content digests: `sha512-…` (lockfile integrity), `sha256:…` (image digests), `md5:…`. */
 const DIGEST = /^(?:sha(?:1|224|256|384|512)|md5|blake2b|blake3)[-:~][A-Za-z0-9+/=_-]+$/i;
+/** Whether `token` is a content digest with its algorithm (`sha256:9f86…`, `sha512-…`): a hash, not a secret. */
+export function isDigest(token: string): boolean {
+  return DIGEST.test(token);
+}
 /** Identifiers joined by `:`, `/` or `=`: `appKey:appSecret`, `API/app`, `groq=providers/groq/apiKey`. */
 const IDENTIFIERS = /^[A-Za-z_$][A-Za-z_$.-]*(?:[:/=][A-Za-z_$][A-Za-z_$.-]*)+$/;
 /** A reference to a secret kept elsewhere: `os.environ/API_KEY`, `env:TOKEN_NAME`, `secrets.NPM_TOKEN`. */

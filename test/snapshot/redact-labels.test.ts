@@ -29,6 +29,8 @@ describe("LABEL_RULES", () => {
     ['the password is "Xk9mP2vLq"', "Xk9mP2vLq"],
     ["the password is **Xk9mP2vLq** now", "Xk9mP2vLq"],
     ["the password is **Xk9mP2vLq**.", "Xk9mP2vLq"],
+    [`token on staging:${"a3f1".repeat(16)}`, "a3f1".repeat(16)],
+    [`the secret on sha256: ${"a3f1".repeat(16)}`, "a3f1".repeat(16)],
   ])("finds the value of a label in %s", (text, secret) => {
     expect(LABELLED && foundBy(LABELLED, text)).toEqual([secret]);
   });
@@ -46,6 +48,8 @@ describe("LABEL_RULES", () => {
     `токен: ${["$", "{TOKEN}"].join("")}`,
     "password policy: 12 characters",
     "passwordless login is enabled",
+    `secret on sha256:${"a3f1".repeat(16)}`,
+    `the password for sha512:${"9Bf0".repeat(20)}`,
   ])("leaves %s alone", (text) => {
     expect(LABELLED && foundBy(LABELLED, text)).toEqual([]);
   });

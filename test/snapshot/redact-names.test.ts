@@ -4,6 +4,7 @@ import {
   classCount,
   classifyName,
   isBasicCredentials,
+  isDigest,
   isPlaceholder,
   isPlaceholderBody,
   looksSecret,
@@ -113,6 +114,22 @@ describe("looksSecretFor", () => {
       true,
       false,
     ]);
+  });
+});
+
+describe("isDigest", () => {
+  it("is a digest with its algorithm, and nothing else", () => {
+    for (const digest of [
+      `sha256:${"9f86".repeat(16)}`,
+      "sha512-AbC+/9==",
+      "md5:d41d8cd98f00b204",
+      "BLAKE3~x1",
+    ]) {
+      expect(isDigest(digest), digest).toBe(true);
+    }
+    for (const other of ["9f86d081884c7d659a2f", "staging:9f86d081", "sha256", "sha256:", "sha257:abc"]) {
+      expect(isDigest(other), other).toBe(false);
+    }
   });
 });
 

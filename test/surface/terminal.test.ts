@@ -11,6 +11,9 @@ const workspace = workspaces();
 const UNSAFE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters under test
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+/** The CLI's own colour codes (cli-text.ts `styleFor`). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character
+const OWN = /\u001b\[(?:1|2|22|31|32|33|39)m/g;
 /** Any escape at all (the CLI's own colours included). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character
 const ESC = /\u001b/;
@@ -48,7 +51,7 @@ describe("forTerminal", () => {
     fc.assert(
       fc.property(fc.string({ unit: "binary" }), fc.boolean(), (text, colours) => {
         const shown = forTerminal(text, colours);
-        expect(UNSAFE.test(shown.replace(/\u001b\[(?:1|2|22|31|32|33|39)m/g, ""))).toBe(false);
+        expect(UNSAFE.test(shown.replace(OWN, ""))).toBe(false);
         const json = JSON.stringify({ text }, null, 2);
         expect(JSON.parse(forTerminal(json, colours))).toEqual({ text });
       }),
@@ -121,9 +124,8 @@ describe("the CLI's output", () => {
             now: () => new Date("2026-11-22T12:00:00Z"),
           });
           const what = `${args.join(" ")}${json ? " --json" : ""}${colour ? " (colour)" : ""}`;
-          const own = /\u001b\[(?:1|2|22|31|32|33|39)m/g;
-          expect(UNSAFE.test(stdout.replace(own, "")), `stdout of ${what}`).toBe(false);
-          expect(UNSAFE.test(stderr.replace(own, "")), `stderr of ${what}`).toBe(false);
+          expect(UNSAFE.test(stdout.replace(OWN, "")), `stdout of ${what}`).toBe(false);
+          expect(UNSAFE.test(stderr.replace(OWN, "")), `stderr of ${what}`).toBe(false);
           if (!colour) expect(ESC.test(stdout + stderr), what).toBe(false);
           if (json && stdout !== "") {
             // The document keeps the text as written: escaped, not lost.
