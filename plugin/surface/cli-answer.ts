@@ -10,7 +10,7 @@ import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import type { CliIO } from "./cli.ts";
 import { EXIT } from "./cli-args.ts";
 import type { StatusSource } from "./cli-status.ts";
-import { refTable, type Style, snapshotText } from "./cli-text.ts";
+import { counted, refTable, type Style, snapshotText } from "./cli-text.ts";
 
 /** What a read command prints and how it ends: its document or text, its problems, its exit code. */
 export interface ReadOutput {
@@ -96,19 +96,29 @@ export function listed<
     .slice(0, o.limit);
 }
 
-/** Prints `list`'s answer. */
+/**
+ * Prints `list`'s answer: the first `limit` of `refs`, which may hold one more to tell whether older
+ * snapshots exist; people are told how to see them.
+ */
 export async function answerList(
   o: ReadOutput,
   refs: SnapshotRef[],
   diagnostics: Diagnostic[],
+  limit: number,
 ): Promise<void> {
+  const shown = refs.length > limit ? refs.slice(0, limit) : refs;
   await answer(
     o,
-    { snapshots: refs, diagnostics },
-    () => (refs.length === 0 ? "No snapshots found." : refTable(refs, o.io.now(), o.style)),
+    { snapshots: shown, diagnostics },
+    () => (shown.length === 0 ? "No snapshots found." : refTable(shown, o.io.now(), o.style)),
     diagnostics,
   );
-  o.setExit(refs.length === 0 ? EXIT.notFound : EXIT.ok);
+  if (shown.length < refs.length && !o.json) {
+    o.io.stderr(
+      `${o.style.dim(`big-memory: the newest ${counted(limit, "snapshot")} shown; older ones with --limit N or --limit all`)}\n`,
+    );
+  }
+  o.setExit(shown.length === 0 ? EXIT.notFound : EXIT.ok);
 }
 
 /** Prints the answer of `show` or `recall`: the snapshot with its stale-file warnings, or `none`. */

@@ -148,6 +148,15 @@ export function parsePositiveInt(raw: string, flag: string): number {
   return n;
 }
 
+/** A `--limit` that may also be `all` (no limit). */
+export function parseLimitOrAll(raw: string, flag: string): number {
+  if (raw === "all") return Number.POSITIVE_INFINITY;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${flag} expects a whole number of at least 1, or all, received "${raw}"`);
+  return n;
+}
+
 /** What to do about an environment failure, by the system error code found in the error or its causes. */
 const HINTS: Readonly<Record<string, string>> = {
   EROFS: "the file system is read-only: make it writable, or run with --dir on a writable workspace",

@@ -77,8 +77,9 @@ export async function withIndex<T>(
 /** `list` through the search index. */
 export async function listIndexed(o: ReadOutput, options: ListOptions): Promise<void> {
   await withIndex(options.dir, o.io, { entriesOnly: true, json: o.json }, async (run) => {
-    const refs = listed(run.index.all(), options).map(({ tombstone: _t, ...ref }) => ref);
-    await answerList(o, refs, run.diagnostics());
+    const wanted = { ...options, limit: options.limit + 1 };
+    const refs = listed(run.index.all(), wanted).map(({ tombstone: _t, ...ref }) => ref);
+    await answerList(o, refs, run.diagnostics(), options.limit);
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { CliIO } from "./cli.ts";
 import type { ReadOutput } from "./cli-answer.ts";
-import { type CommonOptions, parsePositiveInt, resolveWorkspace } from "./cli-args.ts";
+import { type CommonOptions, parseLimitOrAll, parsePositiveInt, resolveWorkspace } from "./cli-args.ts";
 import { styleFor } from "./cli-text.ts";
 
 /**
@@ -12,6 +12,9 @@ import { styleFor } from "./cli-text.ts";
  * index (cli-index.ts). The index's warnings and the problems found in the logs go to stderr for people
  * and into `diagnostics` in JSON. Work that takes over a second shows its progress on stderr.
  */
+
+/** How many snapshots `list` shows people when no `--limit` is given (with `--json` it lists every one). */
+export const LIST_SHOWN = 50;
 
 /** Attaches list, show, recall, status, search and reindex to `root`. */
 export function defineReadCommands(
@@ -28,11 +31,16 @@ export function defineReadCommands(
     .description("list snapshots, newest first")
     .option("--session <key>", "only this session's snapshots")
     .option("--agent <id>", "only this agent's snapshots")
-    .option("--limit <n>", "at most N snapshots")
+    .option("--limit <n>", `at most N snapshots, or all (default: ${LIST_SHOWN} for people, all with --json)`)
     .option("--all", "include deleted checkpoints")
     .action(
       async (o: CommonOptions & { session?: string; agent?: string; limit?: string; all?: boolean }) => {
-        const limit = o.limit === undefined ? Number.POSITIVE_INFINITY : parsePositiveInt(o.limit, "--limit");
+        const limit =
+          o.limit === undefined
+            ? o.json === true
+              ? Number.POSITIVE_INFINITY
+              : LIST_SHOWN
+            : parseLimitOrAll(o.limit, "--limit");
         await (await refs()).list(output(o), {
           dir: resolveWorkspace(o.dir, io),
           limit,

@@ -25,15 +25,21 @@ const index = () => import("./cli-index.ts");
 /** `list`: the newest months back until `limit` refs are certain (every month without a limit). */
 export async function list(o: ReadOutput, options: ListOptions): Promise<void> {
   const refs = await SavedRefs.open(options.dir);
+  // One ref more than shown: whether older ones exist (answerList says so to people).
+  const wanted = options.limit + 1;
   const pick = (sorted: readonly Entry[]) =>
-    listed(options.all ? sorted : liveNewestFirst(sorted, (e) => e), { ...options, all: true });
+    listed(options.all ? sorted : liveNewestFirst(sorted, (e) => e), {
+      ...options,
+      limit: wanted,
+      all: true,
+    });
   const loaded = await refs.loadNewest((sorted, olderThan) => {
-    if (options.limit === Number.POSITIVE_INFINITY) return false;
+    if (wanted === Number.POSITIVE_INFINITY) return false;
     const kept = pick(sorted());
-    return kept.length >= options.limit && (kept[options.limit - 1] as Entry).time > olderThan;
+    return kept.length >= wanted && (kept[wanted - 1] as Entry).time > olderThan;
   });
   if (!loaded) return (await index()).listIndexed(o, options);
-  await answerList(o, pick(refs.sorted()).map(refOf), refs.diagnostics());
+  await answerList(o, pick(refs.sorted()).map(refOf), refs.diagnostics(), options.limit);
 }
 
 /**

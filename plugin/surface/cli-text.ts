@@ -1,3 +1,4 @@
+import stringWidth from "fast-string-width";
 import type { SnapshotJson, SnapshotRef } from "../snapshot/json.ts";
 import type { RedactionCounts } from "../snapshot/redact.ts";
 import { relativeAge } from "../snapshot/time.ts";
@@ -29,36 +30,97 @@ export function styleFor(color: boolean): Style {
   };
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters by definition
-const ANSI = /\u001b\[[0-9;]*m/g;
+/**
+ * Columns on a terminal: `fast-string-width` (Fabio Spampinato's, maintained, one small dependency)
+ * counts display width, with colour codes as nothing and East Asian wide characters and emoji as two.
+ * Cutting is done here, between graphemes (its sibling `fast-string-truncated-width` can cut a string
+ * past the width asked when a wide character follows another non-Latin one).
+ */
+const WIDTHS = { controlWidth: 0, tabWidth: 8, emojiWidth: 2, regularWidth: 1, wideWidth: 2 };
+/** Printable ASCII (and the ellipsis oneLine adds), one column a character: most cells, measured here. */
+const NARROW = /^[\x20-\x7e…]*$/;
 
-function visibleLength(text: string): number {
-  return [...text.replace(ANSI, "")].length;
+function widthOf(text: string): number {
+  return NARROW.test(text) ? text.length : stringWidth(text, WIDTHS);
 }
 
-/** Left-aligned columns separated by two spaces; the last column is not padded. */
+let graphemes: Intl.Segmenter | undefined;
+
+/**
+ * The end index of the longest start of `text` that fits `columns` with `ellipsis` after it, when `text`
+ * does not fit whole; cut between graphemes, so an emoji or an accented letter is never split.
+ */
+function fitIndex(text: string, columns: number, ellipsis: string): { index: number; truncated: boolean } {
+  const room = columns - ellipsis.length;
+  if (NARROW.test(text)) {
+    return text.length > columns
+      ? { index: Math.max(0, room), truncated: true }
+      : { index: text.length, truncated: false };
+  }
+  if (widthOf(text) <= columns) return { index: text.length, truncated: false };
+  graphemes ??= new Intl.Segmenter(undefined, { granularity: "grapheme" });
+  let width = 0;
+  let index = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    width += widthOf(segment);
+    if (width > room) break;
+    index += segment.length;
+  }
+  return { index, truncated: true };
+}
+
+/** Left-aligned columns separated by two spaces, aligned by display width; the last column is not padded. */
 export function table(rows: string[][]): string {
   const widths: number[] = [];
-  for (const row of rows) {
-    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell));
-  }
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) =>
-          i === row.length - 1 ? cell : cell + " ".repeat((widths[i] ?? 0) - visibleLength(cell)),
-        )
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
+  const cellWidths = rows.map((row) =>
+    row.map((cell, i) => {
+      const width = widthOf(cell);
+      if (width > (widths[i] ?? 0)) widths[i] = width;
+      return width;
+    }),
+  );
+  const lines: string[] = new Array(rows.length);
+  rows.forEach((row, r) => {
+    let line = "";
+    const last = row.length - 1;
+    row.forEach((cell, i) => {
+      line += i === last ? cell : `${cell}${" ".repeat((widths[i] ?? 0) - (cellWidths[r]?.[i] ?? 0))}  `;
+    });
+    lines[r] = line.trimEnd();
+  });
+  return lines.join("\n");
 }
 
-/** Shortens to `max` characters on one line, with an ellipsis. */
+/** White space that is not one space between words. */
+const LOOSE_SPACE = /\s\s|[^\S ]|^\s|\s$/;
+
+/**
+ * Shortens to `max` columns on one line (each run of white space one space), with an ellipsis. Reads
+ * only as much of `text` as it can show, so a long goal costs no more than a short one.
+ */
 export function oneLine(text: string, max = 72): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  const chars = [...flat];
-  return chars.length <= max ? flat : `${chars.slice(0, max - 1).join("")}…`;
+  // A column takes at least one UTF-16 unit, so this much text without its white space is enough.
+  const enough = 2 * max + 2;
+  let flat = text.length > enough ? text.slice(0, enough) : text;
+  let more = flat.length < text.length;
+  if (LOOSE_SPACE.test(flat) || (more && /\s/.test(text[enough] ?? ""))) {
+    // White space to fold: take words until there are enough of them.
+    const word = /\S+/g;
+    flat = "";
+    more = false;
+    for (let m = word.exec(text); m !== null; m = word.exec(text)) {
+      if (flat.length >= enough) {
+        more = true;
+        break;
+      }
+      flat += (flat === "" ? "" : " ") + m[0].slice(0, enough);
+      if (m[0].length > enough) more = true;
+    }
+  }
+  const fit = fitIndex(flat, max, "…");
+  if (fit.truncated) return `${flat.slice(0, fit.index)}…`;
+  if (!more) return flat;
+  return `${flat.slice(0, fitIndex(flat, max - 1, "").index)}…`;
 }
 
 /** `verified`, `unverified` (no checksum) or `MODIFIED` (checksum mismatch). */

@@ -2,7 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { chooseWorkspace, UsageError } from "../../plugin/surface/cli-args.ts";
+import {
+  chooseWorkspace,
+  parseLimitOrAll,
+  parsePositiveInt,
+  UsageError,
+} from "../../plugin/surface/cli-args.ts";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -92,5 +97,20 @@ describe("chooseWorkspace", () => {
     const h = home("{ agents: { defaults: { workspace: '/from-file' } } }");
     const host = { ...io(h), openclawConfig: { agents: { defaults: { workspace: "/from-host" } } } };
     expect(chooseWorkspace({ agent: "main" }, host).dir).toBe("/from-host");
+  });
+});
+
+describe("parsePositiveInt and parseLimitOrAll", () => {
+  it("take a whole number of at least 1; parseLimitOrAll also all, as no limit", () => {
+    expect(parsePositiveInt("7", "--limit")).toBe(7);
+    expect(parseLimitOrAll("7", "--limit")).toBe(7);
+    expect(parseLimitOrAll("all", "--limit")).toBe(Number.POSITIVE_INFINITY);
+    expect(() => parsePositiveInt("all", "--limit")).toThrow(UsageError);
+    for (const bad of ["0", "-2", "1.5", "", "ten", "All"]) {
+      expect(() => parsePositiveInt(bad, "--limit"), bad).toThrow(
+        /--limit expects a whole number of at least 1/,
+      );
+      expect(() => parseLimitOrAll(bad, "--limit"), bad).toThrow(`or all, received "${bad}"`);
+    }
   });
 });

@@ -72,3 +72,59 @@ describe("list, show, recall and status over the saved refs", () => {
     });
   });
 });
+
+describe("list for people", () => {
+  /** A log of `n` hand-written blocks, 2026-11-20-01 the oldest. */
+  const manyBlocks = (n: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const nn = String(i + 1).padStart(2, "0");
+      return [
+        "<!-- BIG-MEMORY-SNAPSHOT v1 -->",
+        `<!-- timestamp: 2026-11-20T10:${nn}:00 -->`,
+        `<!-- snapshot-id: 2026-11-20-${nn} -->`,
+        "### [SNAPSHOT] Active Goal",
+        `step ${nn}`,
+        "<!-- /BIG-MEMORY-SNAPSHOT -->",
+        "",
+      ].join("\n");
+    }).join("\n");
+  const rows = (stdout: string) => stdout.trim().split("\n").slice(1);
+
+  it("shows the newest 50 and says how to see older ones; --limit all, --limit N and --json show more", async () => {
+    for (const indexed of [false, true]) {
+      const dir = workspace({ "memory/2026-11-20.md": manyBlocks(53) });
+      if (indexed) expect((await cli(["reindex", "--dir", dir])).code).toBe(0);
+      const shown = await cli(["list", "--dir", dir]);
+      expect(shown.code).toBe(0);
+      expect(rows(shown.stdout)).toHaveLength(50);
+      expect(rows(shown.stdout)[0]).toMatch(/^2026-11-20-53 /);
+      expect(shown.stderr).toBe(
+        "big-memory: the newest 50 snapshots shown; older ones with --limit N or --limit all\n",
+      );
+      const all = await cli(["list", "--limit", "all", "--dir", dir]);
+      expect([rows(all.stdout).length, all.stderr]).toEqual([53, ""]);
+      expect(rows(all.stdout).at(-1)).toMatch(/^2026-11-20-01 /);
+      const exact = await cli(["list", "--limit", "53", "--dir", dir]);
+      expect([rows(exact.stdout).length, exact.stderr]).toEqual([53, ""]);
+      const fewer = await cli(["list", "--limit", "3", "--dir", dir]);
+      expect(rows(fewer.stdout)).toHaveLength(3);
+      expect(fewer.stderr).toContain("the newest 3 snapshots shown");
+      const json = await cli(["list", "--json", "--dir", dir]);
+      expect([(json.json() as { snapshots: unknown[] }).snapshots.length, json.stderr]).toEqual([53, ""]);
+      const limited = await cli(["list", "--json", "--limit", "3", "--dir", dir]);
+      expect([(limited.json() as { snapshots: unknown[] }).snapshots.length, limited.stderr]).toEqual([
+        3,
+        "",
+      ]);
+    }
+  });
+
+  it("refuses a limit that is neither a whole number of at least 1 nor all", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": manyBlocks(2) });
+    for (const bad of ["0", "-1", "2.5", "ALL", "every"]) {
+      const r = await cli(["list", "--limit", bad, "--dir", dir]);
+      expect([r.code, r.stdout]).toEqual([2, ""]);
+      expect(r.stderr).toContain(`--limit expects a whole number of at least 1, or all, received "${bad}"`);
+    }
+  });
+});

@@ -1,3 +1,5 @@
+import fc from "fast-check";
+import stringWidth from "fast-string-width";
 import { describe, expect, it } from "vitest";
 import { refJson, snapshotJson } from "../../plugin/snapshot/json.ts";
 import {
@@ -40,15 +42,16 @@ describe("table", () => {
     ).toBe("ID             GOAL\n2026-11-22-01  ship\nx              y");
   });
 
-  it("measures colour escapes as nothing and an emoji as one character", () => {
+  it("aligns by display width: colour escapes take none, emoji and East Asian wide characters two", () => {
     const red = styleFor(true).red("ab");
     expect(
       table([
         [red, "x"],
         ["😀", "y"],
         ["abc", "z"],
+        ["日本", "w"],
       ]).split("\n"),
-    ).toEqual([`${red}   x`, "😀    y", "abc  z"]);
+    ).toEqual([`${red}    x`, "😀    y", "abc   z", "日本  w"]);
   });
 
   it("drops white space a row ends with", () => {
@@ -68,8 +71,37 @@ describe("oneLine", () => {
     expect(oneLine("abcde", 5)).toBe("abcde");
   });
 
-  it("counts characters, not UTF-16 units, so it never splits an emoji", () => {
-    expect(oneLine("😀😀😀😀", 3)).toBe("😀😀…");
+  it("counts display columns, never splitting an emoji or a wide character", () => {
+    expect(oneLine("😀😀😀😀", 5)).toBe("😀😀…");
+    expect(oneLine("😀😀😀😀", 4)).toBe("😀…");
+    expect(oneLine("日本語のメモ", 7)).toBe("日本語…");
+  });
+
+  it("fits any text in max columns: its words in order, then an ellipsis when some are left out", () => {
+    const text = fc.oneof(
+      fc.string({ maxLength: 120 }),
+      fc.string({ unit: "grapheme", maxLength: 60 }),
+      fc
+        .array(fc.constantFrom("word", " ", "\n", "日本", "😀", "é", "ERR_X", "\t"), { maxLength: 80 })
+        .map((a) => a.join("")),
+    );
+    fc.assert(
+      fc.property(text, fc.integer({ min: 2, max: 40 }), (t, max) => {
+        const shown = oneLine(t, max);
+        const flat = t.replace(/\s+/g, " ").trim();
+        expect(stringWidth(shown)).toBeLessThanOrEqual(max);
+        if (shown.endsWith("…") && shown !== flat) expect(flat.startsWith(shown.slice(0, -1))).toBe(true);
+        else expect(shown).toBe(flat);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("reads no more of a long text than it shows, whatever white space it holds", () => {
+    expect(oneLine(`${"word ".repeat(100_000)}end`, 12)).toBe("word word w…");
+    expect(oneLine(`${" ".repeat(2_000)}late`, 12)).toBe("late");
+    expect(oneLine(`${"\u0301".repeat(40)}${"x".repeat(40)}`, 12)).toMatch(/…$/);
+    expect(oneLine(`a${" \n".repeat(200)}b`, 12)).toBe("a b");
   });
 });
 
