@@ -12,6 +12,9 @@ import { oneLine } from "./cli-text.ts";
 import { agentOfSessionKey, type SurfaceDeps, warnOnce, workspaceOf } from "./context.ts";
 import { configPath } from "./openclaw-paths.ts";
 
+/** How many snapshots `/big-memory list` shows, newest first. */
+const CHAT_LIST = 10;
+
 const record = (v: unknown): Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
@@ -116,14 +119,18 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
     }
     case "list": {
       const visible = await visibility(ws, base);
-      const refs = (await ws.liveRefs()).filter(visible).slice(0, 10);
-      if (refs.length === 0) return "big-memory: no snapshots yet in this scope.";
-      return refs
-        .map(
+      const all = (await ws.liveRefs()).filter(visible);
+      if (all.length === 0) return "big-memory: no snapshots yet in this scope.";
+      const refs = all.slice(0, CHAT_LIST);
+      return [
+        ...refs.map(
           (r) =>
             `${r.id}  ${relativeAge(r.timestamp, now)}  ${r.name === null ? "-" : shown(r.name, 64)}  ${shown(r.goal, 70) || "(no goal)"}`,
-        )
-        .join("\n");
+        ),
+        ...(all.length > CHAT_LIST
+          ? [`(the newest ${CHAT_LIST} of ${all.length}; \`big-memory list\` in a terminal shows more)`]
+          : []),
+      ].join("\n");
     }
     case "search": {
       if (arg === "") return `big-memory: search needs words to look for.\n${COMMAND_USAGE}`;

@@ -57,6 +57,16 @@ describe("/big-memory", () => {
     expect(status).toContain("pending restore: none");
   });
 
+  it("lists the newest 10 and says how many there are when there are more", async () => {
+    const d = driver();
+    await work(d);
+    for (let i = 1; i <= 12; i++) await d.callTool("big_memory_save", { goal: `step ${i} of the migration` });
+    const lines = (await d.command("list")).split("\n");
+    expect(lines).toHaveLength(11);
+    expect(lines[0]).toMatch(/step 12 of the migration$/);
+    expect(lines[10]).toBe("(the newest 10 of 12; `big-memory list` in a terminal shows more)");
+  });
+
   it("refuses generic names and explains the subcommands on bad input", async () => {
     const d = driver();
     await work(d);
