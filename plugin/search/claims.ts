@@ -4,8 +4,9 @@
  * no session line, or a wrong one; when `before_compaction` arrives with the real session, the plugin
  * appends a claim (`.big-memory/claims.jsonl`, one JSON line each) instead of rewriting the model's block.
  * Every reader (index, list, search, status, recall scope, verify) lays the newest claim of a block over
- * its session, agent and trigger (`flush`). A claim names its block by file, line and id; a line that
- * cannot be read is a problem named by line, never fatal.
+ * its session, agent and trigger (`flush`). A claim names its block by file, line and id: the block at
+ * that line with that id, or, when lines above it were added or removed since, the block of that id in
+ * that file. A line that cannot be read is a problem named by line, never fatal.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -19,10 +20,11 @@ export type { Claim } from "./claim-schema.ts";
 /** The claims file, relative to the workspace (inside the state folder, gate.ts `STATE_DIR_NAME`). */
 export const CLAIMS_FILE = ".big-memory/claims.jsonl";
 
-/** Claims by `file:line`, the newest one of a block winning. */
+/** Claims by `file:line` and by `file#id`, the newest one of a block winning under each key. */
 export type Claims = ReadonlyMap<string, Claim>;
 
 const keyOf = (file: string, line: number) => `${file}:${line}`;
+const idKeyOf = (file: string, id: string) => `${file}#${id}`;
 
 /** Reads the claims of a workspace; lines that are not claims are reported and skipped. */
 export async function readClaims(workspaceDir: string): Promise<{ claims: Claims; problems: Diagnostic[] }> {
@@ -45,8 +47,10 @@ export async function readClaims(workspaceDir: string): Promise<{ claims: Claims
     } catch {
       parsed = Claim.safeParse(undefined);
     }
-    if (parsed.success) claims.set(keyOf(parsed.data.file, parsed.data.line), parsed.data);
-    else
+    if (parsed.success) {
+      claims.set(keyOf(parsed.data.file, parsed.data.line), parsed.data);
+      claims.set(idKeyOf(parsed.data.file, parsed.data.id), parsed.data);
+    } else
       problems.push({
         file: CLAIMS_FILE,
         line: i + 1,
@@ -65,10 +69,10 @@ export async function appendClaim(workspaceDir: string, claim: Omit<Claim, "v" |
   return full;
 }
 
-/** The claim of the block `located` is, if any (same file, line and id). */
+/** The claim of a block: the one of its file, line and id, else the newest of its file and id. */
 export function claimOf(claims: Claims, file: string, line: number, id: string): Claim | undefined {
   const claim = claims.get(keyOf(file, line));
-  return claim?.id === id ? claim : undefined;
+  return claim?.id === id ? claim : claims.get(idKeyOf(file, id));
 }
 
 /** `located` with its claim laid over its session, agent and trigger; itself when unclaimed. */
@@ -99,15 +103,15 @@ export function claimEntries(claims: Claims, entries: Iterable<Entry | [number, 
   }
 }
 
-/** Claims whose block is not among `snapshots` (it was edited away, or moved): for verify. */
+/** Claims whose block is not among `snapshots` (no block of its id in its file any more): for verify. */
 export function danglingClaims(claims: Claims, snapshots: readonly LocatedSnapshot[]): Diagnostic[] {
-  const blocks = new Set(snapshots.map((s) => `${keyOf(s.file, s.line)}#${s.snapshot.id}`));
-  return [...claims.values()]
-    .filter((c) => !blocks.has(`${keyOf(c.file, c.line)}#${c.id}`))
+  const blocks = new Set(snapshots.map((s) => idKeyOf(s.file, s.snapshot.id)));
+  return [...new Set(claims.values())]
+    .filter((c) => !blocks.has(idKeyOf(c.file, c.id)))
     .map((c) => ({
       file: c.file,
       line: c.line,
       id: c.id,
-      message: `a claim gives snapshot ${c.id} to session ${c.session}, but no block with that id starts here (see ${CLAIMS_FILE})`,
+      message: `a claim gives snapshot ${c.id} to session ${c.session}, but its file holds no block with that id (see ${CLAIMS_FILE})`,
     }));
 }

@@ -2,7 +2,14 @@ import { createRequire } from "node:module";
 import type { Root, RootContent } from "mdast";
 import { checksumOf } from "./checksum.ts";
 import { decode } from "./escape.ts";
-import { END_MARKER, isTrigger, SNAPSHOT_VERSION, START_MARKER_PREFIX, TRIGGER_NAMES } from "./format.ts";
+import {
+  END_MARKER,
+  isTrigger,
+  SNAPSHOT_VERSION,
+  START_MARKER_PREFIX,
+  TRIGGER_NAMES,
+  type TriggerName,
+} from "./format.ts";
 import { type RawSection, readContent, trimSpaces } from "./sections.ts";
 import type { Diagnostic, Snapshot, Verified } from "./snapshot.ts";
 
@@ -167,34 +174,60 @@ function finish(
   if (id === undefined)
     return fail("snapshot block has no snapshot-id (expected <!-- snapshot-id: YYYY-MM-DD-NN -->)");
   if (!ID.test(id)) return fail(`snapshot block has an invalid snapshot-id "${id}" (expected YYYY-MM-DD-NN)`);
-  const trigger = block.meta.get("trigger") ?? null;
-  if (trigger !== null && !isTrigger(trigger)) {
-    return fail(`snapshot ${id}: trigger: expected one of ${TRIGGER_NAMES.join(", ")}, not "${trigger}"`, id);
+  // In a hand-written block, a metadata line left empty (`<!-- session: -->`) is as if it were not
+  // there; a canonical block keeps its values exactly, as the strict reader does.
+  const value = (key: string): string | null => {
+    const v = block.meta.get(key);
+    return v === undefined || (v === "" && !canonical) ? null : v;
+  };
+  const problems: string[] = [];
+  const trigger = triggerOf(value("trigger"), problems);
+  const day = ID.exec(id)?.[1] ?? "";
+  let timestamp = value("timestamp");
+  if (timestamp !== null && !canonical && Number.isNaN(Date.parse(timestamp))) {
+    problems.push(`timestamp "${timestamp}" is not a date and time; the id's date ${day} is used`);
+    timestamp = null;
   }
   const region = lines.slice(block.line + 1, endLine);
   const read = readContent(sections, canonical, region, (i) => at(block.line + 1 + i));
+  if (read.problem !== null) problems.push(read.problem);
   // Every other field is a string, null or a list of them by construction; a property test holds what
   // this reader returns to snapshot.ts's schema, which is not run here so that reading does not load zod.
   const snapshot: Snapshot = {
     version: SNAPSHOT_VERSION,
     id,
-    timestamp: block.meta.get("timestamp") ?? `${ID.exec(id)?.[1] ?? ""}T00:00:00`,
-    session: block.meta.get("session") ?? null,
-    agent: block.meta.get("agent") ?? null,
+    timestamp: timestamp ?? `${day}T00:00:00`,
+    session: value("session"),
+    agent: value("agent"),
     trigger,
-    name: block.meta.get("name") ?? null,
-    parent: block.meta.get("parent") ?? null,
+    name: value("name"),
+    parent: value("parent"),
     tombstone: block.meta.get("tombstone") === "yes",
     ...read.content,
   };
   const checksum = block.meta.get("checksum") ?? null;
   const verified =
     checksum === null ? (checksumRemoved(block.meta) ? false : null) : checksumOf(snapshot) === checksum;
-  const diagnostics =
-    read.problem === null
-      ? []
-      : [{ file, line: at(block.line), message: `snapshot ${id}: ${read.problem}`, id }];
+  const diagnostics = problems.map((p) => ({
+    file,
+    line: at(block.line),
+    message: `snapshot ${id}: ${p}`,
+    id,
+  }));
   return { block: { snapshot, line: at(block.line), verified, checksum }, diagnostics };
+}
+
+/**
+ * The trigger a block's `trigger` line names: a known name in any case (`Flush`), else none, with a
+ * problem saying so. The block is read all the same: a flush block whose model wrote `pre-compaction`
+ * is still the best snapshot of its session.
+ */
+function triggerOf(written: string | null, problems: string[]): TriggerName | null {
+  if (written === null) return null;
+  const name = written.toLowerCase();
+  if (isTrigger(name)) return name;
+  problems.push(`trigger "${written}" is not one of ${TRIGGER_NAMES.join(", ")}; read as none`);
+  return null;
 }
 
 /** The diagnostic of a start marker line of another version than this reader's, or null. */

@@ -39,7 +39,7 @@ describe("readClaims and appendClaim", () => {
     const path = join(ws.dir, CLAIMS_FILE);
     await writeFile(path, `${await readFile(path, "utf8")}{"v":1}\nnot json\n`);
     const read = await readClaims(ws.dir);
-    expect([...read.claims.values()]).toEqual([full]);
+    expect([...new Set(read.claims.values())]).toEqual([full]);
     expect(read.problems.map((p) => [p.file, p.line])).toEqual([
       [CLAIMS_FILE, 2],
       [CLAIMS_FILE, 3],
@@ -53,7 +53,14 @@ describe("readClaims and appendClaim", () => {
 });
 
 describe("claimed and claimEntries", () => {
-  const claims = new Map([[`${block.file}:3`, { v: 1 as const, ...claim, trigger: "flush" as const }]]);
+  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+  let claims: Awaited<ReturnType<typeof readClaims>>["claims"];
+  beforeEach(async () => {
+    ws = await tempWorkspace();
+    await appendClaim(ws.dir, claim);
+    claims = (await readClaims(ws.dir)).claims;
+  });
+  afterEach(() => ws.cleanup());
 
   it("lay a claim over its block's session, agent and trigger, and leave other blocks alone", () => {
     expect(claimed(claims, block).snapshot).toMatchObject({
@@ -61,15 +68,25 @@ describe("claimed and claimEntries", () => {
       agent: "main",
       trigger: "flush",
     });
-    const other = { ...block, line: 9 };
+    const other = located(snap("2026-11-20-02", { session: null, agent: null, trigger: null }), 9);
     expect(claimed(claims, other)).toBe(other);
+    const elsewhere = { ...block, file: "memory/2026-11-21.md" };
+    expect(claimed(claims, elsewhere)).toBe(elsewhere);
     const entries = [entryOf(block), entryOf(other)];
     claimEntries(claims, entries);
     expect(entries.map((e) => e.session)).toEqual(["agent:main:main", null]);
   });
 
-  it("name a claim whose block is gone", () => {
+  it("follow their block when lines above it were added or removed, by its id in its file", () => {
+    const moved = { ...block, line: 4 };
+    expect(claimed(claims, moved).snapshot.session).toBe("agent:main:main");
+    const stranger = located(snap("2026-11-20-07", { session: null, agent: null, trigger: null }), 3);
+    expect(claimed(claims, stranger)).toBe(stranger);
+  });
+
+  it("name a claim whose block is gone from its file, not one whose block moved", () => {
     expect(danglingClaims(claims, [block])).toEqual([]);
+    expect(danglingClaims(claims, [{ ...block, line: 12 }])).toEqual([]);
     expect(danglingClaims(claims, [])).toMatchObject([{ file: block.file, line: 3, id: "2026-11-20-01" }]);
   });
 });

@@ -157,17 +157,38 @@ describe("readTolerant", () => {
         message: 'snapshot block has an invalid snapshot-id "2026-11-2-01" (expected YYYY-MM-DD-NN)',
       },
     ]);
-    expect(read(ID, "<!-- trigger: lunch -->")).toEqual({
-      blocks: [],
-      diagnostics: [
-        {
-          file: FILE,
-          line: 1,
-          id: "2026-11-20-01",
-          message: expect.stringMatching(/^snapshot 2026-11-20-01: trigger: /),
-        },
-      ],
+  });
+
+  it("reads a block whose trigger is unknown as one of no trigger, saying so, and a known one in any case", () => {
+    const lunch = read(ID, "<!-- trigger: lunch -->", ...GOAL);
+    expect(lunch.blocks.map((b) => [b.snapshot.id, b.snapshot.trigger, b.snapshot.goal])).toEqual([
+      ["2026-11-20-01", null, "Ship it"],
+    ]);
+    expect(lunch.diagnostics).toEqual([
+      {
+        file: FILE,
+        line: 1,
+        id: "2026-11-20-01",
+        message: `snapshot 2026-11-20-01: trigger "lunch" is not one of flush, compaction, reset, manual, tool, autosave, threshold; read as none`,
+      },
+    ]);
+    const flush = read(ID, "<!-- trigger: Flush -->", ...GOAL);
+    expect([flush.blocks[0]?.snapshot.trigger, flush.diagnostics]).toEqual(["flush", []]);
+  });
+
+  it("takes an empty metadata line as absent, and a timestamp that is no time as the id's date, saying so", () => {
+    const r = read(ID, "<!-- timestamp:  -->", "<!-- session: -->", "<!-- agent:   -->", ...GOAL);
+    expect(r.blocks[0]?.snapshot).toMatchObject({
+      timestamp: "2026-11-20T00:00:00",
+      session: null,
+      agent: null,
     });
+    expect(r.diagnostics).toEqual([]);
+    const late = read(ID, "<!-- timestamp: yesterday evening -->", ...GOAL);
+    expect(late.blocks[0]?.snapshot.timestamp).toBe("2026-11-20T00:00:00");
+    expect(late.diagnostics.map((d) => d.message)).toEqual([
+      'snapshot 2026-11-20-01: timestamp "yesterday evening" is not a date and time; the id\'s date 2026-11-20 is used',
+    ]);
   });
 
   it("verifies a canonical block's checksum, and flags one edited after writing", () => {
@@ -216,9 +237,11 @@ describe("readBlock", () => {
         const withTrigger = text.replace(/(<!-- snapshot-id: [^\n]*-->)/, `$1\n<!-- trigger: ${trigger} -->`);
         const read = readTolerant(withTrigger, FILE, 1);
         for (const b of read.blocks) expect(Snapshot.parse(b.snapshot)).toEqual(b.snapshot);
-        // A trigger refused by the reader is one the schema refuses (the block may also fail earlier).
-        const refused = read.diagnostics.some((d) => d.message.includes(": trigger: "));
-        if (refused) expect(Snapshot.shape.trigger.safeParse(trigger).success).toBe(false);
+        // A trigger the reader reads as none, saying so, is one the schema refuses in any case.
+        const unknown = read.diagnostics.some((d) =>
+          d.message.includes(`trigger "${trigger}" is not one of`),
+        );
+        if (unknown) expect(Snapshot.shape.trigger.safeParse(trigger.toLowerCase()).success).toBe(false);
       }),
       { numRuns: 200 },
     );
