@@ -3,12 +3,13 @@
  * the logs' problems, the exit code), which snapshot a `show` argument names, which refs `list` keeps.
  * Light on purpose: the search engine, the parser and the status document load only when used.
  */
+import { isAbsolute, normalize, relative, sep } from "node:path";
 import type { SnapshotRef } from "../search/snapshot-index.ts";
 import { snapshotJson } from "../snapshot/json.ts";
 import { live } from "../snapshot/lifecycle.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import type { CliIO } from "./cli.ts";
-import { EXIT } from "./cli-args.ts";
+import { EXIT, UsageError } from "./cli-args.ts";
 import type { StatusSource } from "./cli-status.ts";
 import { counted, refTable, type Style, snapshotText } from "./cli-text.ts";
 
@@ -20,18 +21,41 @@ export interface ReadOutput {
   setExit(code: number): void;
 }
 
-/** Prints `doc` as JSON or `text()` for people, then the logs' problems on stderr for people. */
+/**
+ * Prints `doc` with `diagnostics` as JSON, or `text()` for people followed by the logs' problems on
+ * stderr (the problems of whole files, such as an index rebuilt, are told where they happen).
+ */
 export async function answer(
   o: ReadOutput,
   doc: unknown,
   text: () => string,
   diagnostics: readonly Diagnostic[],
 ): Promise<void> {
-  o.io.stdout(o.json ? `${JSON.stringify(doc, null, 2)}\n` : `${text()}\n`);
-  const shown = o.json ? [] : diagnostics.filter((d) => d.line > 0);
+  if (o.json) {
+    // A problem of a whole file (an index rebuilt) has no line: null in JSON, where lines are 1-based.
+    const problems = diagnostics.map((d) => (d.line > 0 ? d : { ...d, line: null }));
+    o.io.stdout(`${JSON.stringify({ ...(doc as object), diagnostics: problems }, null, 2)}\n`);
+    return;
+  }
+  o.io.stdout(`${text()}\n`);
+  const shown = diagnostics.filter((d) => d.line > 0);
   if (shown.length === 0) return;
   const { formatDiagnostic } = await import("../snapshot/parse.ts");
   for (const d of shown) o.io.stderr(`${o.style.yellow(formatDiagnostic(d))}\n`);
+}
+
+/**
+ * A `show` argument as the index names things: trimmed, and a location's file relative to the workspace
+ * (`./memory/x.md:5` and `/abs/workspace/memory/x.md:5` are `memory/x.md:5`). Throws a usage error when
+ * nothing is left.
+ */
+export function shownArgument(what: string, workspaceDir: string): string {
+  const trimmed = what.trim();
+  if (trimmed === "") throw new UsageError("show needs a snapshot id, a file:line or a checkpoint name");
+  const at = location(trimmed);
+  if (at === null) return trimmed;
+  const file = isAbsolute(at.file) ? relative(workspaceDir, at.file) : normalize(at.file);
+  return `${file.split(sep).join("/")}:${at.line}`;
 }
 
 /** `memory/2026-11-22.md:14` as a file and a line, or null. */

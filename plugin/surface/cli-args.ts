@@ -138,21 +138,33 @@ export function resolveWorkspace(
   const given = typeof opts === "object" ? opts : { dir: opts };
   const choice = chooseWorkspace({ dir: given.dir, agent: given.agent ?? io.agent }, io);
   io.onWorkspace?.(choice);
+  const memory = join(choice.dir, "memory");
+  if (existsSync(memory) && !statSync(memory).isDirectory()) {
+    // Read as "no logs", a file in place of the folder would make every answer a silent "nothing found".
+    throw Object.assign(new Error(`${memory} is not a folder: the daily logs cannot be read or written`), {
+      code: "ENOTDIR",
+    });
+  }
   return choice.dir;
 }
 
-export function parsePositiveInt(raw: string, flag: string): number {
+/** `raw` as a whole number of at least 1 written in digits (Number() would also take 0x10, 1e3, +3), or null. */
+function wholeAtLeastOne(raw: string): number | null {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`${flag} expects a whole number of at least 1, received "${raw}"`);
+  return /^[0-9]+$/.test(raw) && n >= 1 && Number.isSafeInteger(n) ? n : null;
+}
+
+export function parsePositiveInt(raw: string, flag: string): number {
+  const n = wholeAtLeastOne(raw);
+  if (n === null) throw new UsageError(`${flag} expects a whole number of at least 1, received "${raw}"`);
   return n;
 }
 
 /** A `--limit` that may also be `all` (no limit). */
 export function parseLimitOrAll(raw: string, flag: string): number {
   if (raw === "all") return Number.POSITIVE_INFINITY;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1)
+  const n = wholeAtLeastOne(raw);
+  if (n === null)
     throw new UsageError(`${flag} expects a whole number of at least 1, or all, received "${raw}"`);
   return n;
 }

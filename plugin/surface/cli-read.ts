@@ -55,7 +55,9 @@ export function defineReadCommands(
     .description("show one snapshot by id, file:line or checkpoint name, with stale-file warnings")
     .argument("<what>", "a snapshot id (2026-11-22-03), its block's file:line, or a checkpoint name")
     .action(async (what: string, o: CommonOptions) => {
-      await (await refs()).show(output(o), resolveWorkspace(o.dir, io), what);
+      const dir = resolveWorkspace(o.dir, io);
+      const { shownArgument } = await import("./cli-answer.ts");
+      await (await refs()).show(output(o), dir, shownArgument(what, dir));
     });
 
   common(root.command("recall"))

@@ -1,5 +1,10 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { listed, resolve } from "../../plugin/surface/cli-answer.ts";
+import { listed, resolve, shownArgument } from "../../plugin/surface/cli-answer.ts";
+import { UsageError } from "../../plugin/surface/cli-args.ts";
+import { cli, SKILL_LOG, workspaces } from "./cli-harness.ts";
+
+const workspace = workspaces();
 
 const ref = (
   id: string,
@@ -62,5 +67,37 @@ describe("resolve", () => {
   it("reads a file:line from its log, and finds nothing for an unknown name", async () => {
     expect((await resolve(index, "memory/2026-11-23.md:9")).found).toMatchObject({ line: 9 });
     expect(await resolve(index, "no-such-name")).toEqual({ found: null, warnings: [] });
+  });
+});
+
+describe("shownArgument", () => {
+  it("names a location relative to the workspace however it was written, and refuses an empty argument", () => {
+    const ws = "/home/dev/app";
+    expect(shownArgument(" 2026-11-20-01 ", ws)).toBe("2026-11-20-01");
+    expect(shownArgument("auth-refactor", ws)).toBe("auth-refactor");
+    expect(shownArgument("./memory/2026-11-20.md:9", ws)).toBe("memory/2026-11-20.md:9");
+    expect(shownArgument("/home/dev/app/memory/2026-11-20.md:9", ws)).toBe("memory/2026-11-20.md:9");
+    expect(shownArgument("memory//x/../2026-11-20.md:9", ws)).toBe("memory/2026-11-20.md:9");
+    for (const empty of ["", "   "]) expect(() => shownArgument(empty, ws)).toThrow(UsageError);
+  });
+
+  it("lets show reach a block by ./ and absolute locations, and exit 2 on an empty argument", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    const plain = await cli(["show", "2026-11-20-01", "--dir", dir, "--json"]);
+    const { file, line } = (plain.json() as { snapshot: { file: string; line: number } }).snapshot;
+    for (const where of [`./${file}:${line}`, `${join(dir, file)}:${line}`]) {
+      const r = await cli(["show", where, "--dir", dir, "--json"]);
+      expect(r.code, where).toBe(0);
+      expect((r.json() as { snapshot: { file: string; id: string } }).snapshot).toMatchObject({
+        file,
+        id: "2026-11-20-01",
+      });
+    }
+    const empty = await cli(["show", "", "--dir", dir]);
+    expect([empty.code, empty.stdout, empty.stderr]).toEqual([
+      2,
+      "",
+      "big-memory: show needs a snapshot id, a file:line or a checkpoint name\n",
+    ]);
   });
 });

@@ -8,6 +8,7 @@ import {
   parsePositiveInt,
   UsageError,
 } from "../../plugin/surface/cli-args.ts";
+import { cli } from "./cli-harness.ts";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -106,11 +107,43 @@ describe("parsePositiveInt and parseLimitOrAll", () => {
     expect(parseLimitOrAll("7", "--limit")).toBe(7);
     expect(parseLimitOrAll("all", "--limit")).toBe(Number.POSITIVE_INFINITY);
     expect(() => parsePositiveInt("all", "--limit")).toThrow(UsageError);
-    for (const bad of ["0", "-2", "1.5", "", "ten", "All"]) {
+    expect(parsePositiveInt("007", "--limit")).toBe(7);
+    for (const bad of [
+      "0",
+      "-2",
+      "1.5",
+      "",
+      "ten",
+      "All",
+      "0x10",
+      "1e3",
+      "+3",
+      " 3",
+      "3 ",
+      "99999999999999999999",
+    ]) {
       expect(() => parsePositiveInt(bad, "--limit"), bad).toThrow(
         /--limit expects a whole number of at least 1/,
       );
       expect(() => parseLimitOrAll(bad, "--limit"), bad).toThrow(`or all, received "${bad}"`);
+    }
+  });
+});
+
+describe("resolveWorkspace", () => {
+  it("refuses a workspace whose memory/ is a file, as an environment failure naming it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "big-memory-args-"));
+    try {
+      writeFileSync(join(dir, "memory"), "not a folder");
+      for (const args of [["list"], ["search", "anything"], ["status"], ["recall"]]) {
+        const r = await cli([...args, "--dir", dir]);
+        expect([r.code, r.stdout], args.join(" ")).toEqual([3, ""]);
+        expect(r.stderr).toBe(
+          `big-memory: ${join(dir, "memory")} is not a folder: the daily logs cannot be read or written (a file stands where a folder is expected: move the file away)\n`,
+        );
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

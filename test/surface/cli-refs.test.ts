@@ -65,7 +65,7 @@ describe("list, show, recall and status over the saved refs", () => {
       diagnostics: [
         {
           file: ".big-memory/search",
-          line: 0,
+          line: null,
           message: expect.stringContaining("not a big-memory search shard (bad magic number); rebuilding"),
         },
       ],

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
@@ -115,10 +115,10 @@ describe("runCli", () => {
 
   it("exits 3 with one line on stderr when the disk fails it", async () => {
     const dir = workspace();
-    rmSync(join(dir, "memory"), { recursive: true });
-    writeFileSync(join(dir, "memory"), "a file where the daily logs' folder should be");
+    mkdirSync(join(dir, "memory", "2026-11-22.md"));
     const r = await cli(["save", "--dir", dir], { stdin: JSON.stringify(SAVE_INPUT) });
     expect([r.code, r.stdout, r.stderr.split("\n").length]).toEqual([3, "", 2]);
     expect(r.stderr).toMatch(/^big-memory: cannot append to memory\/2026-11-22\.md: /);
+    expect(r.stderr).toContain("(a folder stands where a file is expected: move the folder away)");
   });
 });
