@@ -1,13 +1,14 @@
 /**
  * Reading one daily log for the index: its fingerprint taken on exactly the bytes read, and the
  * snapshots and problems parsing finds in it. A log that vanishes before it is read is simply gone
- * (null), never an error.
+ * (null), never an error; one that cannot be read (permissions, a disk error) is told as such, with the
+ * diagnostic naming it, and gets no fingerprint, so that it is read again once it can be.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { errorCode } from "../store/fs-durable.ts";
+import { readFailure } from "../store/daily-log.ts";
 import type { Fingerprint, LogRecord } from "./codec.ts";
 import { contentHash, statLog } from "./log-files.ts";
 
@@ -18,6 +19,21 @@ export interface LogRead {
   diagnostics: Diagnostic[];
   /** `[REDACTED:<kind>]` markers in its snapshots as read, by kind (for `status`). */
   redactions: Record<string, number>;
+}
+
+/** A daily log that exists but cannot be read: the diagnostic naming it, the cause and the fix. */
+export interface UnreadableLog {
+  unreadable: Diagnostic;
+}
+
+/** Whether a read came back {@link UnreadableLog}. */
+export function isUnreadable(read: object | null): read is UnreadableLog {
+  return read !== null && "unreadable" in read;
+}
+
+/** The snapshots of a read: none when the log is gone or cannot be read. */
+export function snapshotsOf(read: LogRead | UnreadableLog | null): LocatedSnapshot[] {
+  return read === null || isUnreadable(read) ? [] : read.snapshots;
 }
 
 /** `[REDACTED:<kind>]` markers in the snapshots of a log, by kind. */
@@ -35,23 +51,25 @@ export function redactionsIn(snapshots: readonly LocatedSnapshot[]): Record<stri
 /**
  * Reads a log and fingerprints exactly the bytes read: the times are taken before reading and the read
  * is repeated if the size moved meanwhile (a write in progress). `known` skips parsing when the content
- * hash is unchanged (only the times moved) and its problems were recorded. Null when the log is gone.
+ * hash is unchanged (only the times moved) and its problems were recorded. Null when the log is gone,
+ * {@link UnreadableLog} when it cannot be read (see daily-log.ts `readFailure`).
  */
 export async function readLog(
   workspaceDir: string,
   file: string,
   known?: LogRecord,
-): Promise<(LogRead & { same: boolean }) | null> {
+): Promise<(LogRead & { same: boolean }) | UnreadableLog | null> {
   const path = join(workspaceDir, file);
   for (let attempt = 0; ; attempt++) {
-    const before = await statLog(workspaceDir, file);
-    if (before === null) return null;
+    let before: Awaited<ReturnType<typeof statLog>>;
     let bytes: Buffer;
     try {
+      before = await statLog(workspaceDir, file);
+      if (before === null) return null;
       bytes = await readFile(path);
     } catch (error) {
-      if (errorCode(error) === "ENOENT") return null;
-      throw error;
+      const problem = readFailure(file, error);
+      return problem === null ? null : { unreadable: problem };
     }
     if (bytes.length !== before.size && attempt < 3) continue;
     const fingerprint: Fingerprint = {

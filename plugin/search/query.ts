@@ -1,6 +1,7 @@
 /**
  * Turns what a person typed into a query plan: which terms to look up, with what weight, and which of them
- * may be expanded by prefix or by edit distance. Pure.
+ * may be expanded by prefix or by edit distance; and, for identifiers no snapshot holds, the close
+ * matches found through the suggestions for them. Pure (the close matches take the search to run).
  */
 import {
   analyse,
@@ -101,4 +102,71 @@ export function planQuery(text: string): QueryPlan {
     }
   }
   return { terms: [...byTerm.values()], words };
+}
+
+/** An identifier of a query that no snapshot holds, with the closest identifiers that exist, best first. */
+export interface Suggestion {
+  word: string;
+  closest: string[];
+}
+
+/**
+ * `query` asked of a suggested identifier: its words with `closest` in place of `word` (a missing
+ * identifier as rank.ts reports it) and the other `missing` identifiers left out, joined by spaces.
+ */
+export function suggestedQuery(
+  query: string,
+  word: string,
+  closest: string,
+  missing: readonly string[],
+): string {
+  return queryWords(query)
+    .flatMap((w) => (w.raw === word ? [closest] : missing.includes(w.raw) ? [] : [w.raw]))
+    .join(" ");
+}
+
+/**
+ * The close matches of a query some identifiers of which no snapshot holds, found through the
+ * suggestions for them ("did you mean"), so that both name the same identifiers: for each suggestion,
+ * the hits of {@link suggestedQuery}, or of the suggestion alone when the rest of the query finds
+ * nothing with it. The best hit of each suggestion comes first, in the order suggested, then their
+ * other hits in the same order; a hit (by `key`) is listed once, and at most `limit` are. Suggestions
+ * that find nothing are dropped (a missing word keeps its entry). `search` answers a query with the
+ * hits holding all its identifiers as typed, best first, none when it matches only by typo or prefix;
+ * `more` says whether it found more than `limit`.
+ */
+export async function closeMatches<H>(
+  query: string,
+  suggestions: readonly Suggestion[],
+  limit: number,
+  search: (query: string) => readonly H[] | Promise<readonly H[]>,
+  key: (hit: H) => string,
+): Promise<{ hits: H[]; suggestions: Suggestion[]; more: boolean }> {
+  const missing = suggestions.map((s) => s.word);
+  const lists: (readonly H[])[] = [];
+  const kept: Suggestion[] = [];
+  for (const { word, closest } of suggestions) {
+    const found: string[] = [];
+    for (const near of closest) {
+      const asked = suggestedQuery(query, word, near, missing);
+      let hits = await search(asked);
+      if (hits.length === 0 && asked !== near) hits = await search(near);
+      if (hits.length === 0) continue;
+      found.push(near);
+      lists.push(hits);
+    }
+    kept.push({ word, closest: found });
+  }
+  const seen = new Set<string>();
+  const out: H[] = [];
+  const depth = Math.max(0, ...lists.map((l) => l.length));
+  for (let rank = 0; rank < depth; rank++) {
+    for (const list of lists) {
+      const hit = list[rank];
+      if (hit === undefined || seen.has(key(hit))) continue;
+      seen.add(key(hit));
+      out.push(hit);
+    }
+  }
+  return { hits: out.slice(0, limit), suggestions: kept, more: out.length > limit };
 }

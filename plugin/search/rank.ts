@@ -24,7 +24,7 @@ import {
 import { MAX_QUERY_TERMS, type PlannedTerm, planQuery } from "./query.ts";
 import { Accumulator, type CorpusStats, type Reach, type TermLookup } from "./scoring.ts";
 import { matchesFilter, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
-import { holdsSequence, type QueryWord, sequenceScreen } from "./tokenize.ts";
+import { foldText, holdsSequence, type QueryWord, sequenceScreen } from "./tokenize.ts";
 
 export interface RankOptions {
   /** Maximum number of hits. Default 10. */
@@ -236,7 +236,7 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
     }
     let held = known.get(w);
     if (held === undefined) {
-      held = holdsSequence(entry.goal, w.leaves, w.screen) || holdsSequence(entry.text, w.leaves, w.screen);
+      held = holdsSequence(entry.goal, w.leaves, w.screen) || linesHold(entry.text, w.leaves, w.screen);
       known.set(w, held);
     }
     return held;
@@ -370,6 +370,22 @@ function identifierWords(words: readonly QueryWord[], wordMap: ReadonlyMap<numbe
     });
   }
   return out;
+}
+
+/**
+ * Whether a line of an entry's stored text (each `<tag><text>`, see document.ts `Entry.text`) holds
+ * `leaves` as a run of tokens. Lines are read without their tag: glued to the first word, the tag
+ * would make `src/auth/session.ts` at the start of a line read `fsrc/auth/...`.
+ */
+function linesHold(text: string, leaves: readonly string[], screen: RegExp): boolean {
+  if (!screen.test(text) && !screen.test(foldText(text))) return false;
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    if (holdsSequence(text.slice(start + 1, end), leaves, screen)) return true;
+    start = end + 1;
+  }
+  return false;
 }
 
 /** Whether some touched, eligible document of the searched shards passes `test`. */

@@ -5,9 +5,11 @@
  * `status`: no search engine, no postings, and no log parsed unless it changed since it was indexed (a
  * changed log is re-read, as the search service does; nothing is saved). A month whose saved header is
  * missing, unreadable or of an older format cannot be answered here (`null`): the caller opens the
- * search service, which rebuilds it.
+ * search service, which rebuilds it. A log that cannot be read (permissions, a disk error) is a
+ * diagnostic of its file and its refs are left out; the other logs answer (the index saves no record of
+ * such a log, so it is tried again on every run).
  */
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { END_MARKER, START_MARKER_PREFIX } from "../snapshot/format.ts";
 import { latestCandidate, latestSettled } from "../snapshot/lifecycle.ts";
@@ -76,8 +78,9 @@ export class SavedRefs {
 
   /**
    * Loads months newest first until `enough(sorted, olderThan)` says so: `sorted()` gives every ref
-   * loaded, newest first, and no month left holds a ref newer than `olderThan` (epoch ms). False when a
-   * month has no usable saved header.
+   * loaded, newest first, and no month left holds a ref newer than `olderThan` (epoch ms). The logs of
+   * the months left are not read, only tried (see {@link probeLog}): one that cannot be read is still
+   * named. False when a month has no usable saved header.
    */
   async loadNewest(enough: (sorted: () => Entry[], olderThan: number) => boolean): Promise<boolean> {
     while (this.#next < this.#months.length) {
@@ -86,6 +89,11 @@ export class SavedRefs {
       const rest = this.#months[this.#next];
       if (rest !== undefined && enough(() => this.sorted(), latestTimeOf(rest))) break;
     }
+    for (const month of this.#months.slice(this.#next))
+      for (const file of this.#logs.get(month) ?? []) {
+        const problem = await probeLog(this.workspaceDir, file);
+        if (problem !== null) this.#cannotRead(problem);
+      }
     return true;
   }
 
@@ -122,7 +130,7 @@ export class SavedRefs {
    */
   async #load(month: string, needle: Buffer | null): Promise<boolean> {
     const read = readHeaderBytes(this.#dir, month);
-    if (read.kind === "missing") return this.#withoutBlocks(month);
+    if (read.kind === "missing") return await this.#withoutBlocks(month);
     if (read.kind !== "bytes") return false;
     const whole = needle === null || read.bytes.includes(needle);
     let files: Record<string, LogRecord>;
@@ -193,12 +201,18 @@ export class SavedRefs {
 
   /**
    * A month with no saved shard is answered here only when none of its logs holds a block (the index
-   * saves no shard for such a month): their records are taken from their bytes. False otherwise.
+   * saves no shard for such a month): their records are taken from their bytes. A log that cannot be
+   * read is a diagnostic here, as in the index. False otherwise.
    */
-  #withoutBlocks(month: string): boolean {
+  async #withoutBlocks(month: string): Promise<boolean> {
     const records: [string, LogRecord][] = [];
+    const unreadable: Diagnostic[] = [];
     for (const file of this.#logs.get(month) ?? []) {
-      const bytes = readIfPresent(join(this.workspaceDir, file));
+      const bytes = await readLogBytes(this.workspaceDir, file);
+      if (bytes !== null && !Buffer.isBuffer(bytes)) {
+        unreadable.push(bytes);
+        continue;
+      }
       const log = statLogSync(this.workspaceDir, file);
       if (bytes === null || log === null) continue;
       if (bytes.includes(START_MARKER_PREFIX) || bytes.length !== log.size) return false;
@@ -206,8 +220,15 @@ export class SavedRefs {
       records.push([file, { ...times, crc32: contentHash(bytes), problems: [] }]);
     }
     for (const [file, record] of records) this.#remember(file, record);
+    for (const problem of unreadable) this.#cannotRead(problem);
     this.#entries.set(month, []);
     return true;
+  }
+
+  /** Takes a log that cannot be read: its diagnostic, and no record (its refs are left out by the caller). */
+  #cannotRead(problem: Diagnostic): void {
+    this.#records.delete(problem.file);
+    this.#diagnostics.set(problem.file, [problem]);
   }
 
   /** Takes a log's record: its fingerprint and the problems found reading it. */
@@ -222,9 +243,13 @@ export class SavedRefs {
 
   /** `entries` with those of `file` replaced by a fresh read of it (none when it is gone). */
   async #reread(file: string, entries: Entry[]): Promise<Entry[]> {
-    const { readLog } = await import("./log-read.ts");
+    const { isUnreadable, readLog } = await import("./log-read.ts");
     const known = this.#records.get(file);
     const read = await readLog(this.workspaceDir, file, known);
+    if (isUnreadable(read)) {
+      this.#cannotRead(read.unreadable);
+      return entries.filter((e) => e.file !== file);
+    }
     if (read === null) {
       this.#records.delete(file);
       this.#diagnostics.delete(file);
@@ -270,11 +295,15 @@ export class SavedRefs {
   /**
    * The full snapshot of a loaded ref, claims laid over: only its block is parsed (and redacted), from
    * the line the fresh index gives to its end marker; the whole log when that block is not the ref's
-   * (see {@link getAt}). Null when the log no longer holds it.
+   * (see {@link getAt}). Null when the log no longer holds it, or cannot be read (then a diagnostic).
    */
   async getRef(ref: { file: string; line: number; id: string }): Promise<LocatedSnapshot | null> {
-    const bytes = readIfPresent(join(this.workspaceDir, ref.file));
+    const bytes = await readLogBytes(this.workspaceDir, ref.file);
     if (bytes === null) return null;
+    if (!Buffer.isBuffer(bytes)) {
+      this.#cannotRead(bytes);
+      return null;
+    }
     const text = bytes.toString("utf8");
     let start = 0;
     for (let line = 1; line < ref.line && start >= 0; line++) start = text.indexOf("\n", start) + 1 || -1;
@@ -289,20 +318,50 @@ export class SavedRefs {
     return this.getAt(ref.file, ref.line);
   }
 
-  /** The full snapshot whose block starts at `file`:`line`, read from its log, claims laid over; null when none. */
+  /**
+   * The full snapshot whose block starts at `file`:`line`, read from its log, claims laid over; null when
+   * none, or when the log cannot be read (then a diagnostic).
+   */
   async getAt(file: string, line: number): Promise<LocatedSnapshot | null> {
-    const { readLog } = await import("./log-read.ts");
-    const found = (await readLog(this.workspaceDir, file))?.snapshots.find((s) => s.line === line);
+    const { isUnreadable, readLog, snapshotsOf } = await import("./log-read.ts");
+    const read = await readLog(this.workspaceDir, file);
+    if (isUnreadable(read)) this.#cannotRead(read.unreadable);
+    const found = snapshotsOf(read).find((s) => s.line === line);
     return found === undefined ? null : claimed(this.#claims, found);
   }
 }
 
-function readIfPresent(path: string): Buffer | null {
+/**
+ * The bytes of a log; null when it is gone, its diagnostic when it cannot be read (the store's rule,
+ * loaded only then: it brings the store's write path with it).
+ */
+async function readLogBytes(workspaceDir: string, file: string): Promise<Buffer | Diagnostic | null> {
   try {
-    return readFileSync(path);
+    return readFileSync(join(workspaceDir, file));
   } catch (error) {
     if (errorCode(error) === "ENOENT") return null;
-    throw error;
+    const { readFailure } = await import("../store/daily-log.ts");
+    return readFailure(file, error);
+  }
+}
+
+/**
+ * Whether a log can be read, at the cost of its first byte: null when it can (or is gone), else its
+ * diagnostic. A few microseconds a log, so that an answer certain without some months still names
+ * their unreadable logs.
+ */
+async function probeLog(workspaceDir: string, file: string): Promise<Diagnostic | null> {
+  let fd: number | undefined;
+  try {
+    fd = openSync(join(workspaceDir, file), "r");
+    readSync(fd, Buffer.alloc(1), 0, 1, 0);
+    return null;
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return null;
+    const { readFailure } = await import("../store/daily-log.ts");
+    return readFailure(file, error);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

@@ -6,15 +6,15 @@
  * rank the snapshots of those logs alone, with the index's own rules. The hits are the ones the index
  * would give for exact matches (an identifier must be in the text for a hit to hold it); BM25 statistics
  * come from the candidates, and typo matches of words written nowhere are only found once the index is
- * built. Reads one log at a time, so memory stays small.
+ * built. Reads one log at a time, so memory stays small. A log that cannot be read is a diagnostic, and
+ * the others are read.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { START_MARKER_PREFIX } from "../snapshot/format.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { listDailyLogs } from "../store/daily-log.ts";
-import { errorCode } from "../store/fs-durable.ts";
+import { listDailyLogs, readFailure } from "../store/daily-log.ts";
 import { type Claims, claimed } from "./claims.ts";
 import { buildFrozen } from "./frozen-shard.ts";
 import { indexable, planQuery } from "./query.ts";
@@ -66,8 +66,9 @@ export async function scanSearch(
     try {
       text = await readFile(join(workspaceDir, log.file), "utf8");
     } catch (error) {
-      if (errorCode(error) === "ENOENT") continue;
-      throw error;
+      const problem = readFailure(log.file, error);
+      if (problem !== null) diagnostics.push(problem);
+      continue;
     }
     bytes += text.length;
     options.onProgress?.(i + 1, logs.length);

@@ -4,14 +4,14 @@
  * newest first, and every query answers at once from what is loaded (`complete` says whether that is
  * everything). Saved shards are trusted only for logs whose fingerprint still matches; anything else
  * is re-read. A corrupt, truncated or unknown-version shard is rebuilt from the logs with one warning.
+ * A log that cannot be read (permissions, a disk error) is a diagnostic of its file, its snapshots are
+ * left out and no fingerprint of it is kept, so it is read again on every load until it can be read.
  * A watcher re-reads logs that change; index changes are saved shortly after, atomically.
  */
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
-import type { LogRecord } from "./codec.ts";
 import { refOf } from "./document.ts";
 import { LightShard } from "./light-shard.ts";
-import { logTotals } from "./log-files.ts";
 import {
   indexDir,
   listShardFiles,
@@ -24,7 +24,18 @@ import {
 import type { ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
 import { monthOf, type SnapshotFilter } from "./shard.ts";
 import { type Scope, type SearchOptions, SnapshotIndex, type SnapshotRef } from "./snapshot-index.ts";
-import { buildMonth, groupByMonth, type LogStat, listLogs, readLog, statLog, unchanged } from "./sources.ts";
+import {
+  buildMonth,
+  groupByMonth,
+  isUnreadable,
+  LogBook,
+  type LogStat,
+  listLogs,
+  readLog,
+  snapshotsOf,
+  statLog,
+  unchanged,
+} from "./sources.ts";
 import type { LogWatcher } from "./watch.ts";
 
 export type { ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
@@ -36,8 +47,7 @@ export class SearchService {
   readonly indexDir: string;
   readonly #options: SearchServiceOptions;
   readonly #index = new SnapshotIndex();
-  readonly #fingerprints = new Map<string, LogRecord>();
-  readonly #diagnostics = new Map<string, Diagnostic[]>();
+  readonly #book = new LogBook();
   /** Months not loaded yet, with their logs as listed at open. */
   readonly #pending = new Map<string, LogStat[]>();
   readonly #dirty = new Set<string>();
@@ -46,6 +56,7 @@ export class SearchService {
   #watcher: LogWatcher | undefined;
   #saveTimer: NodeJS.Timeout | undefined;
   #corrupt = 0;
+  #failures = 0;
   #closed = false;
   #monthsTotal = 0;
   #monthsDone = 0;
@@ -126,6 +137,7 @@ export class SearchService {
   /** Runs index work one task at a time, in order; a failed task is reported, never fatal. */
   #enqueue(task: () => Promise<void>): Promise<void> {
     const run = this.#queue.then(task).catch((error: unknown) => {
+      this.#failures++;
       this.#warn(`big-memory: search index update failed: ${messageOf(error)}`);
     });
     this.#queue = run;
@@ -175,7 +187,7 @@ export class SearchService {
       return;
     }
     this.#index.setShard(load.file.shard);
-    this.#remember(load.file.files);
+    this.#book.remember(load.file.files);
     if (load.fromPrevious) this.#dirty.add(month);
     // Each log is checked against its fingerprint now (a stat each), not against the listing made at open.
     await this.#refreshChanged([...logs.map((l) => l.file), ...Object.keys(load.file.files)]);
@@ -194,7 +206,7 @@ export class SearchService {
       return;
     }
     this.#index.setShard(new LightShard(month, load.header.entries));
-    this.#remember(load.header.files);
+    this.#book.remember(load.header.files);
     await this.#refreshChanged([...logs.map((l) => l.file), ...Object.keys(load.header.files)]);
   }
 
@@ -204,33 +216,21 @@ export class SearchService {
     const stats = await Promise.all(unique.map((file) => statLog(this.workspaceDir, file)));
     for (const [i, file] of unique.entries()) {
       const log = stats[i];
-      if (log !== null && log !== undefined && unchanged(log, this.#fingerprints.get(file))) continue;
+      if (log !== null && log !== undefined && unchanged(log, this.#book.record(file))) continue;
       await this.#refresh(file);
-    }
-  }
-
-  /** Takes the records of logs from a saved shard: fingerprints, and the problems found reading them. */
-  #remember(files: Record<string, LogRecord>): void {
-    for (const [file, record] of Object.entries(files)) {
-      this.#fingerprints.set(file, record);
-      if (record.problems !== undefined)
-        this.#diagnostics.set(
-          file,
-          record.problems.map(({ id, ...p }) => ({ file, ...p, ...(id === undefined ? {} : { id }) })),
-        );
     }
   }
 
   /** Builds a month from its logs, yielding to the event loop as it goes, and installs it. */
   async #build(month: string, files: readonly string[]): Promise<void> {
-    const shard = await buildMonth(this.workspaceDir, month, files, (file, read) => {
-      this.#fingerprints.set(file, {
-        ...read.fingerprint,
-        problems: problemsOf(read.diagnostics),
-        redactions: read.redactions,
-      });
-      this.#diagnostics.set(file, read.diagnostics);
-    });
+    const book = this.#book;
+    const shard = await buildMonth(
+      this.workspaceDir,
+      month,
+      files,
+      (file, read) => book.read(file, read),
+      (file, read) => book.cannotRead(file, read),
+    );
     if (shard === undefined) this.#index.dropShard(month);
     else {
       this.#index.setShard(shard);
@@ -244,30 +244,22 @@ export class SearchService {
   async #refresh(file: string): Promise<void> {
     const month = monthOf(file);
     if (this.#pending.has(month)) return; // its month loads later and will see the file as it is then
-    const known = this.#fingerprints.get(file);
+    const known = this.#book.record(file);
     const log = await statLog(this.workspaceDir, file);
     if (log !== null && unchanged(log, known)) return;
     const read = log === null ? null : await readLog(this.workspaceDir, file, known);
-    if (read === null) {
+    if (read === null || isUnreadable(read)) {
+      if (read === null) this.#book.gone(file);
+      else this.#book.cannotRead(file, read);
+      // Nothing of it was indexed: the index has nothing to drop, and nothing to save.
       if (known === undefined) return;
-      this.#fingerprints.delete(file);
-      this.#diagnostics.delete(file);
       this.#index.replaceFile(file, []);
-    } else if (read.same) {
-      this.#fingerprints.set(file, {
-        ...read.fingerprint,
-        problems: known?.problems ?? [],
-        ...(known?.redactions === undefined ? {} : { redactions: known.redactions }),
-      });
     } else {
-      this.#fingerprints.set(file, {
-        ...read.fingerprint,
-        problems: problemsOf(read.diagnostics),
-        redactions: read.redactions,
-      });
-      this.#diagnostics.set(file, read.diagnostics);
-      this.#index.replaceFile(file, read.snapshots);
-      claimEntries(this.#claims, this.#index.shard(monthOf(file))?.documents() ?? []);
+      this.#book.read(file, read);
+      if (!read.same) {
+        this.#index.replaceFile(file, read.snapshots);
+        claimEntries(this.#claims, this.#index.shard(monthOf(file))?.documents() ?? []);
+      }
     }
     this.#dirty.add(month);
     this.#scheduleSave();
@@ -290,8 +282,7 @@ export class SearchService {
       this.#dirty.delete(month);
       // A month held by refs only has no postings to write: the next full load brings it up to date.
       if (this.#index.shard(month) instanceof LightShard) continue;
-      const files = Object.fromEntries([...this.#fingerprints].filter(([file]) => monthOf(file) === month));
-      await saveMonth(this.indexDir, this.#index, month, files, month === newest);
+      await saveMonth(this.indexDir, this.#index, month, this.#book.ofMonth(month), month === newest);
     }
   }
 
@@ -323,12 +314,22 @@ export class SearchService {
 
   /** Problems found in the logs read so far (torn blocks, unknown versions...) and in the claims file. */
   diagnostics(): Diagnostic[] {
-    return [...[...this.#diagnostics.values()].flat(), ...this.#claimProblems];
+    return [...this.#book.diagnostics(), ...this.#claimProblems];
   }
 
   /** The logs indexed: how many, their bytes, and the `[REDACTED:<kind>]` markers in their snapshots. */
   logs(): { files: number; bytes: number; redactions: Record<string, number> } {
-    return logTotals(this.#fingerprints.values());
+    return this.#book.totals();
+  }
+
+  /** The logs that could not be read when last looked at, oldest first; their snapshots are left out. */
+  unreadable(): string[] {
+    return this.#book.unreadable();
+  }
+
+  /** How many index updates failed since the service opened (each one was told to the logger). */
+  get failures(): number {
+    return this.#failures;
   }
 
   /** Counts for `status`. */
@@ -349,10 +350,13 @@ export class SearchService {
       const entry = this.#index.find(id);
       if (entry === undefined) return null;
       const read = await readLog(this.workspaceDir, entry.file);
+      if (isUnreadable(read)) this.#book.told(entry.file, read);
+      const snapshots = snapshotsOf(read);
       const found =
-        read?.snapshots.find((s) => s.line === entry.line && s.snapshot.id === id) ??
-        read?.snapshots.find((s) => s.snapshot.id === id);
+        snapshots.find((s) => s.line === entry.line && s.snapshot.id === id) ??
+        snapshots.find((s) => s.snapshot.id === id);
       if (found !== undefined) return claimed(this.#claims, found);
+      // Changed, gone or unreadable since it was indexed: the refresh says which, and drops its refs.
       await this.refreshFile(entry.file);
     }
     return null;
@@ -376,7 +380,8 @@ export class SearchService {
   async getAt(file: string, line: number): Promise<LocatedSnapshot | null> {
     await this.#ready;
     const read = await readLog(this.workspaceDir, file);
-    const found = read?.snapshots.find((s) => s.line === line);
+    if (isUnreadable(read)) this.#book.told(file, read);
+    const found = snapshotsOf(read).find((s) => s.line === line);
     return found === undefined ? null : claimed(this.#claims, found);
   }
 
@@ -389,7 +394,10 @@ export class SearchService {
     });
   }
 
-  /** Rebuilds every month from the logs in the background; searches keep answering meanwhile. */
+  /**
+   * Rebuilds every month from the logs in the background; searches keep answering meanwhile. The report
+   * counts the logs indexed; those that could not be read are in its diagnostics and {@link unreadable}.
+   */
   reindex(): Promise<ReindexReport> {
     const started = performance.now();
     let report: ReindexReport = { snapshots: 0, logs: 0, months: 0, diagnostics: [], ms: 0 };
@@ -397,8 +405,7 @@ export class SearchService {
       const logs = await listLogs(this.workspaceDir);
       const byMonth = groupByMonth(logs);
       this.#pending.clear();
-      this.#fingerprints.clear();
-      this.#diagnostics.clear();
+      this.#book.clear();
       for (const month of this.#index.months()) if (!byMonth.has(month)) this.#index.dropShard(month);
       const months = [...byMonth.keys()].sort().reverse();
       for (const [i, month] of months.entries()) {
@@ -410,7 +417,7 @@ export class SearchService {
       }
       report = {
         snapshots: this.#index.size,
-        logs: logs.length,
+        logs: logs.length - this.#book.unreadable().length,
         months: byMonth.size,
         diagnostics: this.diagnostics(),
         ms: 0,
@@ -433,11 +440,6 @@ export class SearchService {
     await this.#watcher?.close();
     await this.#enqueue(() => this.#save());
   }
-}
-
-/** The problems of one log as a shard file records them (without the file). */
-function problemsOf(diagnostics: readonly Diagnostic[]): LogRecord["problems"] {
-  return diagnostics.map(({ file: _file, ...problem }) => problem);
 }
 
 function messageOf(error: unknown): string {

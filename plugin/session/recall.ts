@@ -2,6 +2,8 @@ import { newNonce } from "../recover/fence.ts";
 import { renderHits } from "../recover/hits.ts";
 import { shown, snapshotPhrase } from "../recover/inject.ts";
 import { cleanInline } from "../recover/tokens.ts";
+import { closeMatches } from "../search/query.ts";
+import { queryWords } from "../search/tokenize.ts";
 import { inScope, type Scope, scopeFilter, withinRetention } from "../snapshot/lifecycle.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../snapshot/time.ts";
@@ -66,44 +68,88 @@ export async function recall(ws: Workspace, req: RecallRequest): Promise<RecallR
     }
     return whole(ws, found, req);
   }
-  if (req.query !== undefined && req.query.trim() !== "") {
-    const result = await ws.query(req.query, { limit: (req.limit ?? 3) * 4, filter: scopeFilter(req) });
-    const hits = result.hits.filter((h) => visible(h.located.snapshot)).slice(0, req.limit ?? 3);
-    // An identifier no snapshot holds as typed is said to be absent, never answered with another one.
-    const absent =
-      result.match === "fuzzy" && result.missing.length > 0
-        ? `No snapshot mentions ${echo(result.missing.join(", "))}.`
-        : null;
-    if (hits.length === 0) {
-      // Suggestions come from every snapshot: only a workspace-wide scope may see them.
-      const closest =
-        req.scope === "workspace" ? result.suggestions.flatMap((s) => s.closest).map(cleanInline) : [];
-      const message = absent ?? `No snapshot matches "${echo(req.query)}".`;
-      return {
-        ...missing(message),
-        reply: closest.length === 0 ? message : `${message} Did you mean ${closest.join(", ")}?`,
-      };
-    }
-    const shown = renderHits({
-      query: req.query,
-      hits: hits.map(({ located: { snapshot: s }, snippet }) => ({
-        ...{ id: s.id, timestamp: s.timestamp, age: relativeAge(s.timestamp, req.now) },
-        ...{ name: s.name, goal: s.goal, snippet },
-      })),
-      nonce: req.nonce ?? newNonce(),
-    });
-    const note = absent === null ? "" : `${absent} Near matches (fuzzy), not the identifier itself:\n`;
-    return {
-      found: true,
-      text: note + shown.text,
-      reply: note + shown.reply,
-      ids: hits.map((h) => h.located.snapshot.id),
-      restored: null,
-    };
-  }
+  if (req.query !== undefined && req.query.trim() !== "") return byWords(ws, req, req.query, visible);
   const latest = await ws.latestVisible(visible);
   if (latest === null) return missing("No snapshot saved yet in this scope.");
   return whole(ws, latest, req);
+}
+
+type Hits = Awaited<ReturnType<Workspace["query"]>>["hits"];
+
+/**
+ * The best hits in scope for words. When no snapshot in scope holds the query's identifiers as typed,
+ * the answer says so (not found) and lists apart, as near matches, the snapshots in scope that hold the
+ * closest identifiers, named to the user as "did you mean" (see query.ts `closeMatches`): a suggestion
+ * only ever names what a visible snapshot holds.
+ */
+async function byWords(
+  ws: Workspace,
+  req: RecallRequest,
+  query: string,
+  visible: (s: Seen) => boolean,
+): Promise<RecallResult> {
+  const limit = req.limit ?? 3;
+  const ask = async (words: string) => {
+    const result = await ws.query(words, { limit: limit * 4, filter: scopeFilter(req) });
+    return { ...result, hits: result.hits.filter((h) => visible(h.located.snapshot)) };
+  };
+  const result = await ask(query);
+  const where = `in this ${req.scope}'s memory`;
+  if (result.match === "exact")
+    return result.hits.length === 0
+      ? missing(`No snapshot ${where} matches "${echo(query)}".`)
+      : listed(req, query, result.hits.slice(0, limit));
+  // No snapshot in scope holds every identifier as typed: said to be absent, never answered with another one.
+  const near =
+    result.missing.length === 0
+      ? { hits: result.hits.slice(0, limit), suggestions: [] }
+      : await closeMatches(
+          query,
+          result.suggestions,
+          limit,
+          async (words) => {
+            const found = await ask(words);
+            return found.match === "exact" ? found.hits : [];
+          },
+          (h) => `${h.located.file}:${h.located.line}`,
+        );
+  const apart = queryWords(query)
+    .filter((w) => w.identifier)
+    .map((w) => w.raw);
+  const named = result.missing.length > 0 ? result.missing.join(", ") : `${apart.join(" and ")} together`;
+  const absent = `No snapshot ${where} mentions ${echo(named)}.`;
+  const closest = near.suggestions.flatMap((s) => s.closest).map(cleanInline);
+  // A suggestion is kept only with a hit in scope: none without near matches.
+  if (near.hits.length === 0) return missing(absent);
+  const meant = closest.length === 0 ? absent : `${absent} Did you mean ${closest.join(", ")}?`;
+  // The model reads the suggested identifiers only inside the fence, as what the near matches match.
+  const note = (said: string) => `${said} Near matches (fuzzy), not the identifier itself:\n`;
+  const matching = closest.length === 0 ? query : closest.join(", ");
+  return { ...listed(req, matching, near.hits, { text: note(absent), reply: note(meant) }), found: false };
+}
+
+/** Hits rendered for the model (fenced) and for the user, each after its `note` (none by default). */
+function listed(
+  req: RecallRequest,
+  query: string,
+  hits: Hits,
+  note: { text: string; reply: string } = { text: "", reply: "" },
+): RecallResult {
+  const shown = renderHits({
+    query,
+    hits: hits.map(({ located: { snapshot: s }, snippet }) => ({
+      ...{ id: s.id, timestamp: s.timestamp, age: relativeAge(s.timestamp, req.now) },
+      ...{ name: s.name, goal: s.goal, snippet },
+    })),
+    nonce: req.nonce ?? newNonce(),
+  });
+  return {
+    found: true,
+    text: note.text + shown.text,
+    reply: note.reply + shown.reply,
+    ids: hits.map((h) => h.located.snapshot.id),
+    restored: null,
+  };
 }
 
 /** What the requester typed, cleaned and cut to 40 tokens, to quote in a message. */

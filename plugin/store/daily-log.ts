@@ -6,6 +6,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { constants, open, readdir, readFile, stat, statfs, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { appendDurably, errorCode, errorMessage } from "./fs-durable.ts";
 import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
@@ -325,6 +326,39 @@ export async function readDailyLog(workspaceDir: string, date: string): Promise<
     if (errorCode(error) === "ENOENT") return null;
     throw new Error(`big-memory: cannot read ${file}: ${errorMessage(error)}`, { cause: error });
   }
+}
+
+/** What to do about a daily log that cannot be read, by the system error code. */
+const READ_FIXES: Readonly<Record<string, string>> = {
+  EACCES: "check its owner and mode",
+  EPERM: "check its owner and mode",
+  EIO: "check the disk it is on",
+  ELOOP: "replace the link with the log itself",
+  EISDIR: "move the folder away",
+};
+
+/** Failures of the machine rather than of one log: reading the other logs would fail the same way. */
+const MACHINE_FAILURES = new Set(["EMFILE", "ENFILE", "ENOMEM"]);
+
+/**
+ * What a failure to read the daily log `file` (workspace-relative) means: `null` when the log is gone
+ * (`ENOENT`), else the problem of that log alone, as a diagnostic of the whole file (line 0) whose message
+ * names the log, the system's reason and the fix: `memory/2026-11-20.md cannot be read (EACCES: permission
+ * denied): check its owner and mode; its snapshots are left out until it can be read`. The caller reads the
+ * other logs on. A failure of the machine (out of memory or file descriptors) is rethrown.
+ */
+export function readFailure(file: string, error: unknown): Diagnostic | null {
+  const code = errorCode(error);
+  if (code === "ENOENT") return null;
+  if (code !== undefined && MACHINE_FAILURES.has(code)) throw error;
+  // Node's "EACCES: permission denied, open '/abs/path'": the path is the workspace's, named already.
+  const reason = errorMessage(error).replace(/, [a-z]+(?: '.*')?$/, "");
+  const fix = (code === undefined ? undefined : READ_FIXES[code]) ?? "check the file and the disk it is on";
+  return {
+    file,
+    line: 0,
+    message: `${file} cannot be read (${reason}): ${fix}; its snapshots are left out until it can be read`,
+  };
 }
 
 /** A daily log found by {@link listDailyLogs}. */

@@ -2,8 +2,7 @@ import { readFile } from "node:fs/promises";
 import { duplicateId, parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { timestampMillis } from "../snapshot/time.ts";
-import { listDailyLogs } from "./daily-log.ts";
-import { errorCode } from "./fs-durable.ts";
+import { listDailyLogs, readFailure } from "./daily-log.ts";
 
 /** The read path of snapshots from the daily logs themselves; the write path is store/save.ts. */
 
@@ -29,7 +28,8 @@ export function olderFirst(a: LocatedSnapshot, b: LocatedSnapshot): number {
 /**
  * Reads and parses every daily log of a workspace. An id found in two files is reported where it
  * repeats (with the other location), and both blocks are kept: ids are unique per workspace as read,
- * so `file:line` tells them apart. A log that vanishes while reading is skipped.
+ * so `file:line` tells them apart. A log that vanishes while reading is skipped; one that cannot be read
+ * (permissions, a disk error) is a diagnostic (see daily-log.ts `readFailure`), and the others are read.
  */
 export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceSnapshots> {
   const logs = await listDailyLogs(workspaceDir);
@@ -38,8 +38,7 @@ export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceS
       try {
         return { log, text: await readFile(log.path, "utf8") };
       } catch (error) {
-        if (errorCode(error) === "ENOENT") return null;
-        throw error;
+        return readFailure(log.file, error);
       }
     }),
   );
@@ -50,6 +49,10 @@ export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceS
   let files = 0;
   for (const entry of texts) {
     if (entry === null) continue;
+    if (!("text" in entry)) {
+      diagnostics.push(entry);
+      continue;
+    }
     files++;
     bytes += Buffer.byteLength(entry.text);
     const parsed = parseDailyLog(entry.text, entry.log.file);

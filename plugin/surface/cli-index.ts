@@ -7,10 +7,12 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { readClaims } from "../search/claims.ts";
 import { indexDir, listShardFiles } from "../search/persist.ts";
+import { closeMatches, planQuery } from "../search/query.ts";
 import { scanSearch } from "../search/scan.ts";
 import type { SearchService } from "../search/search-service.ts";
-import type { QueryResult } from "../search/snapshot-index.ts";
+import type { QueryResult, SearchHit } from "../search/snapshot-index.ts";
 import { tallyOf } from "../search/tally.ts";
+import { queryWords } from "../search/tokenize.ts";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { listDailyLogs } from "../store/daily-log.ts";
@@ -25,9 +27,9 @@ import {
   type ReadOutput,
   resolve,
 } from "./cli-answer.ts";
-import { EXIT } from "./cli-args.ts";
+import { EXIT, UsageError } from "./cli-args.ts";
 import { progress } from "./cli-progress.ts";
-import { oneLine } from "./cli-text.ts";
+import { counted, oneLine } from "./cli-text.ts";
 
 /** What a command found, and what went wrong along the way. */
 interface IndexRun {
@@ -39,7 +41,12 @@ interface IndexRun {
 /**
  * Opens the workspace's index (no watcher) for one command, waits for every month, runs `fn`, then saves
  * and closes it. `entriesOnly` loads refs without postings (see SearchServiceOptions). Warnings are
- * printed to stderr as they come unless `json` (then they join the diagnostics).
+ * printed to stderr as they come unless `json` (then they join the diagnostics). A daily log that cannot
+ * be read is left out of the answer and named (its diagnostic has line 0, as a problem of the whole
+ * file): on stderr after `fn` for people, in the diagnostics in JSON; the command keeps the exit code
+ * of its answer, since the other logs were read. With `skipLoad` (`reindex`, whose whole job is
+ * indexing), a log it could not index or an index update that failed ends the command with exit 3
+ * (thrown, after `fn` has printed its answer).
  */
 export async function withIndex<T>(
   workspaceDir: string,
@@ -67,7 +74,24 @@ export async function withIndex<T>(
   try {
     await index.ready();
     shown.done();
-    return await fn({ index, diagnostics: () => [...index.diagnostics(), ...warnings] });
+    const result = await fn({ index, diagnostics: () => [...index.diagnostics(), ...warnings] });
+    if (!opts.json)
+      for (const d of index.diagnostics()) if (d.line === 0) io.stderr(`big-memory: ${d.message}\n`);
+    if (opts.skipLoad === true) {
+      const unreadable = index.unreadable();
+      if (unreadable.length > 0) {
+        const named = unreadable.slice(0, 3).join(", ");
+        const more = unreadable.length > 3 ? ` and ${unreadable.length - 3} more` : "";
+        throw new Error(
+          `big-memory: the search index leaves out ${named}${more}, which cannot be read; the other daily logs are indexed`,
+        );
+      }
+      if (index.failures > 0)
+        throw new Error(
+          `big-memory: the search index is incomplete: ${index.failures} update${index.failures === 1 ? "" : "s"} failed`,
+        );
+    }
+    return result;
   } finally {
     shown.done();
     await index.close();
@@ -120,43 +144,104 @@ export async function statusIndexed(o: ReadOutput, workspaceDir: string): Promis
   });
 }
 
-/** `search`: the index's best hits, or a first answer read from the logs when there is no index yet. */
+/**
+ * `search`: the index's best hits, or a first answer read from the logs when there is no index yet. When
+ * no snapshot holds the query's identifiers as typed, `snapshots` is empty and the closest matches come
+ * apart, as `fuzzy`: the snapshots of the identifiers suggested (see query.ts `closeMatches`). Throws a
+ * usage error for a query with no word that is searched.
+ */
 export async function searchIndexed(
   o: ReadOutput,
   workspaceDir: string,
   query: string,
   options: { limit: number; filter: { session?: string; agent?: string } },
 ): Promise<void> {
-  const { io, style } = o;
-  const show = async (result: QueryResult, diagnostics: Diagnostic[]) => {
-    const snapshots = result.hits.map(({ snippet: _s, field: _f, ...ref }) => ref);
-    const { match, missing, suggestions } = result;
-    await answer(
-      o,
-      { snapshots, match, missing, suggestions, diagnostics },
-      () =>
-        [
-          ...(match === "fuzzy" || result.hits.length === 0
-            ? [absentText(query, missing, suggestions, result.hits.length > 0)]
-            : []),
-          ...result.hits.map(
-            (h) =>
-              `${style.bold(h.id)}  ${relativeAge(h.timestamp, io.now())}  ${oneLine(h.goal || "(no goal)", 70)}\n    ${style.dim(`${h.field}: ${oneLine(h.snippet, 90)}  (${h.file}:${h.line})`)}`,
-          ),
-        ].join("\n"),
-      diagnostics,
+  if (planQuery(query).terms.length === 0)
+    throw new UsageError(
+      `search needs words to look for, received "${query}" (punctuation and common words such as "the" are not searched)`,
     );
-    // "Have we seen X?": only a hit holding every identifier as typed says yes.
-    o.setExit(result.hits.length > 0 && match === "exact" ? EXIT.ok : EXIT.notFound);
-  };
-  const first = await firstAnswer(workspaceDir, io, query, { ...options, json: o.json });
+  // One hit more than shown says whether there are more.
+  const wanted = { ...options, limit: options.limit + 1 };
+  const first = await firstAnswer(workspaceDir, o.io, query, { ...wanted, json: o.json });
   if (first !== null) {
-    await show(first, first.diagnostics);
+    await showSearch(o, query, options, await splitFuzzy(query, first, options.limit), first.diagnostics);
     return;
   }
-  await withIndex(workspaceDir, io, { entriesOnly: false, json: o.json }, async (run) => {
-    await show(run.index.search(query, { ...options, suggest: true }), run.diagnostics());
+  await withIndex(workspaceDir, o.io, { entriesOnly: false, json: o.json }, async (run) => {
+    const result = run.index.search(query, { ...wanted, suggest: true });
+    const search = (asked: string) => {
+      const found = run.index.search(asked, wanted);
+      return found.match === "exact" ? found.hits : [];
+    };
+    const split = await splitFuzzy(query, result, options.limit, search);
+    await showSearch(o, query, options, split, run.diagnostics());
   });
+}
+
+/** What `search` answers: the hits holding the query as typed, or else its closest matches. */
+interface SearchAnswer extends Pick<QueryResult, "match" | "missing" | "suggestions"> {
+  hits: SearchHit[];
+  fuzzy: SearchHit[];
+  /** Whether more were found than `limit` (of the hits, or else of the closest matches). */
+  more: boolean;
+}
+
+/**
+ * Splits a result found with `limit + 1` hits: hits when they hold the query as typed; otherwise the
+ * closest matches, found through the suggestions by `search` when an identifier is missing (none
+ * without `search`), or the result's own hits when every identifier exists but none with the others.
+ */
+async function splitFuzzy(
+  query: string,
+  result: QueryResult,
+  limit: number,
+  search?: (query: string) => readonly SearchHit[],
+): Promise<SearchAnswer> {
+  const { match, missing, suggestions } = result;
+  const more = result.hits.length > limit;
+  if (match === "exact")
+    return { hits: result.hits.slice(0, limit), fuzzy: [], match, missing, suggestions, more };
+  const near =
+    missing.length === 0
+      ? { hits: result.hits.slice(0, limit), suggestions, more }
+      : search === undefined
+        ? { hits: [], suggestions, more: false }
+        : await closeMatches(query, suggestions, limit, search, (h) => `${h.file}:${h.line}`);
+  const fuzzy = near.hits.map((h) => ({ ...h, match: "fuzzy" as const }));
+  return { hits: [], fuzzy, match, missing, suggestions: near.suggestions, more: near.more };
+}
+
+/** Prints a search's answer (see {@link searchIndexed}), notes on stderr that more exist, and sets the exit. */
+async function showSearch(
+  o: ReadOutput,
+  query: string,
+  options: { limit: number; filter: { session?: string; agent?: string } },
+  found: SearchAnswer,
+  diagnostics: Diagnostic[],
+): Promise<void> {
+  const { io, style } = o;
+  const { hits, fuzzy, match, missing, suggestions } = found;
+  const ref = ({ snippet: _s, field: _f, ...rest }: SearchHit) => rest;
+  const line = (h: SearchHit) =>
+    `${style.bold(h.id)}  ${relativeAge(h.timestamp, io.now())}  ${oneLine(h.goal || "(no goal)", 70)}\n    ${style.dim(`${h.field}: ${oneLine(h.snippet, 90)}  (${h.file}:${h.line})`)}`;
+  await answer(
+    o,
+    { snapshots: hits.map(ref), fuzzy: fuzzy.map(ref), match, missing, suggestions, diagnostics },
+    () =>
+      hits.length > 0
+        ? hits.map(line).join("\n")
+        : [absentText(query, found, options.filter, fuzzy.length > 0), ...fuzzy.map(line)].join("\n"),
+    diagnostics,
+  );
+  if (found.more && !o.json) {
+    const shown =
+      hits.length > 0
+        ? `the best ${counted(hits.length, "hit")}`
+        : `the ${fuzzy.length} closest ${fuzzy.length === 1 ? "match" : "matches"}`;
+    io.stderr(`${style.dim(`big-memory: ${shown} shown; more with --limit N or --limit all`)}\n`);
+  }
+  // "Have we seen X?": only a hit holding every identifier as typed says yes.
+  o.setExit(hits.length > 0 ? EXIT.ok : EXIT.notFound);
 }
 
 /** `reindex`: every month rebuilt from the daily logs, with progress on stderr. */
@@ -223,17 +308,40 @@ async function firstAnswer(
   };
 }
 
-/** For people: which identifiers no snapshot mentions, the closest that exist, and whether near matches follow. */
+/**
+ * For people: what no snapshot in the scope searched mentions (the missing identifiers; the identifiers
+ * that exist, but never together; or the query), the closest identifiers that exist, and whether near
+ * matches follow.
+ */
 export function absentText(
   query: string,
-  missing: readonly string[],
-  suggestions: readonly { word: string; closest: string[] }[],
+  result: Pick<QueryResult, "match" | "missing" | "suggestions">,
+  scope: { session?: string; agent?: string },
   nearFollow: boolean,
 ): string {
-  const named = missing.length > 0 ? missing.join(", ") : query;
+  const { match, missing, suggestions } = result;
+  const apart =
+    match === "fuzzy" && missing.length === 0
+      ? queryWords(query)
+          .filter((w) => w.identifier)
+          .map((w) => w.raw)
+      : [];
+  const named =
+    missing.length > 0
+      ? missing.join(", ")
+      : apart.length > 1
+        ? `${apart.slice(0, -1).join(", ")} and ${apart[apart.length - 1]} together`
+        : query.trim();
+  const agent = scope.agent === undefined ? "" : `agent ${scope.agent}`;
+  const of =
+    scope.session !== undefined
+      ? ` of session ${scope.session}${agent === "" ? "" : ` (${agent})`}`
+      : agent === ""
+        ? ""
+        : ` of ${agent}`;
   const closest = suggestions.flatMap((s) => s.closest);
   return [
-    `No snapshot mentions ${named}.`,
+    `No snapshot${of} mentions ${named}.`,
     ...(closest.length > 0 ? [`Did you mean ${closest.join(", ")}?`] : []),
     ...(nearFollow ? ["Closest matches (fuzzy):"] : []),
   ].join(" ");

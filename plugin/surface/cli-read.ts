@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { CliIO } from "./cli.ts";
 import type { ReadOutput } from "./cli-answer.ts";
-import { type CommonOptions, parseLimitOrAll, parsePositiveInt, resolveWorkspace } from "./cli-args.ts";
+import { type CommonOptions, parseLimitOrAll, resolveWorkspace } from "./cli-args.ts";
 import { styleFor } from "./cli-text.ts";
 
 /**
@@ -85,7 +85,7 @@ export function defineReadCommands(
     .option("--agent <id>", "only this agent's snapshots")
     .action(
       async (words: string[], o: CommonOptions & { limit?: string; session?: string; agent?: string }) => {
-        const limit = o.limit === undefined ? 10 : parsePositiveInt(o.limit, "--limit");
+        const limit = o.limit === undefined ? 10 : parseLimitOrAll(o.limit, "--limit");
         const filter = {
           ...(o.session === undefined ? {} : { session: o.session }),
           ...(o.agent === undefined ? {} : { agent: o.agent }),

@@ -388,7 +388,7 @@ describe("bad paths", () => {
       [
         ["save", "--dir", join(root, "ws-memory-file")],
         3,
-        /^big-memory: cannot append to memory\/\d{4}-\d{2}-\d{2}\.md: ENOTDIR: not a directory, realpath '.*ws-memory-file\/memory\/\d{4}-\d{2}-\d{2}\.md' \(a file stands where a folder is expected: move the file away\)\n$/,
+        /^big-memory: .*ws-memory-file\/memory is not a folder: the daily logs cannot be read or written \(a file stands where a folder is expected: move the file away\)\n$/,
       ],
       [
         ["save", "--dir", join(root, "ws-link")],

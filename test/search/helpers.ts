@@ -1,5 +1,5 @@
 /** Builders shared by the search tests: snapshots, located snapshots, daily logs in temp workspaces. */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { planQuery } from "../../plugin/search/query.ts";
@@ -43,3 +43,23 @@ export function recordingLogger(): { warn(message: string): void; warnings: stri
   const warnings: string[] = [];
   return { warnings, warn: (message: string) => void warnings.push(message) };
 }
+
+/**
+ * Makes a daily log unreadable as a disk error does, also for root (for whom `chmod 000` does not bite):
+ * the log becomes a link to `/proc/self/mem`, which stats as a regular file and fails every read from its
+ * start with a real EIO. Returns what puts the log's text back (as a new file: new inode, new times).
+ */
+export async function makeUnreadable(dir: string, file: string): Promise<() => Promise<void>> {
+  const path = join(dir, file);
+  const text = await readFile(path, "utf8");
+  await rm(path);
+  await symlink("/proc/self/mem", path);
+  return async () => {
+    await rm(path);
+    await writeFile(path, text);
+  };
+}
+
+/** The diagnostic message of a log made unreadable by {@link makeUnreadable}. */
+export const unreadableMessage = (file: string) =>
+  `${file} cannot be read (EIO: i/o error): check the disk it is on; its snapshots are left out until it can be read`;

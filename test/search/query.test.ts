@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
+  closeMatches,
   fuzzinessOf,
   indexable,
   MAX_QUERY_TERMS,
   MIN_FUZZY_LENGTH,
   MIN_PREFIX_LENGTH,
   planQuery,
+  suggestedQuery,
   TWO_TYPOS_LENGTH,
 } from "../../plugin/search/query.ts";
 import { MAX_TERM_LENGTH } from "../../plugin/search/tokenize.ts";
@@ -173,5 +175,59 @@ describe("planQuery", () => {
     );
     // The cap is applied by rank.ts; the plan holds every term.
     expect(planQuery(words.join(" ")).terms.length).toBeGreaterThan(MAX_QUERY_TERMS);
+  });
+});
+
+describe("suggestedQuery", () => {
+  it("puts the suggestion in place of the missing identifier and leaves the other missing ones out", () => {
+    expect(suggestedQuery("pool ERR_DB_TIMEOUT under load", "ERR_DB_TIMEOUT", "ERR_DB_TIMEOUTS", [])).toBe(
+      "pool ERR_DB_TIMEOUTS under load",
+    );
+    expect(suggestedQuery("ERR_A_1, ERR_B_2 src/x/", "ERR_A_1", "ERR_A_12", ["ERR_A_1", "ERR_B_2"])).toBe(
+      "ERR_A_12 src/x",
+    );
+  });
+});
+
+describe("closeMatches", () => {
+  /** Hits by query: what each suggested query finds, best first, as `id`s. */
+  const finder = (found: Record<string, string[]>) => (query: string) => found[query] ?? [];
+
+  it("lists the snapshots holding each suggestion, the best of each first, in the order suggested", async () => {
+    const search = finder({
+      ERR_AUTH_162: ["a", "b"],
+      ERR_AUTH_18: ["c", "a"],
+      ERR_AUTH_2: ["d"],
+    });
+    const suggestions = [{ word: "ERR_AUTH_12", closest: ["ERR_AUTH_162", "ERR_AUTH_18", "ERR_AUTH_2"] }];
+    expect(await closeMatches("ERR_AUTH_12", suggestions, 10, search, (h) => h)).toEqual({
+      hits: ["a", "c", "d", "b"],
+      suggestions,
+      more: false,
+    });
+    expect(await closeMatches("ERR_AUTH_12", suggestions, 2, search, (h) => h)).toEqual({
+      hits: ["a", "c"],
+      suggestions,
+      more: true,
+    });
+  });
+
+  it("drops a suggestion nothing in scope holds, and tries one alone when the rest of the query finds nothing", async () => {
+    const search = finder({ ERR_DB_TIMEOUTS: ["x"] });
+    const suggestions = [{ word: "ERR_DB_TIMEOUT", closest: ["ERR_DB_TIMEOUTS", "ERR_DB_TIMER"] }];
+    expect(await closeMatches("pool ERR_DB_TIMEOUT", suggestions, 10, search, (h) => h)).toEqual({
+      hits: ["x"],
+      suggestions: [{ word: "ERR_DB_TIMEOUT", closest: ["ERR_DB_TIMEOUTS"] }],
+      more: false,
+    });
+  });
+
+  it("finds nothing without suggestions", async () => {
+    const suggestions = [{ word: "ERR_QUEUE_STALLED", closest: [] }];
+    expect(await closeMatches("ERR_QUEUE_STALLED", suggestions, 10, finder({}), (h) => h)).toEqual({
+      hits: [],
+      suggestions,
+      more: false,
+    });
   });
 });

@@ -58,4 +58,29 @@ describe("rank", () => {
       "2026-11-01-01",
     );
   });
+
+  it("finds a folder of a path that starts a stored line as a run of its tokens, as one inside a line", () => {
+    const shards = shardOf([
+      located(snap("2026-11-21-01", { files: [{ path: "src/auth/session.ts", note: "session store" }] })),
+      located(snap("2026-11-20-01", { names: [{ label: "Endpoint", value: "POST /api/v1/users" }] })),
+      located(snap("2026-11-19-01", { next: ["fsrc/auth is another folder"] })),
+    ]);
+    for (const query of ["src/auth", "src/auth/", "api/v1"]) {
+      const result = rank(shards, query);
+      expect([query, result.match, result.missing]).toEqual([query, "exact", []]);
+    }
+    expect(ids(shards, "src/auth")).toEqual(["2026-11-21-01"]);
+    expect(ids(shards, "auth/session.ts")).toEqual(["2026-11-21-01"]);
+  });
+
+  it("answers nothing for a folder no stored path holds, and says it is missing", () => {
+    const shards = shardOf([
+      located(snap("2026-11-21-01", { files: [{ path: "src/auth/session.ts", note: "" }] })),
+    ]);
+    expect([rank(shards, "src/billing").match, rank(shards, "src/billing").missing]).toEqual([
+      "fuzzy",
+      ["src/billing"],
+    ]);
+    expect(ids(shards, "src/billing")).toEqual([]);
+  });
 });

@@ -6,7 +6,14 @@ import { SearchService } from "../../plugin/search/search-service.ts";
 import { mergeTallies, tallyOf } from "../../plugin/search/tally.ts";
 import { liveNewestFirst } from "../../plugin/snapshot/lifecycle.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { recordingLogger, snap, tempWorkspace, writeLog } from "./helpers.ts";
+import {
+  makeUnreadable,
+  recordingLogger,
+  snap,
+  tempWorkspace,
+  unreadableMessage,
+  writeLog,
+} from "./helpers.ts";
 
 /** Opens the search service once so that every month is built and saved, then closes it. */
 async function indexAll(dir: string): Promise<void> {
@@ -43,6 +50,15 @@ describe("SavedRefs", () => {
     // 2026-11 alone cannot rule out 2026-10 (its refs may lie a month past its end); 2026-09 can be left.
     expect(seen).toEqual([latestTimeOf("2026-10"), latestTimeOf("2026-09")]);
     expect(ids(refs.sorted())).toEqual(["2026-11-10-02", "2026-11-10-01", "2026-10-10-02", "2026-10-10-01"]);
+  });
+
+  it("names an unreadable log of a month it leaves unloaded, without reading that month", async () => {
+    const file = "memory/2026-09-10.md";
+    await makeUnreadable(ws.dir, file);
+    const refs = await SavedRefs.open(ws.dir);
+    expect(await refs.loadNewest((sorted, olderThan) => (sorted()[1]?.time ?? 0) > olderThan)).toBe(true);
+    expect(ids(refs.sorted())).toEqual(["2026-11-10-02", "2026-11-10-01", "2026-10-10-02", "2026-10-10-01"]);
+    expect(refs.diagnostics()).toEqual([{ file, line: 0, message: unreadableMessage(file) }]);
   });
 
   it("loads every month, newest first, with their logs' records", async () => {
@@ -96,6 +112,41 @@ describe("SavedRefs", () => {
     expect(await refs.loadAll()).toBe(true);
     expect(refs.logs().files).toBe(4);
     expect(refs.sorted()).toHaveLength(5);
+  });
+
+  it("leaves out the refs of an indexed log that can no longer be read, names it, and takes it back once it can be", async () => {
+    const file = "memory/2026-10-10.md";
+    const mend = await makeUnreadable(ws.dir, file);
+    const refs = await SavedRefs.open(ws.dir);
+    expect(await refs.loadAll()).toBe(true);
+    expect(ids(refs.sorted())).toEqual(["2026-11-10-02", "2026-11-10-01", "2026-09-10-01"]);
+    expect(refs.diagnostics()).toEqual([{ file, line: 0, message: unreadableMessage(file) }]);
+    expect(refs.logs().files).toBe(2);
+    expect(await refs.getAt(file, 3)).toBeNull();
+    await mend();
+    const again = await SavedRefs.open(ws.dir);
+    expect(await again.loadAll()).toBe(true);
+    expect(again.sorted()).toHaveLength(5);
+    expect(again.diagnostics()).toEqual([]);
+  });
+
+  it("answers a month with no saved shard whose one log cannot be read, naming it", async () => {
+    const file = await writeLog(ws.dir, "2026-12-01", [snap("2026-12-01-01")]);
+    await makeUnreadable(ws.dir, file);
+    const refs = await SavedRefs.open(ws.dir);
+    expect(await refs.loadAll()).toBe(true);
+    expect(refs.sorted()).toHaveLength(5);
+    expect(refs.diagnostics()).toEqual([{ file, line: 0, message: unreadableMessage(file) }]);
+  });
+
+  it("reads no block from a ref whose log cannot be read any more, and names the log", async () => {
+    const refs = await SavedRefs.open(ws.dir);
+    expect(await refs.loadAll()).toBe(true);
+    const ref = refs.sorted()[0];
+    if (ref === undefined) throw new Error("no ref");
+    await makeUnreadable(ws.dir, ref.file);
+    expect(await refs.getRef(ref)).toBeNull();
+    expect(refs.diagnostics()).toEqual([{ file: ref.file, line: 0, message: unreadableMessage(ref.file) }]);
   });
 
   it("reads a ref's block alone, as the whole log's parse gives it", async () => {

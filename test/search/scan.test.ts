@@ -1,7 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { scanSearch } from "../../plugin/search/scan.ts";
 import { SearchService } from "../../plugin/search/search-service.ts";
-import { recordingLogger, snap, tempWorkspace, writeLog } from "./helpers.ts";
+import {
+  makeUnreadable,
+  recordingLogger,
+  snap,
+  tempWorkspace,
+  unreadableMessage,
+  writeLog,
+} from "./helpers.ts";
 
 describe("scanSearch", () => {
   let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -46,5 +53,14 @@ describe("scanSearch", () => {
     );
     expect((await scanSearch(ws.dir, "ERR_WEBHOOK_REPLAY")).parsed).toBe(1);
     await service.close();
+  });
+
+  it("answers from the other logs when one cannot be read, and names it", async () => {
+    await makeUnreadable(ws.dir, "memory/2026-11-21.md");
+    const scanned = await scanSearch(ws.dir, "billing");
+    expect(scanned.hits.map((h) => h.id)).toEqual(["2026-10-30-01"]);
+    expect(scanned.diagnostics).toEqual([
+      { file: "memory/2026-11-21.md", line: 0, message: unreadableMessage("memory/2026-11-21.md") },
+    ]);
   });
 });

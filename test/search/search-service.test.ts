@@ -3,10 +3,17 @@ import { appendFile, readdir, readFile, rm, utimes, writeFile } from "node:fs/pr
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SHARD_FORMAT_VERSION } from "../../plugin/search/codec.ts";
-import { shardPath } from "../../plugin/search/persist.ts";
+import { loadShardHeader, shardPath } from "../../plugin/search/persist.ts";
 import { SearchService } from "../../plugin/search/search-service.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { recordingLogger, snap, tempWorkspace, writeLog } from "./helpers.ts";
+import {
+  makeUnreadable,
+  recordingLogger,
+  snap,
+  tempWorkspace,
+  unreadableMessage,
+  writeLog,
+} from "./helpers.ts";
 
 const topId = (service: SearchService, query: string) => service.search(query).hits[0]?.id;
 
@@ -174,6 +181,61 @@ describe("SearchService", () => {
     const report = await service.reindex();
     expect(report).toMatchObject({ snapshots: 3, logs: 2, months: 2, diagnostics: [] });
     expect(topId(service, "ERR_DUPLICATE_KEY")).toBe("2026-11-20-01");
+  });
+
+  describe("a daily log that cannot be read", () => {
+    const FILE = "memory/2026-11-20.md";
+    const problem = { file: FILE, line: 0, message: unreadableMessage(FILE) };
+    /** The logs the saved shard of 2026-11 holds a record of. */
+    const recorded = async (service: SearchService) => {
+      const load = await loadShardHeader(service.indexDir, "2026-11");
+      return load.kind === "loaded" ? Object.keys(load.header.files).sort() : load.kind;
+    };
+    const ids = (service: SearchService) => service.list().map((r) => r.id);
+
+    it("is left out of a first build, named, never recorded, and indexed once it can be read", async () => {
+      await writeLog(ws.dir, "2026-11-21", [snap("2026-11-21-01", { goal: "Tune the consumer" })]);
+      const mend = await makeUnreadable(ws.dir, FILE);
+      for (const run of [1, 2]) {
+        const { service, logger } = await start();
+        expect([run, ids(service)]).toEqual([run, ["2026-11-21-01", "2026-10-30-01"]]);
+        expect(service.diagnostics()).toEqual([problem]);
+        expect([service.unreadable(), service.failures, logger.warnings]).toEqual([[FILE], 0, []]);
+        expect(service.logs().files).toBe(2);
+        await service.close();
+        expect(await recorded(service)).toEqual(["memory/2026-11-21.md"]);
+      }
+      await mend();
+      const { service } = await start();
+      expect(topId(service, "ERR_DUPLICATE_KEY")).toBe("2026-11-20-01");
+      expect([service.diagnostics(), service.unreadable()]).toEqual([[], []]);
+      await service.close();
+      expect(await recorded(service)).toEqual([FILE, "memory/2026-11-21.md"]);
+    });
+
+    it("drops the snapshots of an indexed log and its record once it cannot be read, and takes them back after", async () => {
+      const first = await start();
+      await first.service.close();
+      const mend = await makeUnreadable(ws.dir, FILE);
+      const { service, logger } = await start();
+      expect(ids(service)).toEqual(["2026-10-30-01"]);
+      expect(topId(service, "ERR_DUPLICATE_KEY")).toBeUndefined();
+      expect([service.diagnostics(), logger.warnings]).toEqual([[problem], []]);
+      expect(await service.get("2026-11-20-01")).toBeNull();
+      await service.close();
+      expect(await recorded(service)).toBe("missing");
+      await mend();
+      const again = await start();
+      expect(ids(again.service)).toEqual(["2026-11-20-02", "2026-11-20-01", "2026-10-30-01"]);
+    });
+
+    it("is left out of a reindex, which counts only the logs it indexed and names the other", async () => {
+      const { service } = await start();
+      await makeUnreadable(ws.dir, FILE);
+      const report = await service.reindex();
+      expect(report).toMatchObject({ snapshots: 1, logs: 1, months: 2, diagnostics: [problem] });
+      expect([service.unreadable(), service.failures]).toEqual([[FILE], 0]);
+    });
   });
 
   it("treats a log that vanished before it could be read as gone, not as an error", async () => {

@@ -129,10 +129,35 @@ describe("recall by words", () => {
     const r = await recall(ws, request("session", { query: "audit" }));
     expect([r.found, r.text, r.reply, r.ids]).toEqual([
       false,
-      'No snapshot matches "audit".',
-      'No snapshot matches "audit".',
+      'No snapshot in this session\'s memory matches "audit".',
+      'No snapshot in this session\'s memory matches "audit".',
       [],
     ]);
+  });
+
+  it("says an identifier no snapshot in scope holds is absent, and gives the snapshots of the closest apart", async () => {
+    const ws = await fourSnapshots();
+    const r = await recall(ws, request("session", { query: "ERR_WEBHOOK_REPLAYS" }));
+    const absent = "No snapshot in this session's memory mentions ERR_WEBHOOK_REPLAYS.";
+    expect([r.found, r.ids, r.restored]).toEqual([false, ["2026-11-22-01"], null]);
+    expect(r.text.split("\n")[0]).toBe(`${absent} Near matches (fuzzy), not the identifier itself:`);
+    expect(r.text).toContain("main's own webhook fix");
+    expect(r.reply.split("\n").slice(0, 2)).toEqual([
+      `${absent} Did you mean ERR_WEBHOOK_REPLAY? Near matches (fuzzy), not the identifier itself:`,
+      'Snapshots matching "ERR_WEBHOOK_REPLAY", best first:',
+    ]);
+    const ops = await recall(ws, request("agent", { ...OPS, query: "ERR_WEBHOOK_REPLAYS" }));
+    expect([ops.found, ops.ids]).toEqual([false, ["2026-11-22-03"]]);
+  });
+
+  it("gives no close match, nor names one, that only another session's snapshots hold", async () => {
+    const ws = await fourSnapshots();
+    const r = await recall(
+      ws,
+      request("session", { sessionKey: "agent:main:new", agentId: "main", query: "ERR_WEBHOOK_REPLAYS" }),
+    );
+    const absent = "No snapshot in this session's memory mentions ERR_WEBHOOK_REPLAYS.";
+    expect([r.found, r.text, r.reply, r.ids]).toEqual([false, absent, absent, []]);
   });
 });
 

@@ -26,6 +26,7 @@ import {
   listDailyLogs,
   nextSnapshotId,
   readDailyLog,
+  readFailure,
 } from "../../plugin/store/daily-log.ts";
 import { LockTimeoutError, readLockOwner } from "../../plugin/store/lock.ts";
 import { renderTestBlock } from "./fixtures/render-block.ts";
@@ -474,6 +475,50 @@ describe("readDailyLog", () => {
     await expect(readDailyLog(workspace, DATE)).resolves.toBeNull();
     const before = await seed("torn-block.md");
     await expect(readDailyLog(workspace, DATE)).resolves.toBe(before);
+  });
+});
+
+describe("readFailure", () => {
+  /** The error reading `path` fails with. */
+  const failureOf = async (path: string) => {
+    try {
+      await readFile(path);
+    } catch (error) {
+      return error;
+    }
+    throw new Error(`${path} could be read`);
+  };
+
+  it("is null for a log that is gone", async () => {
+    expect(readFailure(FILE, await failureOf(logPath))).toBeNull();
+  });
+
+  it("names the log, the system's reason without the path, and the fix, as a problem of the whole file", async () => {
+    // /proc/self/mem stats as a regular file and fails a read from its start with EIO, even for root.
+    expect(readFailure(FILE, await failureOf("/proc/self/mem"))).toEqual({
+      file: FILE,
+      line: 0,
+      message:
+        "memory/2026-11-22.md cannot be read (EIO: i/o error): check the disk it is on; its snapshots are left out until it can be read",
+    });
+    await mkdir(logPath, { recursive: true });
+    expect(readFailure(FILE, await failureOf(logPath))?.message).toBe(
+      "memory/2026-11-22.md cannot be read (EISDIR: illegal operation on a directory): move the folder away; its snapshots are left out until it can be read",
+    );
+  });
+
+  it("tells an owner or mode that forbids reading (as an unprivileged user meets it)", () => {
+    const denied = Object.assign(new Error(`EACCES: permission denied, open '${logPath}'`), {
+      code: "EACCES",
+    });
+    expect(readFailure(FILE, denied)?.message).toBe(
+      "memory/2026-11-22.md cannot be read (EACCES: permission denied): check its owner and mode; its snapshots are left out until it can be read",
+    );
+  });
+
+  it("rethrows a failure of the machine, which reading the other logs would meet too", () => {
+    const tooMany = Object.assign(new Error("EMFILE: too many open files, open 'x'"), { code: "EMFILE" });
+    expect(() => readFailure(FILE, tooMany)).toThrow(tooMany);
   });
 });
 

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { olderFirst, readAllSnapshots } from "../../plugin/store/snapshots.ts";
 import { located, snapshot } from "../builders.ts";
+import { makeUnreadable, unreadableMessage } from "../search/helpers.ts";
 
 let ws: string;
 beforeEach(async () => {
@@ -72,6 +73,26 @@ describe("readAllSnapshots", () => {
         id: "2026-11-22-01",
         message: "snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
       },
+    ]);
+  });
+
+  it("reads the other logs when one cannot be read, names it, and reads it once it can be", async () => {
+    await writeLogs({
+      "memory/2026-11-20.md": renderSnapshot(snapshot("2026-11-20-01")),
+      "memory/2026-11-21.md": renderSnapshot(snapshot("2026-11-21-01")),
+    });
+    const mend = await makeUnreadable(ws, "memory/2026-11-21.md");
+    const read = await readAllSnapshots(ws);
+    expect(read.snapshots.map((s) => s.snapshot.id)).toEqual(["2026-11-20-01"]);
+    expect([read.files, read.diagnostics]).toEqual([
+      1,
+      [{ file: "memory/2026-11-21.md", line: 0, message: unreadableMessage("memory/2026-11-21.md") }],
+    ]);
+    await mend();
+    const again = await readAllSnapshots(ws);
+    expect([again.snapshots.map((s) => s.snapshot.id), again.diagnostics]).toEqual([
+      ["2026-11-20-01", "2026-11-21-01"],
+      [],
     ]);
   });
 });

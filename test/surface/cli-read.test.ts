@@ -94,9 +94,10 @@ describe("big-memory search, recall and reindex", () => {
     expect(refs[0]?.id).toBe("2026-11-22-01");
     expect(refs[0]?.score).toBeGreaterThan(0);
     const typo = await cli(["search", "ERR_DUPLICAT_KEY", "--dir", dir, "--json"]);
-    expect((typo.json() as { snapshots: { id: string }[] }).snapshots.map((s) => s.id)).toContain(
-      "2026-11-22-01",
-    );
+    // A typo of an identifier is not the identifier: no hit, exit 1, and the snapshot among the fuzzy matches.
+    const typoDoc = typo.json() as { snapshots: unknown[]; fuzzy: { id: string; match: string }[] };
+    expect([typo.code, typoDoc.snapshots]).toEqual([1, []]);
+    expect(typoDoc.fuzzy.map((s) => [s.id, s.match])).toContainEqual(["2026-11-22-01", "fuzzy"]);
     const human = await cli(["search", "ADR-016", "--dir", dir]);
     expect(human.stdout.split("\n").slice(0, 2)).toEqual([
       `2026-11-22-01  just now  ${SAVE_INPUT.goal}`,
@@ -105,7 +106,7 @@ describe("big-memory search, recall and reindex", () => {
     const none = await cli(["search", "kubernetes", "--dir", dir, "--json"]);
     expect([none.code, none.json()]).toEqual([
       1,
-      { snapshots: [], match: "exact", missing: [], suggestions: [], diagnostics: [] },
+      { snapshots: [], fuzzy: [], match: "exact", missing: [], suggestions: [], diagnostics: [] },
     ]);
   });
 
@@ -151,6 +152,7 @@ describe("big-memory search, identifiers", () => {
       1,
       {
         snapshots: [],
+        fuzzy: [],
         match: "fuzzy",
         missing: ["ERR_QUEUE_STALLED"],
         suggestions: [{ word: "ERR_QUEUE_STALLED", closest: [] }],

@@ -2,6 +2,9 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { renderSnapshot } from "../../plugin/snapshot/render.ts";
+import { snapshot } from "../builders.ts";
+import { makeUnreadable, unreadableMessage } from "../search/helpers.ts";
 import { cli, SAVE_INPUT, SKILL_LOG, workspaces } from "./cli-harness.ts";
 
 const workspace = workspaces();
@@ -126,5 +129,77 @@ describe("list for people", () => {
       expect([r.code, r.stdout]).toEqual([2, ""]);
       expect(r.stderr).toContain(`--limit expects a whole number of at least 1, or all, received "${bad}"`);
     }
+  });
+});
+
+describe("a daily log that cannot be read, once the workspace is indexed", () => {
+  /** Logs made unreadable: in the month of the readable log, and in another month. */
+  const UNREADABLE = [
+    { file: "memory/2026-11-21.md", id: "2026-11-21-01" },
+    { file: "memory/2026-02-05.md", id: "2026-02-05-01" },
+  ];
+  /** Each command answered from the saved refs, and a text its answer holds from the readable log. */
+  const READS = [
+    { argv: ["list"], holds: "2026-11-20-02" },
+    { argv: ["show", "2026-11-20-01"], holds: "JWT" },
+    { argv: ["recall"], holds: "2026-11-20-02" },
+    { argv: ["status"], holds: "1 problem" },
+  ];
+  const withLogs = (file: string, id: string) =>
+    workspace({
+      "memory/2026-11-20.md": SKILL_LOG,
+      [file]: renderSnapshot(snapshot(id, { goal: "Rotate the signing keys", session: null })),
+    });
+
+  it("answer from the other logs and name it on every run, text and JSON alike, whether it was indexed before or never", async () => {
+    for (const { file, id } of UNREADABLE) {
+      for (const before of ["never read", "indexed"]) {
+        const dir = withLogs(file, id);
+        if (before === "indexed") expect((await cli(["reindex", "--dir", dir])).code).toBe(0);
+        const mend = await makeUnreadable(dir, file);
+        // The first run indexes what is missing; the next ones read the saved refs, and name the log again.
+        for (const run of [1, 2, 3]) {
+          for (const { argv, holds } of READS) {
+            const at = [file, before, run, argv];
+            const text = await cli([...argv, "--dir", dir]);
+            expect([...at, text.code, text.stderr]).toEqual([
+              ...at,
+              0,
+              `big-memory: ${unreadableMessage(file)}\n`,
+            ]);
+            expect(text.stdout).toContain(holds);
+            expect(text.stdout).not.toContain(id);
+            const json = await cli([...argv, "--dir", dir, "--json"]);
+            expect([...at, json.code, json.stderr]).toEqual([...at, 0, ""]);
+            expect(json.json()).toMatchObject({
+              diagnostics: [{ file, line: null, message: unreadableMessage(file) }],
+            });
+            expect(json.stdout).not.toContain(id);
+          }
+        }
+        await mend();
+        const listed = await cli(["list", "--dir", dir, "--json"]);
+        expect([listed.code, listed.json()]).toMatchObject([
+          0,
+          { snapshots: expect.arrayContaining([expect.objectContaining({ id })]), diagnostics: [] },
+        ]);
+        const shown = await cli(["show", id, "--dir", dir, "--json"]);
+        expect([shown.code, shown.json()]).toMatchObject([0, { snapshot: { id }, diagnostics: [] }]);
+        const status = await cli(["status", "--dir", dir, "--json"]);
+        expect(status.json()).toMatchObject({ snapshots: 3, files: 2, problems: 0 });
+      }
+    }
+  });
+
+  it("say nothing found (exit 1) when the only snapshot asked for is in the log, still naming it", async () => {
+    const { file, id } = UNREADABLE[0] as (typeof UNREADABLE)[number];
+    const dir = withLogs(file, id);
+    await cli(["reindex", "--dir", dir]);
+    await makeUnreadable(dir, file);
+    const r = await cli(["show", id, "--dir", dir, "--json"]);
+    expect([r.code, r.json()]).toEqual([
+      1,
+      { snapshot: null, warnings: [], diagnostics: [{ file, line: null, message: unreadableMessage(file) }] },
+    ]);
   });
 });

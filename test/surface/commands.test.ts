@@ -182,7 +182,7 @@ describe("scope", () => {
     });
     await d.command("save ops-rota-december", { sessionKey: "agent:ops:main", agentId: "ops" });
     const main = await d.callTool("big_memory_recall", { query: "rota December" });
-    expect(main.text).toBe('No snapshot matches "rota December".');
+    expect(main.text).toBe('No snapshot in this agent\'s memory matches "rota December".');
     const ops = await d.callTool(
       "big_memory_recall",
       { query: "rota December" },
@@ -284,7 +284,7 @@ describe("trust and retention", () => {
     writeFileSync(file, old);
     expect((await d.callTool("big_memory_recall", {})).text).toBe("No snapshot saved yet in this scope.");
     expect((await d.callTool("big_memory_recall", { query: "ERR_DUPLICATE_KEY" })).text).toBe(
-      'No snapshot matches "ERR_DUPLICATE_KEY".',
+      'No snapshot in this session\'s memory matches "ERR_DUPLICATE_KEY".',
     );
     expect(await d.userTurn("you forgot what we were doing")).toBeUndefined();
   });
