@@ -46,7 +46,15 @@ export function defineManageCommands(
         })),
       ].sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
       const ok = problems.length === 0;
-      out(o.json, { ok, checked: ws.snapshots.length, problems }, () =>
+      // A problem of a whole file (a log that cannot be read) has no line: null in JSON, where lines are 1-based.
+      const lineOf = <T extends { line: number }>(p: T) => (p.line > 0 ? p : { ...p, line: null });
+      const doc = {
+        ok,
+        checked: ws.snapshots.length,
+        problems: problems.map(lineOf),
+        diagnostics: diagnostics.map(({ file, line, message }) => lineOf({ file, line, message })),
+      };
+      out(o.json, doc, () =>
         ok
           ? style.green(
               `ok: ${counted(ws.snapshots.length, "snapshot")} checked in ${counted(ws.files, "daily log")}, no problems`,
@@ -55,7 +63,9 @@ export function defineManageCommands(
               style.red(
                 `${counted(problems.length, "problem")} in ${counted(ws.snapshots.length, "snapshot")} checked:`,
               ),
-              ...problems.map((p) => `  ${p.file}:${p.line}  ${p.id ?? "-"}  ${p.problem}`),
+              ...problems.map(
+                (p) => `  ${p.line > 0 ? `${p.file}:${p.line}` : p.file}  ${p.id ?? "-"}  ${p.problem}`,
+              ),
             ].join("\n"),
       );
       setExit(ok ? EXIT.ok : EXIT.notFound);

@@ -285,7 +285,8 @@ describe("withIndex", () => {
       {
         ok: false,
         checked: 2,
-        problems: [{ id: null, file, line: 0, problem: unreadableMessage(file) }],
+        problems: [{ id: null, file, line: null, problem: unreadableMessage(file) }],
+        diagnostics: [{ file, line: null, message: unreadableMessage(file) }],
       },
     ]);
     await mend();

@@ -42,13 +42,27 @@ describe("big-memory verify", () => {
             "duplicate snapshot id 2026-11-22-01 (also at memory/2026-11-22.md:5); both blocks are kept, address this one as memory/2026-11-23.md:5",
         },
       ],
+      // What reading the logs found, as every read command's diagnostics (a checksum is verify's own).
+      diagnostics: [
+        {
+          file: "memory/2026-11-22.md",
+          line: tampered.split("\n").length + 1,
+          message: "snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
+        },
+        {
+          file: "memory/2026-11-23.md",
+          line: 5,
+          message:
+            "duplicate snapshot id 2026-11-22-01 (also at memory/2026-11-22.md:5); both blocks are kept, address this one as memory/2026-11-23.md:5",
+        },
+      ],
     });
   });
 
   it("exits 0 on a clean workspace", async () => {
     const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
     const r = await cli(["verify", "--dir", dir, "--json"]);
-    expect([r.code, r.json()]).toEqual([0, { ok: true, checked: 2, problems: [] }]);
+    expect([r.code, r.json()]).toEqual([0, { ok: true, checked: 2, problems: [], diagnostics: [] }]);
   });
 });
 
