@@ -9,7 +9,7 @@
  * diagnostic of its file and its refs are left out; the other logs answer (the index saves no record of
  * such a log, so it is tried again on every run).
  */
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { END_MARKER, START_MARKER_PREFIX } from "../snapshot/format.ts";
 import { latestCandidate, latestSettled } from "../snapshot/lifecycle.ts";
@@ -79,8 +79,8 @@ export class SavedRefs {
   /**
    * Loads months newest first until `enough(sorted, olderThan)` says so: `sorted()` gives every ref
    * loaded, newest first, and no month left holds a ref newer than `olderThan` (epoch ms). The logs of
-   * the months left are not read, only tried (see {@link probeLog}): one that cannot be read is still
-   * named. False when a month has no usable saved header.
+   * the months left are not touched: the answer does not depend on them (a log there that can no longer
+   * be read is named by the commands that read it). False when a month has no usable saved header.
    */
   async loadNewest(enough: (sorted: () => Entry[], olderThan: number) => boolean): Promise<boolean> {
     while (this.#next < this.#months.length) {
@@ -89,11 +89,6 @@ export class SavedRefs {
       const rest = this.#months[this.#next];
       if (rest !== undefined && enough(() => this.sorted(), latestTimeOf(rest))) break;
     }
-    for (const month of this.#months.slice(this.#next))
-      for (const file of this.#logs.get(month) ?? []) {
-        const problem = await probeLog(this.workspaceDir, file);
-        if (problem !== null) this.#cannotRead(problem);
-      }
     return true;
   }
 
@@ -342,26 +337,6 @@ async function readLogBytes(workspaceDir: string, file: string): Promise<Buffer 
     if (errorCode(error) === "ENOENT") return null;
     const { readFailure } = await import("../store/daily-log.ts");
     return readFailure(file, error);
-  }
-}
-
-/**
- * Whether a log can be read, at the cost of its first byte: null when it can (or is gone), else its
- * diagnostic. A few microseconds a log, so that an answer certain without some months still names
- * their unreadable logs.
- */
-async function probeLog(workspaceDir: string, file: string): Promise<Diagnostic | null> {
-  let fd: number | undefined;
-  try {
-    fd = openSync(join(workspaceDir, file), "r");
-    readSync(fd, Buffer.alloc(1), 0, 1, 0);
-    return null;
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return null;
-    const { readFailure } = await import("../store/daily-log.ts");
-    return readFailure(file, error);
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

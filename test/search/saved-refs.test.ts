@@ -52,12 +52,14 @@ describe("SavedRefs", () => {
     expect(ids(refs.sorted())).toEqual(["2026-11-10-02", "2026-11-10-01", "2026-10-10-02", "2026-10-10-01"]);
   });
 
-  it("names an unreadable log of a month it leaves unloaded, without reading that month", async () => {
+  it("leaves the logs of the months it does not load untouched, an unreadable one too", async () => {
     const file = "memory/2026-09-10.md";
     await makeUnreadable(ws.dir, file);
     const refs = await SavedRefs.open(ws.dir);
     expect(await refs.loadNewest((sorted, olderThan) => (sorted()[1]?.time ?? 0) > olderThan)).toBe(true);
     expect(ids(refs.sorted())).toEqual(["2026-11-10-02", "2026-11-10-01", "2026-10-10-02", "2026-10-10-01"]);
+    expect(refs.diagnostics()).toEqual([]);
+    expect(await refs.loadAll()).toBe(true);
     expect(refs.diagnostics()).toEqual([{ file, line: 0, message: unreadableMessage(file) }]);
   });
 

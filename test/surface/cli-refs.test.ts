@@ -161,18 +161,21 @@ describe("a daily log that cannot be read, once the workspace is indexed", () =>
         for (const run of [1, 2, 3]) {
           for (const { argv, holds } of READS) {
             const at = [file, before, run, argv];
+            // recall reads only the newest months its answer needs: a log of an older month is not
+            // touched, so it is named only when it is in the month read.
+            const named = argv[0] !== "recall" || file.startsWith("memory/2026-11");
             const text = await cli([...argv, "--dir", dir]);
             expect([...at, text.code, text.stderr]).toEqual([
               ...at,
               0,
-              `big-memory: ${unreadableMessage(file)}\n`,
+              named ? `big-memory: ${unreadableMessage(file)}\n` : "",
             ]);
             expect(text.stdout).toContain(holds);
             expect(text.stdout).not.toContain(id);
             const json = await cli([...argv, "--dir", dir, "--json"]);
             expect([...at, json.code, json.stderr]).toEqual([...at, 0, ""]);
             expect(json.json()).toMatchObject({
-              diagnostics: [{ file, line: null, message: unreadableMessage(file) }],
+              diagnostics: named ? [{ file, line: null, message: unreadableMessage(file) }] : [],
             });
             expect(json.stdout).not.toContain(id);
           }
