@@ -87,7 +87,7 @@ describe("a full disk", () => {
     );
     expect(readFileSync(log).equals(before)).toBe(true);
     const verify = await cli(["verify", "--dir", ws, "--json"]);
-    expect(verify.json()).toEqual({ ok: true, checked: 1, problems: [] });
+    expect(verify.json()).toEqual({ ok: true, checked: 1, problems: [], diagnostics: [] });
     // A save into a new day's log on the full disk leaves no empty log behind either.
     const nextDay = await cli(["save", "--dir", ws], {
       stdin: snapshotJson(9000),
