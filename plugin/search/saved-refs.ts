@@ -18,7 +18,8 @@ import { errorCode } from "../store/fs-durable.ts";
 import { type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import type { LogRecord } from "./codec.ts";
 import { type Entry, entryOf } from "./document.ts";
-import { contentHash, logsByMonth, logTotals, statLogSync, unchanged } from "./log-files.ts";
+import { LogBook } from "./log-book.ts";
+import { contentHash, logsByMonth, statLogSync, unchanged } from "./log-files.ts";
 import {
   decodeHeaderFiles,
   decodeHeaderJson,
@@ -47,8 +48,7 @@ export class SavedRefs {
   /** Index of the first month in `#months` not looked at yet. */
   #next = 0;
   readonly #entries = new Map<string, Entry[]>();
-  readonly #records = new Map<string, LogRecord>();
-  readonly #diagnostics = new Map<string, Diagnostic[]>();
+  readonly #book = new LogBook();
   readonly #claims: Claims;
   readonly #claimProblems: Diagnostic[];
 
@@ -141,7 +141,7 @@ export class SavedRefs {
     }
     const changed = this.#changed(month, files);
     if (!whole && changed.length > 0) return this.#load(month, null);
-    for (const [file, record] of Object.entries(files)) this.#remember(file, record);
+    this.#book.remember(files);
     if (whole) {
       for (const file of changed) entries = await this.#reread(file, entries);
       claimEntries(this.#claims, entries);
@@ -190,7 +190,7 @@ export class SavedRefs {
       return null;
     }
     if (prefix.tally === null || this.#changed(month, prefix.files).length > 0) return null;
-    for (const [file, record] of Object.entries(prefix.files)) this.#remember(file, record);
+    this.#book.remember(prefix.files);
     return prefix.tally;
   }
 
@@ -214,56 +214,23 @@ export class SavedRefs {
       const { file: _file, ...times } = log;
       records.push([file, { ...times, crc32: contentHash(bytes), problems: [] }]);
     }
-    for (const [file, record] of records) this.#remember(file, record);
-    for (const problem of unreadable) this.#cannotRead(problem);
+    this.#book.remember(Object.fromEntries(records));
+    for (const problem of unreadable) this.#book.cannotRead(problem);
     this.#entries.set(month, []);
     return true;
-  }
-
-  /** Takes a log that cannot be read: its diagnostic, and no record (its refs are left out by the caller). */
-  #cannotRead(problem: Diagnostic): void {
-    this.#records.delete(problem.file);
-    this.#diagnostics.set(problem.file, [problem]);
-  }
-
-  /** Takes a log's record: its fingerprint and the problems found reading it. */
-  #remember(file: string, record: LogRecord): void {
-    this.#records.set(file, record);
-    if (record.problems !== undefined)
-      this.#diagnostics.set(
-        file,
-        record.problems.map(({ id, ...p }) => ({ file, ...p, ...(id === undefined ? {} : { id }) })),
-      );
   }
 
   /** `entries` with those of `file` replaced by a fresh read of it (none when it is gone). */
   async #reread(file: string, entries: Entry[]): Promise<Entry[]> {
     const { isUnreadable, readLog } = await import("./log-read.ts");
-    const known = this.#records.get(file);
-    const read = await readLog(this.workspaceDir, file, known);
-    if (isUnreadable(read)) {
-      this.#cannotRead(read.unreadable);
+    const read = await readLog(this.workspaceDir, file, this.#book.record(file));
+    if (read === null || isUnreadable(read)) {
+      if (read === null) this.#book.gone(file);
+      else this.#book.cannotRead(read.unreadable);
       return entries.filter((e) => e.file !== file);
     }
-    if (read === null) {
-      this.#records.delete(file);
-      this.#diagnostics.delete(file);
-      return entries.filter((e) => e.file !== file);
-    }
-    if (read.same) {
-      this.#records.set(file, {
-        ...read.fingerprint,
-        problems: known?.problems ?? [],
-        ...redactionsOf(known),
-      });
-      return entries;
-    }
-    this.#records.set(file, {
-      ...read.fingerprint,
-      problems: read.diagnostics.map(({ file: _f, ...p }) => p),
-      redactions: read.redactions,
-    });
-    this.#diagnostics.set(file, read.diagnostics);
+    this.#book.read(file, read);
+    if (read.same) return entries;
     return [...entries.filter((e) => e.file !== file), ...read.snapshots.map(entryOf)];
   }
 
@@ -279,12 +246,12 @@ export class SavedRefs {
 
   /** Problems found in the logs whose records were read, and in the claims file. */
   diagnostics(): Diagnostic[] {
-    return [...[...this.#diagnostics.values()].flat(), ...this.#claimProblems];
+    return [...this.#book.diagnostics(), ...this.#claimProblems];
   }
 
   /** The logs whose records were read: how many, their bytes, and the `[REDACTED:<kind>]` markers in their snapshots. */
   logs(): { files: number; bytes: number; redactions: Record<string, number> } {
-    return logTotals(this.#records.values());
+    return this.#book.totals();
   }
 
   /**
@@ -296,7 +263,7 @@ export class SavedRefs {
     const bytes = await readLogBytes(this.workspaceDir, ref.file);
     if (bytes === null) return null;
     if (!Buffer.isBuffer(bytes)) {
-      this.#cannotRead(bytes);
+      this.#book.cannotRead(bytes);
       return null;
     }
     const text = bytes.toString("utf8");
@@ -320,7 +287,7 @@ export class SavedRefs {
   async getAt(file: string, line: number): Promise<LocatedSnapshot | null> {
     const { isUnreadable, readLog, snapshotsOf } = await import("./log-read.ts");
     const read = await readLog(this.workspaceDir, file);
-    if (isUnreadable(read)) this.#cannotRead(read.unreadable);
+    if (isUnreadable(read)) this.#book.cannotRead(read.unreadable);
     const found = snapshotsOf(read).find((s) => s.line === line);
     return found === undefined ? null : claimed(this.#claims, found);
   }
@@ -338,10 +305,6 @@ async function readLogBytes(workspaceDir: string, file: string): Promise<Buffer 
     const { readFailure } = await import("../store/daily-log.ts");
     return readFailure(file, error);
   }
-}
-
-function redactionsOf(record: LogRecord | undefined): { redactions?: Record<string, number> } {
-  return record?.redactions === undefined ? {} : { redactions: record.redactions };
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import { refOf } from "./document.ts";
 import { LightShard } from "./light-shard.ts";
+import { LogBook } from "./log-book.ts";
 import {
   indexDir,
   listShardFiles,
@@ -28,7 +29,6 @@ import {
   buildMonth,
   groupByMonth,
   isUnreadable,
-  LogBook,
   type LogStat,
   listLogs,
   readLog,
@@ -229,7 +229,7 @@ export class SearchService {
       month,
       files,
       (file, read) => book.read(file, read),
-      (file, read) => book.cannotRead(file, read),
+      (_file, read) => book.cannotRead(read.unreadable),
     );
     if (shard === undefined) this.#index.dropShard(month);
     else {
@@ -250,7 +250,7 @@ export class SearchService {
     const read = log === null ? null : await readLog(this.workspaceDir, file, known);
     if (read === null || isUnreadable(read)) {
       if (read === null) this.#book.gone(file);
-      else this.#book.cannotRead(file, read);
+      else this.#book.cannotRead(read.unreadable);
       // Nothing of it was indexed: the index has nothing to drop, and nothing to save.
       if (known === undefined) return;
       this.#index.replaceFile(file, []);
@@ -350,7 +350,7 @@ export class SearchService {
       const entry = this.#index.find(id);
       if (entry === undefined) return null;
       const read = await readLog(this.workspaceDir, entry.file);
-      if (isUnreadable(read)) this.#book.told(entry.file, read);
+      if (isUnreadable(read)) this.#book.told(read.unreadable);
       const snapshots = snapshotsOf(read);
       const found =
         snapshots.find((s) => s.line === entry.line && s.snapshot.id === id) ??
@@ -380,7 +380,7 @@ export class SearchService {
   async getAt(file: string, line: number): Promise<LocatedSnapshot | null> {
     await this.#ready;
     const read = await readLog(this.workspaceDir, file);
-    if (isUnreadable(read)) this.#book.told(file, read);
+    if (isUnreadable(read)) this.#book.told(read.unreadable);
     const found = snapshotsOf(read).find((s) => s.line === line);
     return found === undefined ? null : claimed(this.#claims, found);
   }
