@@ -7,7 +7,7 @@
  * when no snapshot holds the identifiers so are they matched by prefix and typos, and the result says
  * `fuzzy`. Hits far below the best one are dropped (see {@link relevant}). Pure.
  */
-import { type Entry, FIELDS, HAS_LINES } from "./document.ts";
+import { type Entry, FIELDS, HAS_LINES, snippetLines } from "./document.ts";
 import {
   compareHits,
   compareLines,
@@ -236,7 +236,7 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
     }
     let held = known.get(w);
     if (held === undefined) {
-      held = holdsSequence(entry.goal, w.leaves, w.screen) || linesHold(entry.text, w.leaves, w.screen);
+      held = holdsSequence(entry.goal, w.leaves, w.screen) || linesHold(entry, w.leaves, w.screen);
       known.set(w, held);
     }
     return held;
@@ -373,19 +373,13 @@ function identifierWords(words: readonly QueryWord[], wordMap: ReadonlyMap<numbe
 }
 
 /**
- * Whether a line of an entry's stored text (each `<tag><text>`, see document.ts `Entry.text`) holds
- * `leaves` as a run of tokens. Lines are read without their tag: glued to the first word, the tag
- * would make `src/auth/session.ts` at the start of a line read `fsrc/auth/...`.
+ * Whether one of an entry's lines holds `leaves` as a run of tokens, each line read without its field
+ * tag (document.ts `snippetLines`): glued to the first word, the tag would make `src/auth/session.ts` at
+ * the start of a line read `fsrc/auth/...`. The screen rules most entries out without splitting them.
  */
-function linesHold(text: string, leaves: readonly string[], screen: RegExp): boolean {
-  if (!screen.test(text) && !screen.test(foldText(text))) return false;
-  for (let start = 0; start < text.length; ) {
-    let end = text.indexOf("\n", start);
-    if (end < 0) end = text.length;
-    if (holdsSequence(text.slice(start + 1, end), leaves, screen)) return true;
-    start = end + 1;
-  }
-  return false;
+function linesHold(entry: Entry, leaves: readonly string[], screen: RegExp): boolean {
+  if (!screen.test(entry.text) && !screen.test(foldText(entry.text))) return false;
+  return snippetLines(entry).some((line) => holdsSequence(line.text, leaves, screen));
 }
 
 /** Whether some touched, eligible document of the searched shards passes `test`. */
