@@ -22,8 +22,8 @@ export interface ReadOutput {
 }
 
 /**
- * Prints `doc` with `diagnostics` as JSON, or `text()` for people followed by the logs' problems on
- * stderr (the problems of whole files, such as an index rebuilt, are told where they happen).
+ * Prints `doc` with `diagnostics` as JSON, or `text()` for people followed by every problem on stderr
+ * (the logs', the index's and the claims'), so that every read command tells them the same way.
  */
 export async function answer(
   o: ReadOutput,
@@ -38,10 +38,12 @@ export async function answer(
     return;
   }
   o.io.stdout(`${text()}\n`);
-  const shown = diagnostics.filter((d) => d.line > 0);
-  if (shown.length === 0) return;
+  if (diagnostics.length === 0) return;
   const { formatDiagnostic } = await import("../snapshot/parse.ts");
-  for (const d of shown) o.io.stderr(`${o.style.yellow(formatDiagnostic(d))}\n`);
+  for (const d of diagnostics) {
+    // A problem of a whole file (an unreadable log, an index rebuilt) names its file in its message.
+    o.io.stderr(`${o.style.yellow(d.line > 0 ? formatDiagnostic(d) : `big-memory: ${d.message}`)}\n`);
+  }
 }
 
 /**

@@ -40,11 +40,11 @@ interface IndexRun {
 
 /**
  * Opens the workspace's index (no watcher) for one command, waits for every month, runs `fn`, then saves
- * and closes it. `entriesOnly` loads refs without postings (see SearchServiceOptions). Warnings are
- * printed to stderr as they come unless `json` (then they join the diagnostics). A daily log that cannot
- * be read is left out of the answer and named (its diagnostic has line 0, as a problem of the whole
- * file): on stderr after `fn` for people, in the diagnostics in JSON; the command keeps the exit code
- * of its answer, since the other logs were read. With `skipLoad` (`reindex`, whose whole job is
+ * and closes it. `entriesOnly` loads refs without postings (see SearchServiceOptions). The index's
+ * warnings (a month rebuilt) join the diagnostics, which `fn`'s answer tells (cli-answer.ts `answer`);
+ * one that comes after the answer is printed to stderr for people. A daily log that cannot be read is
+ * left out of the answer and named (its diagnostic has line 0, as a problem of the whole file); the
+ * command keeps the exit code of its answer, since the other logs were read. With `skipLoad` (`reindex`, whose whole job is
  * indexing), a log it could not index or an index update that failed ends the command with exit 3
  * (thrown, after `fn` has printed its answer).
  */
@@ -55,6 +55,7 @@ export async function withIndex<T>(
   fn: (run: IndexRun) => Promise<T>,
 ): Promise<T> {
   const warnings: Diagnostic[] = [];
+  let answered = false;
   const shown = progress({ stderr: io.stderr, terminal: io.color && process.stderr.isTTY === true });
   // Loaded on use, so that a short command such as `save` does not pay for the search engine's start-up.
   const { SearchService } = await import("../search/search-service.ts");
@@ -62,7 +63,8 @@ export async function withIndex<T>(
     logger: {
       warn: (message) => {
         warnings.push({ file: ".big-memory/search", line: 0, message: message.replace(/^big-memory: /, "") });
-        if (!opts.json) io.stderr(`${message}\n`);
+        // Until `fn` answers, its answer tells the warnings; one that comes later (saving) is told here.
+        if (answered && !opts.json) io.stderr(`${message}\n`);
       },
     },
     watch: false,
@@ -75,8 +77,7 @@ export async function withIndex<T>(
     await index.ready();
     shown.done();
     const result = await fn({ index, diagnostics: () => [...index.diagnostics(), ...warnings] });
-    if (!opts.json)
-      for (const d of index.diagnostics()) if (d.line === 0) io.stderr(`big-memory: ${d.message}\n`);
+    answered = true;
     if (opts.skipLoad === true) {
       const unreadable = index.unreadable();
       if (unreadable.length > 0) {

@@ -15,7 +15,6 @@ import { type Entry, refOf } from "../search/document.ts";
 import { latestIn, SavedRefs } from "../search/saved-refs.ts";
 import { mergeTallies } from "../search/tally.ts";
 import { liveNewestFirst, newestOfName } from "../snapshot/lifecycle.ts";
-import type { Diagnostic } from "../snapshot/snapshot.ts";
 import {
   answerList,
   answerSnapshot,
@@ -27,15 +26,6 @@ import {
 } from "./cli-answer.ts";
 
 const index = () => import("./cli-index.ts");
-
-/**
- * Tells people, on stderr, the problems of whole logs (a log that cannot be read), which `answer` leaves
- * to where they happen; in JSON they are in `diagnostics` alone. Returns `diagnostics`.
- */
-function told(o: ReadOutput, diagnostics: Diagnostic[]): Diagnostic[] {
-  if (!o.json) for (const d of diagnostics) if (d.line === 0) o.io.stderr(`big-memory: ${d.message}\n`);
-  return diagnostics;
-}
 
 /** `list`: the newest months back until `limit` refs are certain (every month without a limit). */
 export async function list(o: ReadOutput, options: ListOptions): Promise<void> {
@@ -54,7 +44,7 @@ export async function list(o: ReadOutput, options: ListOptions): Promise<void> {
     return kept.length >= wanted && (kept[wanted - 1] as Entry).time > olderThan;
   });
   if (!loaded) return (await index()).listIndexed(o, options);
-  await answerList(o, pick(refs.sorted()).map(refOf), told(o, refs.diagnostics()), options.limit);
+  await answerList(o, pick(refs.sorted()).map(refOf), refs.diagnostics(), options.limit);
 }
 
 /**
@@ -86,7 +76,7 @@ export async function show(o: ReadOutput, workspaceDir: string, what: string): P
     what,
   );
   const none = `No snapshot with id, location or name "${what}".`;
-  await answerSnapshot(o, workspaceDir, found, warnings, told(o, refs.diagnostics()), none);
+  await answerSnapshot(o, workspaceDir, found, warnings, refs.diagnostics(), none);
 }
 
 /**
@@ -113,7 +103,7 @@ export async function recall(
   if (!loaded) return (await index()).recallIndexed(o, workspaceDir, scope);
   const ref = latestIn(refs.sorted(), scope);
   const found = ref === undefined ? null : await refs.getRef(ref);
-  await answerSnapshot(o, workspaceDir, found, [], told(o, refs.diagnostics()), "No snapshot in that scope.");
+  await answerSnapshot(o, workspaceDir, found, [], refs.diagnostics(), "No snapshot in that scope.");
 }
 
 /** `status`: every month's tally (counted from its refs only where it must be) and logs' records. */
@@ -122,5 +112,5 @@ export async function status(o: ReadOutput, workspaceDir: string): Promise<void>
   const tallies = await refs.loadTallies();
   if (tallies === null) return (await index()).statusIndexed(o, workspaceDir);
   const tally = mergeTallies(tallies);
-  await answerStatus(o, workspaceDir, { tally, ...refs.logs() }, told(o, refs.diagnostics()));
+  await answerStatus(o, workspaceDir, { tally, ...refs.logs() }, refs.diagnostics());
 }
