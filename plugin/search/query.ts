@@ -170,3 +170,17 @@ export async function closeMatches<H>(
   }
   return { hits: out.slice(0, limit), suggestions: kept, more: out.length > limit };
 }
+
+/**
+ * What no snapshot holds, named for a message: the identifiers `missing`; or, when each identifier of
+ * `query` exists but never with the others, them "together" (`A, B and C together`); else the query.
+ */
+export function absentNamed(query: string, missing: readonly string[]): string {
+  if (missing.length > 0) return missing.join(", ");
+  const apart = queryWords(query)
+    .filter((w) => w.identifier)
+    .map((w) => w.raw);
+  return apart.length > 1
+    ? `${apart.slice(0, -1).join(", ")} and ${apart[apart.length - 1]} together`
+    : query.trim();
+}

@@ -2,8 +2,7 @@ import { newNonce } from "../recover/fence.ts";
 import { renderHits } from "../recover/hits.ts";
 import { shown, snapshotPhrase } from "../recover/inject.ts";
 import { cleanInline } from "../recover/tokens.ts";
-import { closeMatches } from "../search/query.ts";
-import { queryWords } from "../search/tokenize.ts";
+import { absentNamed, closeMatches } from "../search/query.ts";
 import { inScope, type Scope, scopeFilter, withinRetention } from "../snapshot/lifecycle.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../snapshot/time.ts";
@@ -113,11 +112,7 @@ async function byWords(
           },
           (h) => `${h.located.file}:${h.located.line}`,
         );
-  const apart = queryWords(query)
-    .filter((w) => w.identifier)
-    .map((w) => w.raw);
-  const named = result.missing.length > 0 ? result.missing.join(", ") : `${apart.join(" and ")} together`;
-  const absent = `No snapshot ${where} mentions ${echo(named)}.`;
+  const absent = `No snapshot ${where} mentions ${echo(absentNamed(query, result.missing))}.`;
   const closest = near.suggestions.flatMap((s) => s.closest).map(cleanInline);
   // A suggestion is kept only with a hit in scope: none without near matches.
   if (near.hits.length === 0) return missing(absent);

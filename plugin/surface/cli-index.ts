@@ -7,12 +7,11 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { readClaims } from "../search/claims.ts";
 import { indexDir, listShardFiles } from "../search/persist.ts";
-import { closeMatches, planQuery } from "../search/query.ts";
+import { absentNamed, closeMatches, planQuery } from "../search/query.ts";
 import { scanSearch } from "../search/scan.ts";
 import type { SearchService } from "../search/search-service.ts";
 import type { QueryResult, SearchHit } from "../search/snapshot-index.ts";
 import { tallyOf } from "../search/tally.ts";
-import { queryWords } from "../search/tokenize.ts";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { listDailyLogs } from "../store/daily-log.ts";
@@ -321,18 +320,7 @@ export function absentText(
   nearFollow: boolean,
 ): string {
   const { match, missing, suggestions } = result;
-  const apart =
-    match === "fuzzy" && missing.length === 0
-      ? queryWords(query)
-          .filter((w) => w.identifier)
-          .map((w) => w.raw)
-      : [];
-  const named =
-    missing.length > 0
-      ? missing.join(", ")
-      : apart.length > 1
-        ? `${apart.slice(0, -1).join(", ")} and ${apart[apart.length - 1]} together`
-        : query.trim();
+  const named = match === "fuzzy" ? absentNamed(query, missing) : query.trim();
   const agent = scope.agent === undefined ? "" : `agent ${scope.agent}`;
   const of =
     scope.session !== undefined

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  absentNamed,
   closeMatches,
   fuzzinessOf,
   indexable,
@@ -229,5 +230,13 @@ describe("closeMatches", () => {
       suggestions,
       more: false,
     });
+  });
+});
+
+describe("absentNamed", () => {
+  it("names the missing identifiers, else the query's identifiers together, else the query", () => {
+    expect(absentNamed("ERR_A ERR_B", ["ERR_B"])).toBe("ERR_B");
+    expect(absentNamed("ERR_A ERR_B ERR_C", [])).toBe("ERR_A, ERR_B and ERR_C together");
+    expect(absentNamed("  rota december ", [])).toBe("rota december");
   });
 });
