@@ -1,14 +1,10 @@
 import type { Decision, FileInPlay, KeyName, SnapshotContent } from "../snapshot/snapshot.ts";
+import { commandLabel, isTestCommand } from "./command.ts";
 import { planParts, statedIntents } from "./prose.ts";
+import { taskProse } from "./task.ts";
 import { clip } from "./text.ts";
-import {
-  commandLabel,
-  type NameKind,
-  type Trail,
-  type TrailCommand,
-  type TrailFile,
-  type TrailName,
-} from "./trail.ts";
+import type { NameKind, Trail, TrailCommand, TrailFailure, TrailFile, TrailName } from "./trail.ts";
+import { isScratch } from "./trail-files.ts";
 import { taskText } from "./user-text.ts";
 
 /**
@@ -21,13 +17,13 @@ import { taskText } from "./user-text.ts";
 export const DRAFT_LIMITS = {
   files: 15,
   decisions: 5,
-  names: 12,
+  names: 16,
   blockers: 3,
   next: 6,
   /** Characters of one next step, one blocker line, and the goal. */
   stepChars: 200,
   blockerChars: 300,
-  goalChars: 500,
+  goalChars: 600,
   /** Lines of the code block (the last failing command and its error excerpt). */
   codeLines: 20,
 } as const;
@@ -40,8 +36,6 @@ export interface DraftOptions {
 
 const GREETING =
   /^(?:hi|hello|hey|hiya|good (?:morning|afternoon|evening)|ok|okay|thanks|thank you)\b[^.!?]{0,24}[.!?,]?$/i;
-const TEST_COMMAND =
-  /^(?!\s*git\b).*(?:\b(?:test|tests|vitest|jest|pytest|mocha|rspec|phpunit|ctest|playwright)\b|\bnpm t\b)/;
 const KIND_ORDER: readonly NameKind[] = ["error", "ticket", "endpoint", "env", "identifier", "path"];
 const LABELS: Readonly<Record<NameKind, string>> = {
   error: "Error",
@@ -60,7 +54,7 @@ function stepItems(line: string): string[] {
   const parts =
     [...line.matchAll(NUMBER_MARK)].length >= 2
       ? line.split(NUMBER_MARK)
-      : [line.replace(/^\s*(?:\d{1,2}[.)]|[-*+•])\s+/, "")];
+      : line.replace(/^\s*(?:\d{1,2}[.)]|[-*+•])\s+/, "").split(/,?\s+(?:and )?then\s+(?=\S)/i);
   return parts
     .map((part) =>
       part
@@ -102,6 +96,18 @@ function sentences(text: string, n: number, max: number): string {
   return clip(parts.slice(0, n).join(" "), max);
 }
 
+/** Lower-case words of three letters or more. */
+function words(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}_]{3,}/gu) ?? []);
+}
+
+/** Whether `later` says something `earlier` does not: a third of its words or more are new. */
+function addsTo(earlier: string, later: string): boolean {
+  const known = words(earlier);
+  const fresh = [...words(later)].filter((w) => !known.has(w));
+  return fresh.length * 3 >= words(later).size && fresh.length > 0;
+}
+
 function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
@@ -121,62 +127,70 @@ function tasksOf(trail: Trail): string[] {
   return [...new Set(tasks)];
 }
 
+/**
+ * The goal: the prose of the first task (code and tracebacks left to Key names), its first sentences up to
+ * `GOAL_TASK_CHARS`; then `Latest request: ...` when a later task says something the first does not.
+ */
 function goalOf(trail: Trail): string {
   const tasks = tasksOf(trail);
   const first = tasks[0];
   const latest = tasks.at(-1);
   if (first !== undefined) {
-    const goal = sentences(first, 2, 300);
-    if (latest === undefined || latest === first) return goal;
+    const prose = taskProse(first);
+    const goal = sentences(prose === "" ? first : prose, 4, GOAL_TASK_CHARS);
+    if (latest === undefined || latest === first || !addsTo(first, latest)) return goal;
     return clip(`${goal} Latest request: ${sentences(latest, 2, 200)}`, D.goalChars);
   }
   return planSteps(trail.plan, 1)[0] ?? NO_TASK;
 }
 
-/** Failed commands not followed by a success of the same command, newest first, one per command. */
-function openFailures(commands: readonly TrailCommand[]): TrailCommand[] {
-  const settled = new Set<string>();
-  const open: TrailCommand[] = [];
-  for (const c of [...commands].reverse()) {
-    if (settled.has(c.command)) continue;
-    if (c.status === "failed") open.push(c);
-    if (c.status === "failed" || c.status === "ok") settled.add(c.command);
-  }
-  return open;
-}
+/** Characters of the first task in a goal. */
+const GOAL_TASK_CHARS = 400;
 
-function excerptLine(c: TrailCommand): string {
-  return c.error
+function excerptLine(error: string): string {
+  return error
     .split("\n")
     .map((line) => line.replace(/\s+/g, " ").trim())
     .filter((line) => line !== "")
     .join(" / ");
 }
 
-function failureOf(c: TrailCommand): string {
-  const how = c.exitCode === null ? "failed" : `exited ${c.exitCode}`;
-  const excerpt = excerptLine(c);
-  return clip(`\`${commandLabel(c.command)}\` ${how}${excerpt === "" ? "" : `: ${excerpt}`}`, D.blockerChars);
+/** What a failure says: its exception when one was read, else its error excerpt. */
+function failureText(f: TrailFailure): string {
+  return f.exception ?? excerptLine(f.error);
 }
 
-function blockerOf(c: TrailCommand): string {
-  const excerpt = excerptLine(c);
-  if (excerpt !== "") return clip(`\`${commandLabel(c.command)}\` failed: ${excerpt}`, D.blockerChars);
-  return `\`${commandLabel(c.command)}\` failed${c.exitCode === null ? "" : ` (exit ${c.exitCode})`}`;
+function failureOf(f: TrailFailure): string {
+  const how = f.exitCode === null ? "failed" : `exited ${f.exitCode}`;
+  const what = failureText(f);
+  return clip(`\`${commandLabel(f.command)}\` ${how}${what === "" ? "" : `: ${what}`}`, D.blockerChars);
 }
 
-function codeOf(c: TrailCommand | undefined): string {
-  if (c === undefined) return "";
-  const command = c.command.split("\n").slice(0, 5);
-  const lines = [`$ ${command.join("\n")}`, ...c.error.split("\n").filter((line) => line.trim() !== "")];
-  const exit = c.exitCode === null ? [] : [`(exit code ${c.exitCode})`];
+function blockerOf(f: TrailFailure): string {
+  const what = failureText(f);
+  const unnamed = f.tests.filter((t) => !what.includes(t)).slice(0, 3);
+  const tests = unnamed.length === 0 ? "" : ` (failing: ${unnamed.join(", ")})`;
+  if (what !== "") return clip(`\`${commandLabel(f.command)}\` failed${tests}: ${what}`, D.blockerChars);
+  return clip(
+    `\`${commandLabel(f.command)}\` failed${f.exitCode === null ? "" : ` (exit ${f.exitCode})`}${tests}`,
+    D.blockerChars,
+  );
+}
+
+function codeOf(f: TrailFailure | undefined): string {
+  if (f === undefined) return "";
+  const command = f.command.split("\n").slice(0, 8);
+  const errors = f.error.split("\n").filter((line) => line.trim() !== "");
+  const exception =
+    f.exception !== null && !errors.some((l) => l.includes(f.exception ?? "")) ? [f.exception] : [];
+  const lines = [`$ ${command.join("\n")}`, ...errors, ...exception];
+  const exit = f.exitCode === null ? [] : [`(exit code ${f.exitCode})`];
   return [...lines.slice(0, D.codeLines - exit.length), ...exit].join("\n");
 }
 
 function phaseOf(trail: Trail, last: TrailCommand | undefined): string {
-  if (last?.status === "failed") return "debugging";
-  if (trail.last?.kind === "command" && last !== undefined && TEST_COMMAND.test(last.command))
-    return "testing";
+  if (last?.status === "failed" || trail.failing.length > 0) return "debugging";
+  if (trail.last?.kind === "command" && last !== undefined && isTestCommand(last.command)) return "testing";
   if (trail.files.some((f) => f.writes > 0)) return "implementing";
   return "planning";
 }
@@ -193,17 +207,29 @@ function progressOf(trail: Trail): string {
 }
 
 function noteOf(f: TrailFile): string {
+  if (f.lastAction === "mention") return "named in the conversation";
+  const note = baseNote(f);
+  return isScratch(f) ? `${note} (scratch)` : note;
+}
+
+function baseNote(f: TrailFile): string {
   if (f.lastAction === "delete") return "deleted";
   if (f.created) return f.writes <= 1 ? "created" : `created, edited ${f.writes - 1}x`;
   if (f.lastAction === "move" && f.writes <= 1) return "moved here";
   return f.writes > 0 ? `edited ${f.writes}x` : `read ${f.reads}x`;
 }
 
-/** Changed files before files only read, most recently touched first within each group. */
+/** Project files changed, then scratch files changed, then files read, then files named; newest first in each. */
 function filesOf(files: readonly TrailFile[]): FileInPlay[] {
-  const changed = files.filter((f) => f.writes > 0).reverse();
-  const read = files.filter((f) => f.writes === 0).reverse();
-  return [...changed, ...read].slice(0, D.files).map((f) => ({ path: f.path, note: noteOf(f) }));
+  const newest = [...files].reverse();
+  const changed = newest.filter((f) => f.writes > 0);
+  const ordered = [
+    ...changed.filter((f) => !isScratch(f)),
+    ...changed.filter(isScratch),
+    ...newest.filter((f) => f.writes === 0 && f.reads > 0),
+    ...newest.filter((f) => f.lastAction === "mention"),
+  ];
+  return ordered.slice(0, D.files).map((f) => ({ path: f.path, note: noteOf(f) }));
 }
 
 /** `X because Y`, `X -- Y` and `X: Y` (X of three words or more) split into text and rationale. */
@@ -226,29 +252,78 @@ function decisionOf(sentence: string): Decision {
   return { text: label === null ? sentence : sentence.slice(label[0].length), rationale: "" };
 }
 
-/** Errors, tickets, endpoints, env vars, identifiers, then paths not already listed as files; newest first in each. */
-function namesOf(names: readonly TrailName[], files: readonly FileInPlay[]): KeyName[] {
+/**
+ * Key names, most telling first: what the open failures raised and which tests failed, then the task's
+ * identifiers, the symbols the edits touched, and the identifiers seen along the way (errors, tickets,
+ * endpoints, env vars, identifiers, then paths not already listed as files; newest first in each).
+ */
+function namesOf(trail: Trail, files: readonly FileInPlay[]): KeyName[] {
   const paths = new Set(files.map((f) => f.path));
   const rank = (n: TrailName): number => KIND_ORDER.indexOf(n.kind);
-  return [...names]
-    .reverse()
-    .filter((n) => !(n.kind === "path" && paths.has(n.value)))
-    .sort((a, b) => rank(a) - rank(b))
-    .slice(0, D.names)
-    .map((n) => ({ label: LABELS[n.kind], value: n.value }));
+  const failing = [...trail.failing].reverse();
+  const failures: TrailName[] = failing.flatMap((f) => [
+    ...(f.name === null ? [] : [{ value: f.name, kind: "error" as const }]),
+    ...f.tests.map((t) => ({ value: t, kind: "identifier" as const })),
+  ]);
+  const seen = [...trail.names].reverse().sort((a, b) => rank(a) - rank(b));
+  const symbols = [...trail.symbols].reverse().map((value) => ({ value, kind: "identifier" as const }));
+  const all: { n: TrailName; label: string }[] = [
+    ...failures.map((n) => ({ n, label: n.kind === "error" ? "Error" : "Failing test" })),
+    ...trail.taskNames.map((n) => ({ n, label: n.kind === "error" ? "Error" : "Task" })),
+    ...symbols.map((n) => ({ n, label: "Edited" })),
+    ...seen.map((n) => ({ n, label: LABELS[n.kind] })),
+  ];
+  const out: KeyName[] = [];
+  const values = new Set<string>();
+  for (const { n, label } of all) {
+    if (values.has(n.value) || (n.kind === "path" && paths.has(n.value))) continue;
+    values.add(n.value);
+    out.push({ label, value: n.value });
+    if (out.length >= D.names) break;
+  }
+  return out;
+}
+
+/** The project file a failure points at: its innermost project frame, else the newest project file changed. */
+function fileToFix(trail: Trail, f: TrailFailure): string | null {
+  if (f.frameFile !== null) return f.frameFile;
+  const changed = [...trail.files].reverse().find((x) => x.writes > 0 && !isScratch(x));
+  return changed?.path ?? null;
+}
+
+/** The step an open failure calls for: fix what it raised where it points, then re-run it. */
+function fixStep(trail: Trail, f: TrailFailure): string {
+  const what = f.name;
+  const where = fileToFix(trail, f);
+  const fix = what === null ? "the failure" : `\`${what}\``;
+  return clip(
+    `Fix ${fix}${where === null ? "" : ` in \`${where}\``}, then re-run \`${commandLabel(f.command)}\``,
+    D.stepChars,
+  );
+}
+
+/** After an edit with no failure open: re-run the last check (tests or a script) against it. */
+function recheckStep(trail: Trail): string | null {
+  if (trail.lastCheck === null || trail.last?.kind !== "write") return null;
+  const edited = [...trail.files].reverse().find((x) => x.writes > 0 && !isScratch(x));
+  const target = edited === undefined ? "" : ` to check the change to \`${edited.path}\``;
+  return clip(`Re-run \`${commandLabel(trail.lastCheck)}\`${target}`, D.stepChars);
 }
 
 /**
- * The next steps: the fix of a failed last command, then the assistant's plan, else the steps it announced in
- * single sentences; never the user's own words. When the assistant stated nothing, one step that says where
- * to pick up: the last action, else the goal.
+ * The next steps: the fix of the newest open failure, then the stated plan (the assistant's, or the user's
+ * `Plan: ...`), else the steps the assistant announced in single sentences; an item of an enumeration
+ * that is no action is left out. After an edit, a re-run of the last check. When nothing was stated, one
+ * step that says where to pick up: the last action, else the goal.
  */
-function nextOf(trail: Trail, failed: TrailCommand | undefined, goal: string): string[] {
+function nextOf(trail: Trail, goal: string): string[] {
+  const open = trail.failing.at(-1);
   const steps = planSteps(trail.plan, D.next);
   const stated =
     steps.length > 0 ? steps : statedIntents(trail.assistantLast, D.next).map((s) => clip(s, D.stepChars));
-  const fix = failed === undefined ? [] : [`Fix the failure of \`${commandLabel(failed.command)}\``];
-  const next = [...fix, ...stated];
+  const fix = open === undefined ? [] : [fixStep(trail, open)];
+  const recheck = open === undefined ? recheckStep(trail) : null;
+  const next = [...fix, ...stated, ...(recheck === null ? [] : [recheck])];
   if (next.length > 0) return [...new Set(next)].slice(0, D.next);
   if (trail.last !== null)
     return [clip(`Check where the last action left off (${trail.last.text})`, D.stepChars)];
@@ -260,19 +335,21 @@ function nextOf(trail: Trail, failed: TrailCommand | undefined, goal: string): s
 }
 
 /**
- * A snapshot drafted from `trail`, deterministic and pure. Goal: the task of the first substantial ask (one
- * or two sentences) plus `Latest request: ...` when a later ask states another task; never an amnesia
- * phrase, a slash command or a "continue" (`taskText`); else the plan's first step, else `NO_TASK`. State:
- * the phase (debugging when the last command failed, testing when tests ran last, implementing when files
- * changed, else planning), the branch, `yes -- <failure>` or `no`, and counts. Files: changed before read,
- * newest first. Decisions: the assistant's decision sentences split at `because`. Code: the newest open
- * failure and its error excerpt. Names: labelled by shape. Blockers: open failures. Next: `Fix the failure
- * of ...` when the last command failed, then the assistant's plan or announced steps (see `nextOf`).
+ * A snapshot drafted from `trail`, deterministic and pure. Goal: the task of the first substantial ask with
+ * its harness wrapper removed (its prose, up to four sentences) plus `Latest request: ...` when a later ask
+ * says something new; never an amnesia phrase, a slash command or a "continue" (`taskText`); else the
+ * plan's first step, else `NO_TASK`. State: the phase (debugging while a failure is open, testing when
+ * tests ran last, implementing when files changed, else planning), the branch, `yes -- <failure>` while a
+ * failure is open (a failure stays open until the same command or test passes), and counts. Files: project
+ * files changed, scratch files, files read, files named. Decisions: the assistant's decision sentences
+ * split at `because`. Code: the newest open failure, its command and exception. Names: the failures'
+ * exceptions and tests, the task's identifiers, edited symbols, then what was seen. Blockers: open
+ * failures. Next: see `nextOf`.
  */
 export function draftSnapshot(trail: Trail, opts: DraftOptions = {}): SnapshotContent {
   const last = trail.commands.at(-1);
-  const failed = last?.status === "failed" ? last : undefined;
-  const open = openFailures(trail.commands);
+  const open = [...trail.failing].reverse();
+  const newest = open[0];
   const files = filesOf(trail.files);
   const goal = goalOf(trail);
   return {
@@ -280,15 +357,15 @@ export function draftSnapshot(trail: Trail, opts: DraftOptions = {}): SnapshotCo
     state: {
       phase: phaseOf(trail, last),
       branch: opts.branch ?? trail.branch ?? "",
-      blocked: failed === undefined ? "no" : `yes -- ${failureOf(failed)}`,
+      blocked: newest === undefined ? "no" : `yes -- ${failureOf(newest)}`,
       progress: progressOf(trail),
     },
     files,
     decisions: trail.decisions.slice(-D.decisions).map(decisionOf),
-    code: codeOf(open[0]),
-    names: namesOf(trail.names, files),
+    code: codeOf(newest),
+    names: namesOf(trail, files),
     blockers: open.slice(0, D.blockers).map(blockerOf),
-    next: nextOf(trail, failed, goal),
+    next: nextOf(trail, goal),
     extra: [],
   };
 }

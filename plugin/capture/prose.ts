@@ -27,8 +27,14 @@ function capsKind(token: string, prefix: string | undefined, assigned: boolean):
   return ENV_SUFFIX.test(token) ? "env" : "identifier";
 }
 
+/** A backticked span that is a fragment, not a name: a regex or escape (`\\s`, `^x$`), an extension alone (`.mo`), an operator. */
+const FRAGMENT = /\\|^[.*+?^$|([{=<>&]|[*+?^$|([{]$|^\.[A-Za-z0-9]{1,5}$/;
+
 function spanKind(span: string): NameKind | null {
   if (!/[A-Za-z]/.test(span) || /^(?:true|false|null|undefined|none)$/i.test(span)) return null;
+  if (span.length < 3 || FRAGMENT.test(span)) return null;
+  // A plain lowercase word (`get`, `value`) is prose in backticks, not an identifier.
+  if (/^[a-z]+$/.test(span)) return null;
   if (ERRNO_EXACT.test(span) || /^[A-Z]\w*(?:Error|Exception)$/.test(span)) return "error";
   const ticket = /^([A-Z]{2}[A-Z0-9]{0,8})-\d+(?:-\d+)*$/.exec(span);
   if (ticket?.[1] !== undefined && !NOT_TICKETS.has(ticket[1])) return "ticket";
@@ -147,8 +153,11 @@ export function detectPlan(text: string): string | null {
   const marker = markerIndex(lines);
   if (marker >= 0) return lines.slice(marker).join("\n").trim();
   const first = lines.findIndex((line) => NUMBERED.test(line));
-  if (first < 0 || lines.filter((line) => NUMBERED.test(line)).length < 2) return null;
+  const numbered = lines.filter((line) => NUMBERED.test(line));
+  if (first < 0 || numbered.length < 2) return null;
   if (!INTENT.test(lines.slice(0, first + 1).join("\n"))) return null;
+  // An enumeration of cases or options is not a plan: most of its items must be actions.
+  if (numbered.filter(isAction).length * 2 < numbered.length) return null;
   return lines
     .slice(Math.max(0, first - 1))
     .join("\n")
@@ -200,4 +209,70 @@ export function statedIntents(text: string, max: number): string[] {
       .map((rest) => `${rest.charAt(0).toUpperCase()}${rest.slice(1)}`),
   );
   return [...new Set(steps)].slice(0, max);
+}
+
+/** Verbs that open an action: a plan's step starts with one (`Add the index`, `Re-run the tests`). */
+const ACTION_VERB = new RegExp(
+  `^(?:(?:first|then|next|finally|also|and|now)[,:]?\\s+)?(?:${[
+    "add adjust apply ask assert build bump call catch change check clean clear close commit compare compile",
+    "configure confirm convert copy cover create debug define delete deploy diff disable document download drop",
+    "edit emit enable ensure examine exclude expose extend extract fetch fill filter find fix format generate grep",
+    "guard handle hook implement import improve include inspect install introduce investigate keep limit link",
+    "lint list load log look make map mark measure merge migrate mock modify move normalize note open optimize",
+    "override parse pass patch pin point port print profile pull push put raise read rebase rebuild record",
+    "reduce refactor register reload remove rename render reorder repeat replace reproduce request rerun reset",
+    "resolve restart restore retry return reuse revert review rewrite run save search send separate set ship",
+    "simplify skip sort split start stop store strip submit swap switch sync tag test throw trace track trim try",
+    "unify update upgrade use validate verify wait wire wrap write",
+  ]
+    .join(" ")
+    .split(" ")
+    .join("|")}|re-run|re-test|re-check)\\b`,
+  "i",
+);
+/** A path or a backticked span in a step: it names a file or a command. */
+const NAMES_TARGET =
+  /`[^`]+`|(?:^|\s)[\w.-]*\/[\w./-]+|\b[\w-]+\.(?:[cm]?[jt]sx?|py|go|rs|rb|java|sql|md|json|ya?ml|toml|sh)\b/;
+
+/** Whether a plan's item is an action (it opens with a verb, or names a file or a command), not a case or an option. */
+export function isAction(item: string): boolean {
+  const t = item
+    .replace(/^\s*(?:\d{1,2}[.)]|[-*+•])\s+/, "")
+    .replace(/^\s*\[[ xX]\]\s*/, "")
+    .replace(/\*\*|__/g, "")
+    .trim();
+  return ACTION_VERB.test(t) || NAMES_TARGET.test(t);
+}
+
+/** `Plan: X, then Y`, `First X, then Y`, `Next: X`: the plan a user states, or null. */
+const USER_PLAN = /(?:^|\n)\s*(?:#{1,6}\s+)?(?:\*\*)?(?:plan|next steps?|steps|todo)(?:\*\*)?\s*:[\s\S]*$/i;
+const FIRST_THEN = /\b[Ff]irst,?\s+[^.!?\n]{3,200}?,?\s+then\s+[^.!?\n]{3,300}/;
+
+/**
+ * The plan a user's message states: from a `Plan:` / `Next steps:` marker on, or a `first ..., then ...`
+ * sentence (as `Plan: ...`), or null.
+ */
+export function detectUserPlan(text: string): string | null {
+  const marked = USER_PLAN.exec(text);
+  if (marked !== null) return marked[0].trim();
+  const sequence = FIRST_THEN.exec(text);
+  return sequence === null ? null : `Plan: ${sequence[0].trim()}`;
+}
+
+const SYMBOL_DEF =
+  /\b(?:def|class|function|fn|func|interface|type|struct|enum|trait|impl)\s+(?:\([^)]*\)\s*)?([A-Za-z_][\w]*)|\b(?:const|let|var)\s+([A-Za-z_]\w*)\s*=\s*(?:async\s*)?(?:\(|function)/g;
+
+/** Functions, classes and types an edit's new text defines or changes (`def save`, `class QuerySet`), at most 5. */
+export function editedSymbols(params: Record<string, unknown>): string[] {
+  const texts = [params.new_str, params.newText, params.new_string, params.content, params.file_text]
+    .filter((v): v is string => typeof v === "string")
+    .map((t) => t.slice(0, 20_000));
+  const found: string[] = [];
+  for (const t of texts) {
+    for (const m of t.matchAll(SYMBOL_DEF)) {
+      const name = m[1] ?? m[2];
+      if (name !== undefined && name.length >= 3 && !found.includes(name)) found.push(name);
+    }
+  }
+  return found.slice(0, 5);
 }

@@ -1,9 +1,30 @@
 import { z } from "zod";
-import { redactDeep } from "../snapshot/redact.ts";
-import { detectBranch, detectDecisions, detectPlan, extractNames } from "./prose.ts";
-import { clip, isRecord, oneLine } from "./text.ts";
-import { errorExcerpt, readToolOutcome, type ToolOutcome } from "./tool-outcome.ts";
+import { commandKey, commandLabel, isAnswerExit } from "./command.ts";
+import { failureFacts, updateFailing } from "./failure.ts";
+import {
+  detectBranch,
+  detectDecisions,
+  detectPlan,
+  detectUserPlan,
+  editedSymbols,
+  extractNames,
+} from "./prose.ts";
+import { harnessRoot, taskNames, unwrapTask } from "./task.ts";
+import { clip, oneLine } from "./text.ts";
+import { errorExcerpt, readToolOutcome } from "./tool-outcome.ts";
+import {
+  commandDir,
+  commandFileOps,
+  type FileOp,
+  fileOps,
+  mentionedPaths,
+  normalizePath,
+  touchFile,
+} from "./trail-files.ts";
+import { redactEvent } from "./trail-redact.ts";
 import { cleanUserText, taskText, userMessages } from "./user-text.ts";
+
+export { commandLabel } from "./command.ts";
 
 /**
  * The session trail: what the plugin observes turn by turn (asks, tool calls and the files they touched,
@@ -43,6 +64,14 @@ export const TRAIL_LIMITS = {
   atChars: 64,
   /** Characters of any one text scanned for names, plans, decisions and branches. */
   scanChars: 20_000,
+  /** Identifiers of the first task (class paths, flags, versions, error names), read from its whole text. */
+  taskNames: 12,
+  /** Failures not yet re-run successfully, newest last. */
+  failing: 5,
+  /** Symbols (functions, classes) the session's edits defined or changed, most recent last. */
+  symbols: 10,
+  /** Paths named in one text that become files in play. */
+  mentionsPerText: 5,
 } as const;
 const L = TRAIL_LIMITS;
 
@@ -59,7 +88,8 @@ export const TrailFile = z.object({
   reads: count,
   writes: count,
   created: z.boolean(),
-  lastAction: z.enum(["read", "create", "write", "edit", "delete", "move"]),
+  /** `mention`: named in an ask or the assistant's prose, not (yet) touched by a tool. */
+  lastAction: z.enum(["read", "create", "write", "edit", "delete", "move", "mention"]),
   lastSeen: text(L.atChars),
 });
 export type TrailFile = z.infer<typeof TrailFile>;
@@ -74,6 +104,24 @@ export const TrailCommand = z.object({
   at: text(L.atChars),
 });
 export type TrailCommand = z.infer<typeof TrailCommand>;
+
+/**
+ * A failure not yet re-run successfully: the command, what identifies a re-run of it (`commandKey`), the
+ * exception its output ended with, the tests it reported failing, and the innermost project frame.
+ */
+export const TrailFailure = z.object({
+  command: text(L.commandChars).min(1),
+  key: text(L.commandChars + 100),
+  exitCode: z.number().int().nullable(),
+  error: text(L.errorChars),
+  exception: text(200).nullable(),
+  /** What the exception is called: its class (`ValueError`), or the error code its message carries. */
+  name: text(L.nameChars).nullable(),
+  tests: z.array(text(L.nameChars)).max(5),
+  frameFile: text(L.pathChars).nullable(),
+  at: text(L.atChars),
+});
+export type TrailFailure = z.infer<typeof TrailFailure>;
 
 /** An identifier seen in an ask, an assistant text or a command, with the kind its shape suggests. */
 export const TrailName = z.object({ value: text(L.nameChars).min(1), kind: NameKind });
@@ -103,6 +151,13 @@ export const Trail = z.object({
   /** Tool calls that failed (an error, a failed status, or a non-zero exit code). */
   failures: count,
   updatedAt: text(L.atChars).nullable(),
+  /** The folder a harness names as the project's root (`/testbed`); absolute paths under it are kept relative. */
+  root: text(L.pathChars).nullable().default(null),
+  taskNames: z.array(TrailName).max(L.taskNames).default([]),
+  failing: z.array(TrailFailure).max(L.failing).default([]),
+  /** The last command that ran tests or a script: what re-checks an edit. */
+  lastCheck: text(L.commandChars).nullable().default(null),
+  symbols: z.array(text(L.nameChars).min(1)).max(L.symbols).default([]),
 });
 export type Trail = z.infer<typeof Trail>;
 
@@ -147,97 +202,31 @@ export function emptyTrail(): Trail {
     toolCalls: 0,
     failures: 0,
     updatedAt: null,
+    root: null,
+    taskNames: [],
+    failing: [],
+    lastCheck: null,
+    symbols: [],
   };
 }
 
-const READ_TOOLS = new Set("read read_file view view_file open_file cat".split(" "));
-const WRITE_TOOLS = new Set("write write_file create_file".split(" "));
-const EDIT_TOOLS = new Set("edit multiedit multi_edit edit_file str_replace str_replace_editor".split(" "));
-const EDITOR_TOOLS = new Set("str_replace_based_edit_tool text_editor".split(" "));
 const EXEC_TOOLS = new Set(
-  "exec bash shell run_command execute_command run_terminal_cmd terminal".split(" "),
+  "exec bash shell run_command execute_command run_terminal_cmd terminal execute_bash".split(" "),
 );
 const OWN_TOOLS = new Set(["big_memory_save", "big_memory_recall"]);
-const PATCH_HEADER = /^\s*\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\s*\*\*\* Move to: (.+?)\s*$/gm;
-
-type FileOp = { path: string; action: FileAction };
-
-function stringsOf(value: unknown): string[] {
-  if (typeof value === "string") return [value];
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-}
-
-/** The files a tool call touched, from OpenClaw's parameter names (`path`, `file_path`, `filePath`, `paths`, `input`). */
-function fileOps(tool: string, params: Record<string, unknown>, outcome: ToolOutcome): FileOp[] {
-  const paths = [params.path, params.file_path, params.filePath, params.paths, params.file].flatMap(
-    stringsOf,
-  );
-  if (tool === "apply_patch") {
-    const patch =
-      typeof params.input === "string" ? params.input : typeof params.patch === "string" ? params.patch : "";
-    const ops: FileOp[] = [];
-    for (const m of patch.slice(0, 200_000).matchAll(PATCH_HEADER)) {
-      const [, kind, path, moved] = m;
-      if (moved !== undefined) {
-        const from = ops.at(-1);
-        if (from !== undefined) from.action = "delete";
-        ops.push({ path: moved, action: "move" });
-      } else if (path !== undefined) {
-        ops.push({ path, action: kind === "Add" ? "create" : kind === "Delete" ? "delete" : "edit" });
-      }
-    }
-    return ops;
-  }
-  const command = typeof params.command === "string" ? params.command : "";
-  let action: FileAction | null = null;
-  if (READ_TOOLS.has(tool) || (EDITOR_TOOLS.has(tool) && command === "view")) action = "read";
-  else if (WRITE_TOOLS.has(tool)) action = outcome.created ? "create" : "write";
-  else if (EDITOR_TOOLS.has(tool) && command === "create") action = "create";
-  else if (EDIT_TOOLS.has(tool) || EDITOR_TOOLS.has(tool)) action = "edit";
-  return action === null ? [] : paths.map((path) => ({ path, action }));
-}
-
-/** A path as kept in the trail, or null for a path that is not a file in play (daily logs under `memory/`). */
-function normalizePath(path: string, options: ReduceOptions): string | null {
-  let p = path.trim().replace(/^(?:\.\/)+/, "");
-  const root = options.workspaceDir?.replace(/\/+$/, "");
-  if (root !== undefined && root !== "" && p.startsWith(`${root}/`)) p = p.slice(root.length + 1);
-  if (p === "" || p.length > L.pathChars || /[\p{Cc}\p{Zl}\p{Zp}]/u.test(p)) return null;
-  if (p.startsWith("memory/") || /(?:^|\/)memory\/\d{4}-\d{2}-\d{2}[^/]*\.md$/.test(p)) return null;
-  return p;
-}
 
 function commandOf(params: Record<string, unknown>): string {
   const value = params.command ?? params.cmd;
   return (Array.isArray(value) ? stringsOf(value).join(" ") : typeof value === "string" ? value : "").trim();
 }
 
-/** A command as shown in prose: its first line, at most 120 characters. */
-export function commandLabel(command: string): string {
-  const first = oneLine(command.trim().split("\n")[0] ?? "");
-  return clip(command.trim().includes("\n") ? `${first} …` : first, 120);
-}
-
 function addNames(names: TrailName[], found: readonly TrailName[]): TrailName[] {
   const fresh = found
     .slice(0, L.namesPerText)
-    .map((n) => ({ value: clip(n.value, L.nameChars), kind: n.kind }));
+    .map((n) => ({ value: clip(n.value, L.nameChars), kind: n.kind }))
+    .filter((n, i, all) => all.findIndex((m) => m.value === n.value) === i);
   const values = new Set(fresh.map((n) => n.value));
   return [...names.filter((n) => !values.has(n.value)), ...fresh].slice(-L.names);
-}
-
-function touchFile(files: TrailFile[], op: FileOp, at: string): TrailFile[] {
-  const old = files.find((f) => f.path === op.path);
-  const read = op.action === "read";
-  const next: TrailFile = {
-    path: op.path,
-    reads: (old?.reads ?? 0) + (read ? 1 : 0),
-    writes: (old?.writes ?? 0) + (read ? 0 : 1),
-    created: (old?.created ?? false) || op.action === "create",
-    lastAction: op.action,
-    lastSeen: at,
-  };
-  return [...files.filter((f) => f.path !== op.path), next].slice(-L.files);
 }
 
 const ACTION_VERB: Record<FileAction, string> = {
@@ -247,46 +236,101 @@ const ACTION_VERB: Record<FileAction, string> = {
   edit: "edited",
   delete: "deleted",
   move: "moved to",
+  mention: "named",
 };
 
-function reduceTool(
+function stringsOf(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+function reduceCommand(
   trail: Trail,
-  e: Extract<TrailEvent, { type: "tool" }>,
+  next: Trail,
+  command: string,
+  e: ToolEvent,
   at: string,
   options: ReduceOptions,
 ): Trail {
+  const outcome = readToolOutcome(e.result, e.error);
+  // Exit 1 of grep, diff, test and the like is an answer (no match, files differ), not a failure.
+  const answer =
+    outcome.status === "failed" && e.error === undefined && isAnswerExit(command, outcome.exitCode);
+  const status = answer ? "ok" : outcome.status;
+  const failed = status === "failed";
+  const excerpt = failed ? errorExcerpt(outcome.output, L.errorChars) : "";
+  if (failed) next.failures += 1;
+  const entry: TrailCommand = {
+    command: clip(command, L.commandChars),
+    status,
+    exitCode: outcome.exitCode,
+    error: excerpt,
+    at,
+  };
+  next.commands = [...trail.commands, entry].slice(-L.commands);
+  const exit = outcome.exitCode !== null && outcome.exitCode !== 0 ? ` (exit ${outcome.exitCode})` : "";
+  const suffix = answer ? " (no match)" : exit !== "" ? exit : failed ? " (failed)" : "";
+  const verb = outcome.status === "running" ? "started" : "ran";
+  next.last = { kind: "command", text: clip(`${verb} \`${commandLabel(command)}\`${suffix}`, L.actionChars) };
+  const facts = failed ? failureFacts(outcome.output) : null;
+  const frame =
+    facts?.frameFile == null
+      ? null
+      : normalizePath(facts.frameFile, { ...options, root: next.root }, L.pathChars);
+  if (status === "ok" || failed) {
+    const failure: TrailFailure | null =
+      facts === null
+        ? null
+        : {
+            command: entry.command,
+            key: clip(commandKey(command), L.commandChars + 100),
+            exitCode: outcome.exitCode,
+            error: excerpt,
+            exception: facts.exception,
+            name: facts.name === null ? null : clip(facts.name, L.nameChars),
+            tests: facts.tests.map((t) => clip(t, L.nameChars)),
+            frameFile: frame,
+            at,
+          };
+    next.failing = updateFailing(trail.failing, command, failure, L.failing);
+  }
+  const key = commandKey(command);
+  if (key.startsWith("test:") || key.startsWith("script:")) next.lastCheck = entry.command;
+  const found = [
+    ...(facts?.name == null ? [] : [{ value: facts.name, kind: "error" as const }]),
+    ...(facts?.tests ?? []).map((t) => ({ value: t, kind: "identifier" as const })),
+    ...extractNames(`${command.split("\n")[0]?.slice(0, L.scanChars) ?? ""}\n${excerpt}`, {
+      backticks: false,
+    }),
+  ];
+  next.names = addNames(trail.names, found);
+  next.root = trail.root ?? commandDir(command);
+  const written = commandFileOps(command).flatMap((op) => normalized(op, options, next.root));
+  if (written.length > 0 && !failed)
+    next.files = written.reduce((f, op) => touchFile(f, op, at, L.files), trail.files);
+  const branch = detectBranch(failed ? "" : command, outcome.output.slice(-L.scanChars), "");
+  if (branch !== null) next.branch = clip(branch, L.branchChars);
+  return next;
+}
+
+function normalized(op: FileOp, options: ReduceOptions, root: string | null): FileOp[] {
+  const path = normalizePath(op.path, { workspaceDir: options.workspaceDir, root }, L.pathChars);
+  return path === null ? [] : [{ path, action: op.action }];
+}
+
+type ToolEvent = Extract<TrailEvent, { type: "tool" }>;
+
+function reduceTool(trail: Trail, e: ToolEvent, at: string, options: ReduceOptions): Trail {
   const tool = oneLine(e.tool).toLowerCase();
   const next: Trail = { ...trail, toolCalls: trail.toolCalls + 1, updatedAt: at };
   if (OWN_TOOLS.has(tool)) return next;
+  const command = EXEC_TOOLS.has(tool) ? commandOf(e.params) : "";
+  if (command !== "") return reduceCommand(trail, next, command, e, at, options);
   const outcome = readToolOutcome(e.result, e.error);
   const failed = outcome.status === "failed";
   const excerpt = failed ? errorExcerpt(outcome.output, L.errorChars) : "";
   if (failed) next.failures += 1;
-  const command = EXEC_TOOLS.has(tool) ? commandOf(e.params) : "";
-  if (command !== "") {
-    const entry: TrailCommand = {
-      command: clip(command, L.commandChars),
-      status: outcome.status,
-      exitCode: outcome.exitCode,
-      error: excerpt,
-      at,
-    };
-    next.commands = [...trail.commands, entry].slice(-L.commands);
-    const exit = outcome.exitCode !== null && outcome.exitCode !== 0 ? ` (exit ${outcome.exitCode})` : "";
-    const suffix = exit !== "" ? exit : failed ? " (failed)" : "";
-    const verb = outcome.status === "running" ? "started" : "ran";
-    const did = `${verb} \`${commandLabel(command)}\`${suffix}`;
-    next.last = { kind: "command", text: clip(did, L.actionChars) };
-    const scanned = `${command.slice(0, L.scanChars)}\n${excerpt}`;
-    next.names = addNames(trail.names, extractNames(scanned, { backticks: false }));
-    const branch = detectBranch(failed ? "" : command, outcome.output.slice(-L.scanChars), "");
-    if (branch !== null) next.branch = clip(branch, L.branchChars);
-    return next;
-  }
-  const ops = fileOps(tool, e.params, outcome).flatMap((op) => {
-    const path = normalizePath(op.path, options);
-    return path === null ? [] : [{ path, action: op.action }];
-  });
+  const ops = fileOps(tool, e.params, outcome).flatMap((op) => normalized(op, options, trail.root));
   if (failed) {
     const target = ops[0]?.path ?? "";
     const label = target === "" ? tool : `${tool} ${target}`;
@@ -299,12 +343,64 @@ function reduceTool(
     next.last = { kind: "tool", text: clip(`used ${tool}`, L.actionChars) };
     return next;
   }
-  next.files = ops.reduce((files, op) => touchFile(files, op, at), trail.files);
+  next.files = ops.reduce((files, op) => touchFile(files, op, at, L.files), trail.files);
+  if (ops.some((op) => op.action !== "read")) {
+    const symbols = editedSymbols(e.params).map((name) => clip(name, L.nameChars));
+    next.symbols = [...trail.symbols.filter((n) => !symbols.includes(n)), ...symbols].slice(-L.symbols);
+  }
   const lastOp = ops[ops.length - 1] ?? ops[0];
   const kind = ops.every((op) => op.action === "read") ? "read" : "write";
   const more = ops.length > 1 ? ` (+${ops.length - 1} more)` : "";
   const described = lastOp === undefined ? tool : `${ACTION_VERB[lastOp.action]} ${lastOp.path}${more}`;
   next.last = { kind, text: clip(described, L.actionChars) };
+  return next;
+}
+
+/** Paths a text names become files in play (`mention`), unless a tool touched them already. */
+function withMentions(trail: Trail, text: string, at: string, options: ReduceOptions): TrailFile[] {
+  const ops = mentionedPaths(text, L.mentionsPerText)
+    .map((path): FileOp => ({ path, action: "mention" }))
+    .flatMap((op) => normalized(op, options, trail.root));
+  return ops.reduce((files, op) => touchFile(files, op, at, L.files), trail.files);
+}
+
+function reduceAsk(
+  trail: Trail,
+  e: Extract<TrailEvent, { type: "ask" }>,
+  at: string,
+  options: ReduceOptions,
+): Trail {
+  const raw = e.text.slice(0, L.scanChars);
+  const cleaned = cleanUserText(raw);
+  if (cleaned === null) return trail;
+  const messages = userMessages(cleaned).map((m) => ({ text: m, ask: clip(m, L.askChars) }));
+  // The same ask (or batch of queued asks) reported twice (a prompt hook and a transcript) is one turn.
+  const recent = trail.asks.slice(-messages.length).map((a) => a.text);
+  if (messages.length === 0 || recent.join("\0") === messages.map((m) => m.ask).join("\0"))
+    return { ...trail, updatedAt: at };
+  let next: Trail = { ...trail, turns: trail.turns + 1, updatedAt: at, root: trail.root ?? harnessRoot(raw) };
+  for (const m of messages) {
+    const unwrapped = unwrapTask(m.text);
+    const task = next.firstAsk === null ? taskText(unwrapped) : null;
+    const branch = detectBranch("", "", unwrapped);
+    const plan = detectUserPlan(unwrapped);
+    next = {
+      ...next,
+      firstAsk: next.firstAsk ?? (task === null ? null : clip(task, L.askChars)),
+      taskNames:
+        next.firstAsk === null && task !== null
+          ? taskNames(unwrapped, L.taskNames).map((n) => ({
+              value: clip(n.value, L.nameChars),
+              kind: n.kind,
+            }))
+          : next.taskNames,
+      asks: [...next.asks, { text: clip(unwrapped, L.askChars), at }].slice(-L.asks),
+      names: addNames(next.names, extractNames(unwrapped, { backticks: true })),
+      branch: branch === null ? next.branch : clip(branch, L.branchChars),
+      plan: plan === null ? next.plan : clip(plan, L.planChars),
+    };
+    next.files = withMentions(next, unwrapped, at, options);
+  }
   return next;
 }
 
@@ -317,28 +413,7 @@ function reduceValid(trail: Trail, e: TrailEvent, options: ReduceOptions): Trail
     if (!/^[^\s\p{Cc}]+$/u.test(branch) || branch.length > L.branchChars) return trail;
     return { ...trail, branch, updatedAt: at };
   }
-  if (e.type === "ask") {
-    const cleaned = cleanUserText(e.text.slice(0, L.scanChars));
-    if (cleaned === null) return trail;
-    const messages = userMessages(cleaned).map((m) => ({ text: m, ask: clip(m, L.askChars) }));
-    // The same ask (or batch of queued asks) reported twice (a prompt hook and a transcript) is one turn.
-    const recent = trail.asks.slice(-messages.length).map((a) => a.text);
-    if (messages.length === 0 || recent.join("\0") === messages.map((m) => m.ask).join("\0"))
-      return { ...trail, updatedAt: at };
-    let next: Trail = { ...trail, turns: trail.turns + 1, updatedAt: at };
-    for (const m of messages) {
-      const task = next.firstAsk === null ? taskText(m.text) : null;
-      const branch = detectBranch("", "", m.text);
-      next = {
-        ...next,
-        firstAsk: next.firstAsk ?? (task === null ? null : clip(task, L.askChars)),
-        asks: [...next.asks, { text: m.ask, at }].slice(-L.asks),
-        names: addNames(next.names, extractNames(m.text, { backticks: true })),
-        branch: branch === null ? next.branch : clip(branch, L.branchChars),
-      };
-    }
-    return next;
-  }
+  if (e.type === "ask") return reduceAsk(trail, e, at, options);
   const joined = e.texts
     .map((t) => t.slice(0, L.scanChars).trim())
     .filter((t) => t !== "")
@@ -355,6 +430,7 @@ function reduceValid(trail: Trail, e: TrailEvent, options: ReduceOptions): Trail
     decisions: [...trail.decisions.filter((d) => !decisions.includes(d)), ...decisions].slice(-L.decisions),
     names: addNames(trail.names, extractNames(joined, { backticks: true })),
     branch: branch === null ? trail.branch : clip(branch, L.branchChars),
+    files: withMentions(trail, joined, at, options),
     updatedAt: at,
   };
 }
@@ -367,26 +443,4 @@ function reduceValid(trail: Trail, e: TrailEvent, options: ReduceOptions): Trail
 export function reduceTrail(trail: Trail, event: TrailEvent, options: ReduceOptions = {}): Trail {
   const parsed = TrailEvent.safeParse(event);
   return parsed.success ? reduceValid(trail, redactEvent(parsed.data), options) : trail;
-}
-
-/**
- * The event with every string redacted before anything of it reaches the trail (which is kept in memory and
- * written to disk). A string longer than twice `scanChars` keeps its head and its tail (`scanChars` each):
- * no rule reads more, and redaction stays bounded whatever a tool returns.
- */
-function redactEvent(event: TrailEvent): TrailEvent {
-  return redactDeep(boundStrings(event, L.scanChars)).value;
-}
-
-function boundStrings<T>(value: T, keep: number): T {
-  const walk = (node: unknown): unknown => {
-    if (typeof node === "string") {
-      return node.length <= 2 * keep ? node : `${node.slice(0, keep)}\n…\n${node.slice(-keep)}`;
-    }
-    if (Array.isArray(node)) return node.map(walk);
-    if (!isRecord(node)) return node;
-    return Object.fromEntries(Object.entries(node).map(([key, child]) => [key, walk(child)]));
-  };
-  // `walk` keeps the shape of strings, arrays and records, so the result is still a T.
-  return walk(value) as T;
 }

@@ -7,7 +7,7 @@ import {
   NO_TASK,
   planSteps,
 } from "../../plugin/capture/draft.ts";
-import { emptyTrail, reduceTrail, type Trail, type TrailCommand } from "../../plugin/capture/trail.ts";
+import { emptyTrail, reduceTrail, type Trail } from "../../plugin/capture/trail.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { SnapshotContent } from "../../plugin/snapshot/snapshot.ts";
@@ -43,18 +43,10 @@ function scenario(): Trail {
   );
 }
 
-const command = (c: Partial<TrailCommand> & { command: string }): TrailCommand => ({
-  status: "ok",
-  exitCode: 0,
-  error: "",
-  at: at(0),
-  ...c,
-});
-
 describe("draftSnapshot", () => {
   it("drafts the goal, files, names, failure and next steps of a debugging session", () => {
     const failure =
-      'FAIL test/users.test.ts > createUser > rejects duplicates / Error: duplicate key value violates unique constraint "users_email_key" (ERR_DUPLICATE_KEY) / Test Files 1 failed (1)';
+      'Error: duplicate key value violates unique constraint "users_email_key" (ERR_DUPLICATE_KEY)';
     expect(draftSnapshot(scenario())).toEqual({
       goal: "Fix the duplicate signup bug: users can register twice with the same email (INV-2026-00417). The fix must hold under concurrent signups.",
       state: {
@@ -79,12 +71,19 @@ describe("draftSnapshot", () => {
       ].join("\n"),
       names: [
         { label: "Error", value: "ERR_DUPLICATE_KEY" },
-        { label: "Ticket", value: "INV-2026-00417" },
+        { label: "Failing test", value: "test/users.test.ts > createUser > rejects duplicates" },
+        { label: "Task", value: "INV-2026-00417" },
         { label: "Identifier", value: "users.email" },
         { label: "Identifier", value: "createUser" },
       ],
-      blockers: [`\`npm test\` failed: ${failure}`],
-      next: ["Fix the failure of `npm test`", "add a unique index on `users.email`", "rerun tests"],
+      blockers: [
+        `\`npm test\` failed (failing: test/users.test.ts > createUser > rejects duplicates): ${failure}`,
+      ],
+      next: [
+        "Fix `ERR_DUPLICATE_KEY` in `src/db/users.ts`, then re-run `npm test`",
+        "add a unique index on `users.email`",
+        "rerun tests",
+      ],
       extra: [],
     });
   });
@@ -121,7 +120,7 @@ describe("draftSnapshot", () => {
 
     it("ignores a latest ask that only says continue", () => {
       const t = trailOf(ask("Port the CLI to commander. Keep flags stable. Then docs."), ask("continue"));
-      expect(draftSnapshot(t).goal).toBe("Port the CLI to commander. Keep flags stable.");
+      expect(draftSnapshot(t).goal).toBe("Port the CLI to commander. Keep flags stable. Then docs.");
     });
 
     it("says no task was stated when no ask stated one", () => {
@@ -269,35 +268,53 @@ describe("draftSnapshot", () => {
 
   describe("failures", () => {
     it("lists open failures newest first and drops those a later run fixed", () => {
-      const t: Trail = {
-        ...emptyTrail(),
-        commands: [
-          command({ command: "npm run lint", status: "failed", exitCode: 1, error: "lint error\n  in a.ts" }),
-          command({ command: "npm run build", status: "failed", exitCode: 2, error: "" }),
-          command({ command: "npm test", status: "failed", exitCode: 1, error: "Error: old" }),
-          command({ command: "npm test", status: "ok" }),
-          command({ command: "make deploy", status: "failed", exitCode: null, error: "" }),
-          command({ command: "ls", status: "ok" }),
-        ],
-      };
+      const t = trailOf(
+        exec("npm run lint", "lint error\n  in a.ts", 1, 1),
+        exec("npm run build", "", 2, 2),
+        exec("npm test", "Error: old", 1, 3),
+        exec("npm test", "ok", 0, 4),
+        tool("exec", { command: "make deploy" }, 5, { error: "spawn make ENOENT" }),
+        exec("ls", "a.ts", 0, 6),
+      );
       const draft = draftSnapshot(t);
       expect(draft.blockers).toEqual([
-        "`make deploy` failed",
+        "`make deploy` failed: spawn make ENOENT",
         "`npm run build` failed (exit 2)",
-        "`npm run lint` failed: lint error / in a.ts",
+        "`npm run lint` failed: lint error",
       ]);
-      expect(draft.state.blocked).toBe("no");
-      expect(draft.code).toBe("$ make deploy");
+      expect(draft.state.blocked).toBe("yes -- `make deploy` failed: spawn make ENOENT");
+      expect(draft.code).toBe("$ make deploy\nspawn make ENOENT");
+    });
+
+    it("keeps a failure open when other commands succeed after it, until the same command passes", () => {
+      const failing = exec(
+        "cd /testbed && python reproduce.py",
+        'Traceback (most recent call last):\n  File "/testbed/reproduce.py", line 3, in <module>\n  File "/testbed/astropy/io/fits/card.py", line 88, in _parse\nValueError: invalid card image',
+        1,
+        1,
+      );
+      const later = [
+        exec("ls", "x", 0, 2),
+        exec("git status", "On branch main", 0, 3),
+        tool("read", { path: "a.py" }, 4, { result: textResult("x") }),
+      ];
+      const open = draftSnapshot(trailOf(failing, ...later));
+      expect(open.blockers).toEqual([
+        "`cd /testbed && python reproduce.py` failed: ValueError: invalid card image",
+      ]);
+      expect(open.next[0]).toBe(
+        "Fix `ValueError` in `/testbed/astropy/io/fits/card.py`, then re-run `cd /testbed && python reproduce.py`",
+      );
+      const healed = draftSnapshot(trailOf(failing, ...later, exec("python reproduce.py", "all good", 0, 5)));
+      expect(healed.blockers).toEqual([]);
+      expect(healed.state.blocked).toBe("no");
     });
 
     it("writes no code block when no failure is open and caps it at DRAFT_LIMITS.codeLines lines", () => {
       expect(draftSnapshot(trailOf(exec("npm test", "ok", 0))).code).toBe("");
       const error = Array.from({ length: 40 }, (_, i) => `Error ${i}`).join("\n");
-      const code = draftSnapshot({
-        ...emptyTrail(),
-        commands: [command({ command: "x", status: "failed", exitCode: 3, error })],
-      }).code;
-      expect(code.split("\n")).toHaveLength(DRAFT_LIMITS.codeLines);
+      const code = draftSnapshot(trailOf(exec("x", error, 3))).code;
+      expect(code.split("\n").length).toBeLessThanOrEqual(DRAFT_LIMITS.codeLines);
       expect(code.split("\n").at(-1)).toBe("(exit code 3)");
     });
   });
@@ -354,8 +371,10 @@ describe("draftSnapshot", () => {
 
     it("leads with the fix when the last command failed and no plan was stated", () => {
       const t = trailOf(ask("Make the build green again please"), exec("npm run build", "error TS2322", 2));
-      expect(draftSnapshot(t).next).toEqual(["Fix the failure of `npm run build`"]);
-      expect(draftSnapshot(trailOf(exec("make", "Error", 2))).next).toEqual(["Fix the failure of `make`"]);
+      expect(draftSnapshot(t).next).toEqual(["Fix the failure, then re-run `npm run build`"]);
+      expect(draftSnapshot(trailOf(exec("make", "Error", 2))).next).toEqual([
+        "Fix the failure, then re-run `make`",
+      ]);
     });
 
     it("asks for the task when nothing was stated, and for a first step when only the goal is known", () => {
@@ -375,7 +394,7 @@ describe("planSteps", () => {
       ["write the migration", "rerun tests"],
     ],
     ["## Plan\n\n1. a\n\n2. b\nafter", ["a", "b"]],
-    ["Next steps:\nI'll add the index, then rerun.\nMore prose.", ["I'll add the index, then rerun"]],
+    ["Next steps:\nI'll add the index, then rerun.\nMore prose.", ["I'll add the index", "rerun"]],
     ["I'll do this:\n1. one\n2. two", ["one", "two"]],
     ["Next: a\n- a\n- b", ["a", "b"]],
     ["Plan:\n```\n1. not a step\n```", []],

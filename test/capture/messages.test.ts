@@ -215,7 +215,7 @@ describe("trailFromMessages", () => {
       "We'll use a unique index instead of an application-side check because two signups can race.",
     ]);
     expect(draftSnapshot(trail).next).toEqual([
-      "Fix the failure of `npm test`",
+      "Fix `ERR_DB_METHOD` in `src/db/users.ts`, then re-run `npm test`",
       "Add a migration creating a unique index on `users.email`",
       "Map the driver's unique violation to ERR_DUPLICATE_KEY",
       "Rerun `npm test`",

@@ -93,7 +93,12 @@ describe("detectPlan", () => {
     ["Done.\n\nNext steps:\n- add index\n- rerun", "Next steps:\n- add index\n- rerun"],
     ["**Plan:** migrate first", "**Plan:** migrate first"],
     ["Status\n## Next steps\n1. a\n2. b", "## Next steps\n1. a\n2. b"],
-    ["Here is what I'll do:\n1. a\n2. b", "Here is what I'll do:\n1. a\n2. b"],
+    [
+      "Here is what I'll do:\n1. add the index\n2. rerun `npm test`",
+      "Here is what I'll do:\n1. add the index\n2. rerun `npm test`",
+    ],
+    // An enumeration of cases is no plan, even after an intent.
+    ["I'll check these cases:\n1. an empty list\n2. a list of one\n3. None as input", null],
     ["Changes made:\n1. renamed a\n2. removed b", null],
     ["Next, I will run the tests.", null],
     ["```\nNext: not prose\n```", null],

@@ -236,7 +236,23 @@ describe("reduceTrail", () => {
       ]);
       expect(t.failures).toBe(1);
       expect(t.last).toEqual({ kind: "command", text: "ran `npm test` (exit 1)" });
-      expect(t.names).toEqual([{ value: "ERR_DUPLICATE_KEY", kind: "error" }]);
+      expect(t.names).toEqual([
+        { value: "ERR_DUPLICATE_KEY", kind: "error" },
+        { value: "test/users.test.ts > rejects duplicates", kind: "identifier" },
+      ]);
+      expect(t.failing).toEqual([
+        {
+          command: "npm test",
+          key: "test:npm test:",
+          exitCode: 1,
+          error: "FAIL  test/users.test.ts > rejects duplicates\nError: duplicate key (ERR_DUPLICATE_KEY)",
+          exception: "Error: duplicate key (ERR_DUPLICATE_KEY)",
+          name: "ERR_DUPLICATE_KEY",
+          tests: ["test/users.test.ts > rejects duplicates"],
+          frameFile: null,
+          at: at(5),
+        },
+      ]);
     });
 
     it("records a command that succeeded with no error excerpt", () => {
@@ -388,7 +404,13 @@ describe("reduceTrail", () => {
 
 describe("commandLabel", () => {
   it("shows the first line of a multi-line command", () => {
-    expect(commandLabel("cat <<EOF > a\nx\nEOF")).toBe("cat <<EOF > a …");
+    expect(commandLabel("cat <<EOF > a\nimport os\n\nEOF")).toBe("cat <<EOF > a …");
+    expect(commandLabel("cat <<EOF > a\nx\nEOF")).toBe("cat <<EOF > a … x");
+    expect(
+      commandLabel(
+        'cd /testbed && python -c "\nfrom astropy.io import fits\ncard = fits.Card.fromstring(x)\n"',
+      ),
+    ).toBe('cd /testbed && python -c " … card = fits.Card.fromstring(x)');
     expect(commandLabel("npm test")).toBe("npm test");
   });
 });

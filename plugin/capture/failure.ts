@@ -1,0 +1,116 @@
+import { commandKey, isTestCommand, testIds } from "./command.ts";
+import { clip } from "./text.ts";
+import type { TrailFailure } from "./trail.ts";
+
+/**
+ * What a failed run's output says went wrong, as test runners and interpreters print it: the exception and
+ * its message (the last `XError: message` of a Python traceback, a JavaScript `TypeError: ...`, a Rust
+ * `error[E0382]: ...`, a Go `panic: ...`), the tests reported failing (`FAILED tests/x.py::test_y`,
+ * `--- FAIL: TestX`, `✗ suite > case`), and the frame where it was raised.
+ */
+
+export interface FailureFacts {
+  /** The exception line: `ValueError: invalid literal for int()`, at most 200 characters; null when none. */
+  exception: string | null;
+  /** The exception's name alone (`ValueError`, `django.core.exceptions.FieldError`, `E0382`). */
+  name: string | null;
+  /** Failing test ids, in order, at most 5. */
+  tests: string[];
+  /** The innermost frame's file (`django/db/models/query.py`) outside installed packages, or null. */
+  frameFile: string | null;
+}
+
+/** `ValueError: msg`, `django.core.exceptions.FieldError: msg`, `AssertionError`, `E   KeyError: 'x'`. */
+const EXCEPTION_LINE =
+  /^(?:E\s+)?(?:Uncaught\s+)?((?:[a-z_][\w]*\.)*(?:[A-Z]\w*)?(?:Error|Exception|Warning|Exit|Interrupt|Failure|Fault)|StopIteration|KeyboardInterrupt)(?:\s*\[[\w-]+\])?(?::\s*(.*))?$/;
+/** An error code in a message: `ERR_DUPLICATE_KEY`, `ENOENT`, `E11000`. */
+const CODE_IN_MESSAGE =
+  /\b(ERR_[A-Z0-9_]+|E[A-Z]{3,}|[A-Z][A-Z0-9]*_(?:ERROR|ERR|FAILED|VIOLATION|CONFLICT|DUPLICATE)[A-Z0-9_]*|E\d{4,5})\b/;
+const JS_ERROR_CODE = /^(?:Uncaught\s+)?(\w*Error) \[(ERR_[A-Z_]+)\]:\s*(.*)$/;
+const RUST_ERROR = /^error\[(E\d{4})\]:\s*(.*)$/;
+const PANIC = /^panic:\s*(.*)$/;
+const PYTEST_FAILED = /^(?:FAILED|ERROR)\s+(\S+::\S+|\S+\.py)(?:\s+-\s+(.*))?$/;
+const GO_FAIL = /^--- FAIL:\s+(\S+)/;
+const JS_FAIL = /^(?:FAIL|✗|×|✕)\s+(\S.*?)(?:\s+\d+ms)?$/;
+const PY_FRAME = /^File "([^"]+)", line \d+/;
+const INSTALLED = /(?:site-packages|dist-packages|node_modules|\/lib\/python\d|<frozen |<string>|<stdin>)/;
+
+/** The facts of a failure's output; read from its last 20,000 characters. */
+export function failureFacts(output: string): FailureFacts {
+  const lines = output
+    .slice(-20_000)
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "");
+  let exception: string | null = null;
+  let name: string | null = null;
+  const tests: string[] = [];
+  let frameFile: string | null = null;
+  for (const line of lines) {
+    const frame = PY_FRAME.exec(line);
+    if (frame?.[1] !== undefined && !INSTALLED.test(frame[1])) frameFile = frame[1];
+    const failed = PYTEST_FAILED.exec(line) ?? GO_FAIL.exec(line);
+    if (failed?.[1] !== undefined) {
+      if (!tests.includes(failed[1])) tests.push(failed[1]);
+      const msg = failed[2];
+      if (msg !== undefined && exception === null) {
+        const inner = EXCEPTION_LINE.exec(msg);
+        if (inner !== null) {
+          exception = clip(msg, 200);
+          name = inner[1] ?? null;
+        }
+      }
+      continue;
+    }
+    const js = JS_FAIL.exec(line);
+    if (js?.[1] !== undefined && /[/>:]|\.test\.|\.spec\./.test(js[1]) && !tests.includes(js[1]))
+      tests.push(js[1]);
+    const code = JS_ERROR_CODE.exec(line);
+    if (code !== null) {
+      exception = clip(line, 200);
+      name = code[2] ?? null;
+      continue;
+    }
+    const rust = RUST_ERROR.exec(line);
+    if (rust !== null) {
+      exception = clip(line, 200);
+      name = rust[1] ?? null;
+      continue;
+    }
+    const panic = PANIC.exec(line);
+    if (panic !== null) {
+      exception = clip(line, 200);
+      name = "panic";
+      continue;
+    }
+    const ex = EXCEPTION_LINE.exec(line);
+    if (ex !== null && (ex[2] !== undefined || ex[1] !== "Error")) {
+      // The last exception line wins: a traceback ends with the one that was raised.
+      exception = clip(line.replace(/^E\s+/, "").replace(/^Uncaught\s+/, ""), 200);
+      // A bare `Error: ...` is named by the code its message carries, when it carries one.
+      const code = ex[1] === "Error" ? CODE_IN_MESSAGE.exec(ex[2] ?? "")?.[1] : undefined;
+      name = code ?? ex[1] ?? null;
+    }
+  }
+  return { exception, name, tests: tests.slice(0, 5), frameFile };
+}
+
+/** The failures after a run of `command`: a failure of it replaces its older one; a pass heals it. */
+export function updateFailing(
+  failing: readonly TrailFailure[],
+  command: string,
+  failure: TrailFailure | null,
+  max: number,
+): TrailFailure[] {
+  const key = commandKey(command);
+  const passedTests = failure === null && isTestCommand(command) ? testIds(command) : null;
+  const heals = (f: TrailFailure): boolean => {
+    if (f.key === key) return true;
+    if (passedTests === null || !f.key.startsWith("test:")) return false;
+    // A passing run of a whole suite, or of the file holding the failed test, heals it.
+    const ids = f.key.split(":").slice(2).join(":");
+    return passedTests.length === 0 || passedTests.some((id) => ids.includes(id));
+  };
+  const kept = failing.filter((f) => (failure === null ? !heals(f) : f.key !== key));
+  return (failure === null ? kept : [...kept, failure]).slice(-max);
+}

@@ -1,0 +1,150 @@
+import { extractNames } from "./prose.ts";
+import type { NameKind } from "./trail.ts";
+
+type TrailNameLike = { value: string; kind: NameKind };
+
+/**
+ * The task a first message states, without the wrapper an agent harness puts around it. Issue runners
+ * and coding agents wrap the user's words in templates: `<uploaded_files>` and `<pr_description>` or
+ * `<issue_description>` (OpenHands), "We're currently solving the following issue within our repository.
+ * Here's the issue text: ISSUE: ... INSTRUCTIONS: ..." (issue-solving harnesses), `<environment_context>` and
+ * `<user_instructions>` (Codex), `<system-reminder>` and `<command-message>` (Claude Code). The task is what
+ * the user wrote; the wrapper's words are neither the goal nor its identifiers.
+ */
+
+/** Tags whose content is the task itself. */
+const TASK_TAGS = [
+  "pr_description",
+  "issue_description",
+  "issue",
+  "problem_statement",
+  "task_description",
+  "task",
+  "user_request",
+  "user_query",
+  "request",
+];
+/** Tags whose content is harness context, never the task. */
+const CONTEXT_TAGS = [
+  "uploaded_files",
+  "environment_context",
+  "user_instructions",
+  "system-reminder",
+  "system_reminder",
+  "ide_opened_file",
+  "ide_selection",
+  "command-message",
+  "command-name",
+  "command-args",
+  "local-command-stdout",
+  "local-command-stderr",
+  "user-prompt-submit-hook",
+  "instructions",
+  "INSTRUCTIONS",
+  "context",
+  "env",
+];
+
+/** Lead-in sentences of issue templates, before the issue's own text. */
+const LEAD_INS: readonly RegExp[] = [
+  /^[\s\S]{0,400}?Here(?:'s| is) the issue text:\s*/i,
+  /^\s*ISSUE:\s*/,
+  /^\s*I've uploaded a[\s\S]{0,200}?repository in the directory \S+\.?\s*/i,
+  /^\s*Consider the following (?:PR|issue) description:\s*/i,
+];
+/** Where a template's instructions begin after the task: the task ends there. */
+const TRAILERS: readonly RegExp[] = [
+  /\n\s*INSTRUCTIONS:\s*\n[\s\S]*$/,
+  /\n\s*Can you help me implement the necessary changes[\s\S]*$/i,
+  /\n\s*Your task is to make (?:the )?(?:minimal )?changes[\s\S]*$/i,
+  /\n\s*Follow these (?:phases|steps) to resolve the issue[\s\S]*$/i,
+  /\n\s*I've already taken care of all changes to any of the test files[\s\S]*$/i,
+];
+
+function tagged(text: string, tag: string): RegExpExecArray | null {
+  return new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]*?)(?:</${tag}>|$)`).exec(text);
+}
+
+/** The root folder a harness names (`<uploaded_files>/workspace/x</uploaded_files>`, `<cwd>/repo</cwd>`), or null. */
+export function harnessRoot(text: string): string | null {
+  const uploaded = tagged(text, "uploaded_files")?.[1]?.trim().split(/\s+/)[0];
+  if (uploaded?.startsWith("/")) return uploaded.replace(/\/+$/, "");
+  const cwd = /<cwd>\s*(\/[^<\s]+)\s*<\/cwd>/.exec(text)?.[1];
+  return cwd === undefined ? null : cwd.replace(/\/+$/, "");
+}
+
+/**
+ * The task a message states with the harness's wrapper removed: the content of a task tag when there is
+ * one, else the message without context tags, lead-in sentences and trailing instructions. Returns the
+ * text unchanged (trimmed) when it carries no known wrapper.
+ */
+export function unwrapTask(text: string): string {
+  for (const tag of TASK_TAGS) {
+    const inner = tagged(text, tag)?.[1]?.trim();
+    if (inner !== undefined && inner.length >= 12) return unwrapTask(inner);
+  }
+  let t = text;
+  for (const tag of CONTEXT_TAGS) {
+    t = t.replace(new RegExp(`<${tag}(?:\\s[^>]*)?>[\\s\\S]*?</${tag}>`, "g"), " ");
+  }
+  for (const lead of LEAD_INS) t = t.replace(lead, "");
+  for (const trailer of TRAILERS) t = t.replace(trailer, "");
+  t = t.trim();
+  return t === "" ? text.trim() : t;
+}
+
+/** Fenced code and traceback lines of a task: where its identifiers are, not its prose. */
+const FENCE = /^(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:\n\1[^\n]*(?:\n|$)|$)/gm;
+const TRACE_LINE = /^\s*(?:File "|Traceback \(most recent|at \S+ \(|>>> |\$ |\.\.\. )/;
+
+/** The prose of a task: fenced code, traceback and console lines removed, white space folded. */
+export function taskProse(task: string): string {
+  return task
+    .replace(FENCE, " ")
+    .split("\n")
+    .filter((line) => !TRACE_LINE.test(line))
+    .join("\n")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** `django.db.models.Q`, `Model.save()`, `get_prep_value`, `QuerySet`, `--no-cache`, `3.2.1`. */
+const DOTTED = /(?<![\w/.-])((?:[A-Za-z_]\w*\.){1,6}[A-Za-z_]\w*)(?:\(\))?(?![\w/-])/g;
+const SNAKE = /(?<![\w.-])([a-z][a-z0-9]*(?:_[a-z0-9]+){1,6})(?:\(\))?(?![\w-])/g;
+const CAMEL = /(?<![\w.-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+[A-Z][A-Za-z0-9]*)(?![\w-])/g;
+const FLAG = /(?<![\w-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-])/g;
+const VERSION = /(?<![\w.])v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?)(?![\w.]*\w)/g;
+/** Dotted words that are prose or hosts, not code: `e.g`, `i.e`, `etc.`, `github.com`. */
+const NOT_DOTTED = /^(?:e\.g|i\.e|etc|vs|a\.k\.a|www\..*|.*\.(?:com|org|net|io|dev|html?))$/i;
+
+/**
+ * Identifiers of a task, most telling first: error names and codes, backticked spans, dotted paths,
+ * CamelCase and snake_case names, flags and versions, each once, at most `max`. Read from the whole task,
+ * code and tracebacks included: that is where class paths and flags stand.
+ */
+export function taskNames(task: string, max: number): TrailNameLike[] {
+  const found: TrailNameLike[] = [];
+  const seen = new Set<string>();
+  const add = (value: string, kind: TrailNameLike["kind"]): void => {
+    const v = value.replace(/\(\)$/, "");
+    if (v.length < 3 || v.length > 120 || seen.has(v)) return;
+    seen.add(v);
+    found.push({ value: v, kind });
+  };
+  for (const n of extractNames(task, { backticks: true })) add(n.value, n.kind);
+  for (const m of task.matchAll(DOTTED)) {
+    const v = m[1] ?? "";
+    if (!NOT_DOTTED.test(v) && /[a-z]/.test(v) && !/^\d/.test(v))
+      add(v, /\.[a-z]{1,4}$/.test(v) && !/[A-Z_]/.test(v) ? "path" : "identifier");
+  }
+  for (const m of task.matchAll(CAMEL)) add(m[1] ?? "", "identifier");
+  for (const m of task.matchAll(SNAKE)) add(m[1] ?? "", "identifier");
+  for (const m of task.matchAll(FLAG)) add(m[1] ?? "", "identifier");
+  for (const m of task.matchAll(VERSION)) add(m[1] ?? "", "identifier");
+  const rank = (n: TrailNameLike): number => (n.kind === "error" ? 0 : n.kind === "path" ? 2 : 1);
+  return found
+    .map((n, i) => ({ n, i }))
+    .sort((a, b) => rank(a.n) - rank(b.n) || a.i - b.i)
+    .slice(0, max)
+    .map(({ n }) => n);
+}

@@ -1,0 +1,170 @@
+import type { ToolOutcome } from "./tool-outcome.ts";
+import type { FileAction, TrailFile } from "./trail.ts";
+
+/**
+ * The files of a session trail: which files a tool call touched (OpenClaw's tools, editor tools, patches,
+ * and shell commands that write a file), one spelling per file (relative to the workspace or to the
+ * harness's root folder), and the list kept within its bound without losing the files that changed.
+ */
+
+export type FileOp = { path: string; action: FileAction };
+
+const READ_TOOLS = new Set("read read_file view view_file open_file cat".split(" "));
+const WRITE_TOOLS = new Set("write write_file create_file".split(" "));
+const EDIT_TOOLS = new Set("edit multiedit multi_edit edit_file str_replace str_replace_editor".split(" "));
+const EDITOR_TOOLS = new Set("str_replace_based_edit_tool text_editor".split(" "));
+const PATCH_HEADER = /^\s*\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\s*\*\*\* Move to: (.+?)\s*$/gm;
+/** `cat > x.py << 'EOF'`, `cat <<EOF > x.py`, `tee x.py <<EOF`: a shell command that writes a file. */
+const HEREDOC_WRITE =
+  /^\s*(?:cat\s*(?:<<-?\s*['"]?\w+['"]?\s*)?>{1,2}\s*([^\s<>|&;]+)|tee\s+(?:-a\s+)?([^\s<>|&;]+)\s*<<)/;
+/** `sed -i 's/a/b/' path`: an in-place edit of the files named last. */
+const SED_IN_PLACE =
+  /^\s*sed\s+(?:-[a-zA-Z]*i[a-zA-Z]*(?:\s+''|\s+\.\w+)?|--in-place(?:=\S*)?)\s+(?:-e\s+)?(?:'[^']*'|"[^"]*")\s+([^\s<>|&;]+)\s*$/;
+
+function stringsOf(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** The files a tool call touched, from OpenClaw's parameter names (`path`, `file_path`, `filePath`, `paths`, `input`). */
+export function fileOps(tool: string, params: Record<string, unknown>, outcome: ToolOutcome): FileOp[] {
+  const paths = [params.path, params.file_path, params.filePath, params.paths, params.file].flatMap(
+    stringsOf,
+  );
+  if (tool === "apply_patch") {
+    const patch =
+      typeof params.input === "string" ? params.input : typeof params.patch === "string" ? params.patch : "";
+    const ops: FileOp[] = [];
+    for (const m of patch.slice(0, 200_000).matchAll(PATCH_HEADER)) {
+      const [, kind, path, moved] = m;
+      if (moved !== undefined) {
+        const from = ops.at(-1);
+        if (from !== undefined) from.action = "delete";
+        ops.push({ path: moved, action: "move" });
+      } else if (path !== undefined) {
+        ops.push({ path, action: kind === "Add" ? "create" : kind === "Delete" ? "delete" : "edit" });
+      }
+    }
+    return ops;
+  }
+  const command = typeof params.command === "string" ? params.command : "";
+  let action: FileAction | null = null;
+  if (READ_TOOLS.has(tool) || (EDITOR_TOOLS.has(tool) && command === "view")) action = "read";
+  else if (WRITE_TOOLS.has(tool)) action = outcome.created ? "create" : "write";
+  else if (EDITOR_TOOLS.has(tool) && command === "create") action = "create";
+  else if (EDIT_TOOLS.has(tool) || EDITOR_TOOLS.has(tool)) action = "edit";
+  return action === null ? [] : paths.map((path) => ({ path, action }));
+}
+
+/** The files a shell command writes: a heredoc redirected to a file, or an in-place `sed`. */
+export function commandFileOps(command: string): FileOp[] {
+  const first = command.trim().split("\n")[0] ?? "";
+  const segment = first.split(/&&|;/).map((s) => s.trim());
+  const ops: FileOp[] = [];
+  for (const part of segment) {
+    const heredoc = HEREDOC_WRITE.exec(part);
+    const target = heredoc?.[1] ?? heredoc?.[2];
+    if (target !== undefined && target !== "/dev/null") ops.push({ path: target, action: "write" });
+    const sed = SED_IN_PLACE.exec(part);
+    if (sed?.[1] !== undefined) ops.push({ path: sed[1], action: "edit" });
+  }
+  return ops;
+}
+
+/** The `cd /abs/dir` a command line starts in, or null. */
+export function commandDir(command: string): string | null {
+  const m = /^\s*cd\s+(["']?)(\/[^\s"';&|]+)\1\s*(?:&&|;)/.exec(command);
+  return m?.[2]?.replace(/\/+$/, "") ?? null;
+}
+
+/** Where a path is kept relative to: the workspace and the harness's root folder. */
+export interface PathRoots {
+  workspaceDir?: string | undefined;
+  root?: string | null | undefined;
+}
+
+/** A path as kept in the trail, or null for a path that is not a file in play (daily logs under `memory/`). */
+export function normalizePath(path: string, roots: PathRoots, maxChars: number): string | null {
+  let p = path.trim().replace(/^(?:\.\/)+/, "");
+  for (const r of [roots.workspaceDir, roots.root]) {
+    const root = r?.replace(/\/+$/, "");
+    if (root !== undefined && root !== null && root !== "" && p.startsWith(`${root}/`)) {
+      p = p.slice(root.length + 1);
+      break;
+    }
+  }
+  if (p === "" || p.length > maxChars || /[\p{Cc}\p{Zl}\p{Zp}]/u.test(p)) return null;
+  if (p.startsWith("memory/") || /(?:^|\/)memory\/\d{4}-\d{2}-\d{2}[^/]*\.md$/.test(p)) return null;
+  return p;
+}
+
+/** Whether two spellings name one file: equal, or an absolute one ending in the relative one. */
+export function samePath(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (a.startsWith("/") === b.startsWith("/")) return false;
+  const [abs, rel] = a.startsWith("/") ? [a, b] : [b, a];
+  return rel.includes("/") ? abs.endsWith(`/${rel}`) : false;
+}
+
+/**
+ * The files after one more touch. The file keeps its relative spelling when one was seen; a mention
+ * (a path named in prose) never overrides what a tool did. Past `max`, the least recently touched file
+ * that did not change goes first, so a file edited early stays in a long session.
+ */
+export function touchFile(files: readonly TrailFile[], op: FileOp, at: string, max: number): TrailFile[] {
+  const old = files.find((f) => samePath(f.path, op.path));
+  const path = old !== undefined && !old.path.startsWith("/") ? old.path : op.path;
+  if (op.action === "mention") {
+    if (old !== undefined) return [...files];
+    const mentioned: TrailFile = {
+      path,
+      reads: 0,
+      writes: 0,
+      created: false,
+      lastAction: "mention",
+      lastSeen: at,
+    };
+    return bound([...files, mentioned], max);
+  }
+  const read = op.action === "read";
+  const next: TrailFile = {
+    path,
+    reads: (old?.reads ?? 0) + (read ? 1 : 0),
+    writes: (old?.writes ?? 0) + (read ? 0 : 1),
+    created: (old?.created ?? false) || op.action === "create",
+    lastAction: op.action,
+    lastSeen: at,
+  };
+  return bound([...files.filter((f) => f !== old), next], max);
+}
+
+function bound(files: TrailFile[], max: number): TrailFile[] {
+  const kept = [...files];
+  while (kept.length > max) {
+    const unchanged = kept.findIndex((f) => f.writes === 0);
+    kept.splice(Math.max(unchanged, 0), 1);
+  }
+  return kept;
+}
+
+/** Names a harness or an agent gives throw-away files: `reproduce_issue.py`, `debug.js`, `test_fix.py`. */
+const SCRATCH_NAME =
+  /^(?:repro|reproduce|reproduction|debug|scratch|tmp|temp|try|check|verify|test_(?:fix|issue|repro|bug|my|simple|edge|comprehensive)|demo|sandbox|quick)[\w.-]*\.\w+$/i;
+
+/** Whether a file is a scratch file of the session rather than a file of the project. */
+export function isScratch(f: TrailFile): boolean {
+  if (/^\/tmp\/|^\/var\/tmp\//.test(f.path)) return true;
+  const name = f.path.split("/").at(-1) ?? f.path;
+  const atRoot = !f.path.includes("/") || /^\/[^/]+\/[^/]+$/.test(f.path);
+  return atRoot && SCRATCH_NAME.test(name);
+}
+
+/** Paths named in prose: `src/app/db.ts`, `migrations/0042_unique_session.sql` (a folder and a known extension). */
+const PROSE_PATH =
+  /(?<![\w/.@:-])((?:\.{0,2}\/)?(?:[\w@.-]+\/)+[\w.-]+\.(?:[cm]?[jt]sx?|py|go|rs|rb|java|kt|swift|c|h|cc|cpp|cs|php|md|json|ya?ml|toml|sql|sh|css|scss|html|vue|svelte|proto|graphql|tf))(?![\w/])/g;
+
+/** The file paths a text names, in order, each once, at most `max`. */
+export function mentionedPaths(text: string, max: number): string[] {
+  const paths = [...text.matchAll(PROSE_PATH)].map((m) => m[1] ?? "").filter((p) => !/^https?:/.test(p));
+  return [...new Set(paths)].slice(0, max);
+}
