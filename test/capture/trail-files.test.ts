@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import type { TrailFile } from "../../plugin/capture/trail.ts";
+import {
+  commandDir,
+  commandFileOps,
+  isScratch,
+  mentionedPaths,
+  normalizePath,
+  samePath,
+  touchFile,
+} from "../../plugin/capture/trail-files.ts";
+
+const AT = "2026-11-22T10:00:00.000Z";
+const file = (path: string, writes: number, extra: Partial<TrailFile> = {}): TrailFile => ({
+  path,
+  reads: 0,
+  writes,
+  created: false,
+  lastAction: writes > 0 ? "edit" : "read",
+  lastSeen: AT,
+  ...extra,
+});
+
+describe("commandFileOps", () => {
+  it("reads the file a heredoc or an in-place sed writes", () => {
+    expect(commandFileOps("cat > /testbed/reproduce.py << 'EOF'\nimport x\nEOF")).toEqual([
+      { path: "/testbed/reproduce.py", action: "write" },
+    ]);
+    expect(commandFileOps("cd /repo && sed -i 's/old/new/' src/app.py")).toEqual([
+      { path: "src/app.py", action: "edit" },
+    ]);
+    expect(commandFileOps("cat src/app.py")).toEqual([]);
+  });
+});
+
+describe("commandDir", () => {
+  it("reads the folder a command line starts in", () => {
+    expect(commandDir("cd /testbed && python x.py")).toBe("/testbed");
+    expect(commandDir("python x.py")).toBeNull();
+  });
+});
+
+describe("normalizePath and samePath", () => {
+  it("keeps paths relative to the workspace or the harness root", () => {
+    const roots = { workspaceDir: "/ws", root: "/testbed" };
+    expect(normalizePath("/testbed/astropy/io/fits/card.py", roots, 300)).toBe("astropy/io/fits/card.py");
+    expect(normalizePath("/ws/src/a.ts", roots, 300)).toBe("src/a.ts");
+    expect(normalizePath("./memory/2026-11-22.md", roots, 300)).toBeNull();
+  });
+
+  it("sees an absolute spelling and a relative one as one file", () => {
+    expect(samePath("/workspace/repo/src/a.py", "src/a.py")).toBe(true);
+    expect(samePath("/workspace/repo/src/a.py", "a.py")).toBe(false);
+    expect(samePath("src/a.py", "lib/a.py")).toBe(false);
+  });
+});
+
+describe("touchFile", () => {
+  it("merges spellings of one file and keeps the relative one", () => {
+    const files = touchFile([file("src/a.py", 1)], { path: "/repo/src/a.py", action: "edit" }, AT, 40);
+    expect(files).toEqual([file("src/a.py", 2)]);
+  });
+
+  it("evicts files only read before a file that changed, so an early edit stays", () => {
+    let files = [file("src/main.py", 1)];
+    for (let i = 0; i < 5; i++) files = touchFile(files, { path: `lib/r${i}.py`, action: "read" }, AT, 3);
+    expect(files.map((f) => f.path)).toEqual(["src/main.py", "lib/r3.py", "lib/r4.py"]);
+  });
+
+  it("adds a named path without overriding what a tool did", () => {
+    const files = touchFile([file("src/a.py", 1)], { path: "src/a.py", action: "mention" }, AT, 40);
+    expect(files).toEqual([file("src/a.py", 1)]);
+    expect(touchFile([], { path: "migrations/0042_unique_session.sql", action: "mention" }, AT, 40)).toEqual([
+      file("migrations/0042_unique_session.sql", 0, { lastAction: "mention" }),
+    ]);
+  });
+});
+
+describe("isScratch", () => {
+  it("tells scratch scripts at the root or in /tmp from project files", () => {
+    expect(isScratch(file("reproduce_issue.py", 1, { created: true }))).toBe(true);
+    expect(isScratch(file("/tmp/check.js", 1))).toBe(true);
+    expect(isScratch(file("astropy/io/fits/card.py", 3))).toBe(false);
+    expect(isScratch(file("tests/test_reproduce.py", 1))).toBe(false);
+  });
+});
+
+describe("mentionedPaths", () => {
+  it("reads the paths prose names", () => {
+    expect(
+      mentionedPaths(
+        "Plan: an upsert, then a unique index in migrations/0042_unique_session.sql (see src/db.ts).",
+        5,
+      ),
+    ).toEqual(["migrations/0042_unique_session.sql", "src/db.ts"]);
+    expect(mentionedPaths("see https://example.com/a/b.html", 5)).toEqual([]);
+  });
+});
