@@ -25,7 +25,8 @@ const INPUT: FlushPromptInput = {
 
 /** What a model fills in for each placeholder of the template. */
 const ANSWERS: Readonly<Record<string, string>> = {
-  "{one sentence: what the user is trying to accomplish and why}": "Fix ERR_DUPLICATE_KEY on second logins",
+  "{one or two sentences: the task in your words (never a template's or harness's wording), with its exact identifiers, and why}":
+    "Fix ERR_DUPLICATE_KEY on second logins",
   "{planning|implementing|debugging|testing|reviewing|deploying}": "debugging",
   "{git branch or n/a}": "fix/oauth-dup",
   "{yes -- what is needed | no}": "no",
@@ -36,9 +37,11 @@ const ANSWERS: Readonly<Record<string, string>> = {
   "{why}": "the race is in the database",
   "{only code or error text that cannot be re-read from files, in a fenced block; or none}": "none",
   "{kind}": "Error",
-  "{exact value}": "ERR_DUPLICATE_KEY",
-  "{blocker or open question, with context}": "Question: backfill the duplicates or drop them?",
-  "{the very next concrete action}": "Write the migration",
+  "{exact value: an exception, error code, failing test id or symbol you changed}": "ERR_DUPLICATE_KEY",
+  "{what failed and is not fixed yet: the command or test, and the exception or error it printed}":
+    "Question: backfill the duplicates or drop them?",
+  "{the very next action, naming its file or command (`pytest tests/x.py::test_y`, `src/a.py`); not a list of cases or options}":
+    "Write the migration",
 };
 
 /** The template in the prompt's markdown fence. */
