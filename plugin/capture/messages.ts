@@ -198,3 +198,21 @@ export function trailFromMessages(
     emptyTrail(),
   );
 }
+
+/**
+ * The trail a draft is made from when a hook hands over the conversation (`before_compaction.messages` on
+ * the preflight path, `before_reset.messages`, the flush run's `before_prompt_build.messages`): the trail
+ * built from those messages when it saw more than the session's own trail (more tool calls, or a task the
+ * trail missed: turns before the plugin loaded, a gateway restart), else the session's trail.
+ */
+export function trailForDraft(
+  trail: Trail,
+  messages: readonly unknown[] | undefined,
+  at: string,
+  options: ReduceOptions = {},
+): Trail {
+  if (messages === undefined || messages.length === 0) return trail;
+  const seen = trailFromMessages(messages, at, options);
+  const missedTask = trail.firstAsk === null && seen.firstAsk !== null;
+  return seen.toolCalls > trail.toolCalls || missedTask ? seen : trail;
+}

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { draftSnapshot } from "../../plugin/capture/draft.ts";
-import { eventsFromMessages, trailFromMessages } from "../../plugin/capture/messages.ts";
+import { eventsFromMessages, trailForDraft, trailFromMessages } from "../../plugin/capture/messages.ts";
 import { emptyTrail, Trail } from "../../plugin/capture/trail.ts";
 import agentEnd from "./fixtures/agent-end-messages.json" with { type: "json" };
 
@@ -278,5 +278,43 @@ describe("trailFromMessages", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("trailForDraft", () => {
+  const transcript = [
+    {
+      role: "user",
+      content: "Add a unique index on users.email in migrations/0042_unique_email.sql",
+      timestamp: 1795168800000,
+    },
+    {
+      role: "assistant",
+      content: [{ type: "toolCall", id: "c1", name: "exec", arguments: { command: "npm test" } }],
+      timestamp: 1795168801000,
+    },
+    {
+      role: "toolResult",
+      toolCallId: "c1",
+      toolName: "exec",
+      content: [
+        { type: "text", text: "Error: duplicate key (ERR_DUPLICATE_KEY)\n\n(Command exited with code 1)" },
+      ],
+      details: { status: "completed", exitCode: 1 },
+      timestamp: 1795168802000,
+    },
+  ];
+
+  it("drafts from the conversation a hook hands over when it saw more than the session's trail", () => {
+    const trail = trailForDraft(emptyTrail(), transcript, "2026-11-22T10:00:00.000Z");
+    expect(trail.firstAsk).toBe("Add a unique index on users.email in migrations/0042_unique_email.sql");
+    expect(trail.failing.map((f) => f.name)).toEqual(["ERR_DUPLICATE_KEY"]);
+  });
+
+  it("keeps the session's trail when it saw as much, or when no conversation was handed over", () => {
+    const own = trailFromMessages([...transcript, ...transcript.slice(1)], "2026-11-22T10:00:00.000Z");
+    expect(trailForDraft(own, transcript, "2026-11-22T10:00:00.000Z")).toBe(own);
+    expect(trailForDraft(own, undefined, "2026-11-22T10:00:00.000Z")).toBe(own);
+    expect(trailForDraft(own, [], "2026-11-22T10:00:00.000Z")).toBe(own);
   });
 });
