@@ -263,6 +263,7 @@ function namesOf(trail: Trail, files: readonly FileInPlay[]): KeyName[] {
   const failing = [...trail.failing].reverse();
   const failures: TrailName[] = failing.flatMap((f) => [
     ...(f.name === null ? [] : [{ value: f.name, kind: "error" as const }]),
+    ...f.codes.map((value) => ({ value, kind: "error" as const })),
     ...f.tests.map((t) => ({ value: t, kind: "identifier" as const })),
   ]);
   const seen = [...trail.names].reverse().sort((a, b) => rank(a) - rank(b));

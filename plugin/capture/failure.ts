@@ -18,6 +18,8 @@ export interface FailureFacts {
   tests: string[];
   /** The innermost frame's file (`django/db/models/query.py`) outside installed packages, or null. */
   frameFile: string | null;
+  /** Error codes anywhere in the output (`ERR_PACKAGE_PATH_NOT_EXPORTED`, `ENOENT`, `TS2339`), in order, at most 5. */
+  codes: string[];
 }
 
 /** `ValueError: msg`, `django.core.exceptions.FieldError: msg`, `AssertionError`, `E   KeyError: 'x'`. */
@@ -33,6 +35,9 @@ const PYTEST_FAILED = /^(?:FAILED|ERROR)\s+(\S+::\S+|\S+\.py)(?:\s+-\s+(.*))?$/;
 const GO_FAIL = /^--- FAIL:\s+(\S+)/;
 const JS_FAIL = /^(?:FAIL|✗|×|✕)\s+(\S.*?)(?:\s+\d+ms)?$/;
 const PY_FRAME = /^File "([^"]+)", line \d+/;
+/** Codes printed by Node (`ERR_X`, `code: 'ERR_X'`), the OS (`ENOENT`), TypeScript (`TS2339`), Rust (`E0382`). */
+const CODE =
+  /\b(ERR_[A-Z0-9_]{3,}|E(?:NOENT|ACCES|EXIST|PERM|PIPE|NOTDIR|ISDIR|NOTEMPTY|MFILE|CONNREFUSED|CONNRESET|ADDRINUSE|TIMEDOUT|AI_AGAIN)|TS\d{4,5}|E\d{4})\b/g;
 const INSTALLED = /(?:site-packages|dist-packages|node_modules|\/lib\/python\d|<frozen |<string>|<stdin>)/;
 
 /** The facts of a failure's output; read from its last 20,000 characters. */
@@ -92,7 +97,10 @@ export function failureFacts(output: string): FailureFacts {
       name = code ?? ex[1] ?? null;
     }
   }
-  return { exception, name, tests: tests.slice(0, 5), frameFile };
+  const codes = [...new Set([...output.slice(-20_000).matchAll(CODE)].map((m) => m[1] ?? ""))].slice(0, 5);
+  // A bare `Error: ...` with no code in its message is named by the first code of the output, if any.
+  if (name === "Error") name = codes[0] ?? null;
+  return { exception, name, tests: tests.slice(0, 5), frameFile, codes };
 }
 
 /** The failures after a run of `command`: a failure of it replaces its older one; a pass heals it. */

@@ -86,6 +86,8 @@ export interface PathRoots {
 /** A path as kept in the trail, or null for a path that is not a file in play (daily logs under `memory/`). */
 export function normalizePath(path: string, roots: PathRoots, maxChars: number): string | null {
   let p = path.trim().replace(/^(?:\.\/)+/, "");
+  // A glob (`src/*.ts`) names no one file.
+  if (/[*?{}[\]]/.test(p)) return null;
   for (const r of [roots.workspaceDir, roots.root]) {
     const root = r?.replace(/\/+$/, "");
     if (root !== undefined && root !== null && root !== "" && p.startsWith(`${root}/`)) {
@@ -101,9 +103,10 @@ export function normalizePath(path: string, roots: PathRoots, maxChars: number):
 /** Whether two spellings name one file: equal, or an absolute one ending in the relative one. */
 export function samePath(a: string, b: string): boolean {
   if (a === b) return true;
-  if (a.startsWith("/") === b.startsWith("/")) return false;
-  const [abs, rel] = a.startsWith("/") ? [a, b] : [b, a];
-  return rel.includes("/") ? abs.endsWith(`/${rel}`) : false;
+  // One spelling ends with the other (an absolute path, or one relative to a parent folder of the
+  // other's): the shorter must name a folder too, so that `index.ts` does not match every index.ts.
+  const [long, short] = a.length >= b.length ? [a, b] : [b, a];
+  return !short.startsWith("/") && short.includes("/") && long.endsWith(`/${short}`);
 }
 
 /**
@@ -113,7 +116,7 @@ export function samePath(a: string, b: string): boolean {
  */
 export function touchFile(files: readonly TrailFile[], op: FileOp, at: string, max: number): TrailFile[] {
   const old = files.find((f) => samePath(f.path, op.path));
-  const path = old !== undefined && !old.path.startsWith("/") ? old.path : op.path;
+  const path = old === undefined ? op.path : preferred(old.path, op.path);
   if (op.action === "mention") {
     if (old !== undefined) return [...files];
     const mentioned: TrailFile = {
@@ -136,6 +139,12 @@ export function touchFile(files: readonly TrailFile[], op: FileOp, at: string, m
     lastSeen: at,
   };
   return bound([...files.filter((f) => f !== old), next], max);
+}
+
+/** Of two spellings of one file: a relative one over an absolute one, then the longer (more specific) one. */
+function preferred(a: string, b: string): string {
+  if (a.startsWith("/") !== b.startsWith("/")) return a.startsWith("/") ? b : a;
+  return b.length > a.length ? b : a;
 }
 
 function bound(files: TrailFile[], max: number): TrailFile[] {

@@ -118,6 +118,8 @@ export const TrailFailure = z.object({
   /** What the exception is called: its class (`ValueError`), or the error code its message carries. */
   name: text(L.nameChars).nullable(),
   tests: z.array(text(L.nameChars)).max(5),
+  /** Error codes the output printed (`ERR_PACKAGE_PATH_NOT_EXPORTED`, `ENOENT`, `TS2339`). */
+  codes: z.array(text(L.nameChars)).max(5).default([]),
   frameFile: text(L.pathChars).nullable(),
   at: text(L.atChars),
 });
@@ -289,6 +291,7 @@ function reduceCommand(
             exception: facts.exception,
             name: facts.name === null ? null : clip(facts.name, L.nameChars),
             tests: facts.tests.map((t) => clip(t, L.nameChars)),
+            codes: facts.codes.map((c) => clip(c, L.nameChars)),
             frameFile: frame,
             at,
           };
@@ -298,6 +301,7 @@ function reduceCommand(
   if (key.startsWith("test:") || key.startsWith("script:")) next.lastCheck = entry.command;
   const found = [
     ...(facts?.name == null ? [] : [{ value: facts.name, kind: "error" as const }]),
+    ...(facts?.codes ?? []).map((c) => ({ value: c, kind: "error" as const })),
     ...(facts?.tests ?? []).map((t) => ({ value: t, kind: "identifier" as const })),
     ...extractNames(`${command.split("\n")[0]?.slice(0, L.scanChars) ?? ""}\n${excerpt}`, {
       backticks: false,

@@ -38,7 +38,7 @@ export function observe(ws: Workspace, ref: SessionRef, event: TrailEvent): void
   ws.session(ref.sessionKey, ref.agentId).change((s) => ({
     ...s,
     agentId: s.agentId ?? ref.agentId,
-    trail: reduceTrail(s.trail, event),
+    trail: reduceTrail(s.trail, event, { workspaceDir: ws.dir }),
     updatedAt: event.at,
   }));
 }
@@ -56,7 +56,9 @@ export async function beginTurn(
 ): Promise<{ state: SessionState; pending: PendingRestore | null }> {
   const at = now.toISOString();
   const seen = (s: SessionState): SessionState => ({
-    ...(ask === "" ? s : { ...s, trail: reduceTrail(s.trail, { type: "ask", text: ask, at }) }),
+    ...(ask === ""
+      ? s
+      : { ...s, trail: reduceTrail(s.trail, { type: "ask", text: ask, at }, { workspaceDir: ws.dir }) }),
     agentId: s.agentId ?? ref.agentId,
     updatedAt: at,
   });

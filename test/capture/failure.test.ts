@@ -43,6 +43,7 @@ describe("failureFacts", () => {
       name: "ValueError",
       tests: [],
       frameFile: "/testbed/astropy/io/fits/card.py",
+      codes: [],
     });
   });
 
@@ -56,6 +57,10 @@ describe("failureFacts", () => {
   it("names a bare Error by the code its message carries, else by the error", () => {
     expect(failureFacts("Error: duplicate key value (ERR_DUPLICATE_KEY)").name).toBe("ERR_DUPLICATE_KEY");
     expect(failureFacts(NODE).exception).toBe("Error: Cannot find module './dist/index.js'");
+    expect(failureFacts(NODE).name).toBeNull();
+    const exported = `${NODE}\nError [ERR_PACKAGE_PATH_NOT_EXPORTED]: No "exports" main defined\nError: Cannot find module 'x'`;
+    expect(failureFacts(exported).name).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED");
+    expect(failureFacts(exported).codes).toEqual(["ERR_PACKAGE_PATH_NOT_EXPORTED"]);
     expect(failureFacts("error[E0382]: borrow of moved value: `v`").name).toBe("E0382");
     expect(failureFacts("all good").exception).toBeNull();
   });
@@ -69,6 +74,7 @@ const failure = (command: string, key: string): TrailFailure => ({
   exception: null,
   name: null,
   tests: [],
+  codes: [],
   frameFile: null,
   at: "2026-11-22T10:00:00.000Z",
 });

@@ -46,12 +46,15 @@ describe("normalizePath and samePath", () => {
     expect(normalizePath("/testbed/astropy/io/fits/card.py", roots, 300)).toBe("astropy/io/fits/card.py");
     expect(normalizePath("/ws/src/a.ts", roots, 300)).toBe("src/a.ts");
     expect(normalizePath("./memory/2026-11-22.md", roots, 300)).toBeNull();
+    expect(normalizePath("src/*.ts", roots, 300)).toBeNull();
   });
 
   it("sees an absolute spelling and a relative one as one file", () => {
     expect(samePath("/workspace/repo/src/a.py", "src/a.py")).toBe(true);
     expect(samePath("/workspace/repo/src/a.py", "a.py")).toBe(false);
     expect(samePath("src/a.py", "lib/a.py")).toBe(false);
+    // A path relative to a parent folder, as an agent writes it after `cd packages/app`.
+    expect(samePath("packages/app/src/a.ts", "src/a.ts")).toBe(true);
   });
 });
 

@@ -249,6 +249,7 @@ describe("reduceTrail", () => {
           exception: "Error: duplicate key (ERR_DUPLICATE_KEY)",
           name: "ERR_DUPLICATE_KEY",
           tests: ["test/users.test.ts > rejects duplicates"],
+          codes: ["ERR_DUPLICATE_KEY"],
           frameFile: null,
           at: at(5),
         },
