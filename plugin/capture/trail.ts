@@ -24,8 +24,6 @@ import {
 import { redactEvent } from "./trail-redact.ts";
 import { cleanUserText, taskText, userMessages } from "./user-text.ts";
 
-export { commandLabel } from "./command.ts";
-
 /**
  * The session trail: what the plugin observes turn by turn (asks, tool calls and the files they touched,
  * commands and their failures, the assistant's plan, decisions and identifiers), reduced purely and kept

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { commandLabel, emptyTrail, reduceTrail, TRAIL_LIMITS, Trail } from "../../plugin/capture/trail.ts";
+import { commandLabel } from "../../plugin/capture/command.ts";
+import { emptyTrail, reduceTrail, TRAIL_LIMITS, Trail } from "../../plugin/capture/trail.ts";
 import { ask, at, eventsArb, exec, said, textResult, tool, trailOf } from "./fixtures/events.ts";
 import trailV1 from "./fixtures/trail-v1.json" with { type: "json" };
 
