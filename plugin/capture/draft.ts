@@ -23,9 +23,11 @@ export const DRAFT_LIMITS = {
   /** Characters of one next step, one blocker line, and the goal. */
   stepChars: 200,
   blockerChars: 300,
-  goalChars: 600,
+  goalChars: 1100,
   /** Lines of the code block (the last failing command and its error excerpt). */
   codeLines: 20,
+  /** Actions in the Recent Activity section. */
+  activity: 8,
 } as const;
 const D = DRAFT_LIMITS;
 
@@ -91,7 +93,8 @@ function sentences(text: string, n: number, max: number): string {
   const parts = text
     .replace(/\s+/g, " ")
     .trim()
-    .split(/(?<=[.!?])\s+/);
+    // A sentence ends at . ! ? but not after a list number (`Find: 1. the panel 2. the applets`).
+    .split(/(?<=[^\s\d][.!?]|[!?])\s+/);
   while (parts.length > 1 && GREETING.test(parts[0] ?? "")) parts.shift();
   return clip(parts.slice(0, n).join(" "), max);
 }
@@ -129,23 +132,34 @@ function tasksOf(trail: Trail): string[] {
 
 /**
  * The goal: the prose of the first task (code and tracebacks left to Key names), its first sentences up to
- * `GOAL_TASK_CHARS`; then `Latest request: ...` when a later task says something the first does not.
+ * `GOAL_TASK_CHARS`; then the later requests that say something the first (and each other) did not, the
+ * newest `LATER_REQUESTS`, as `Later requests: ...; ...` (one request: `Latest request: ...`).
  */
 function goalOf(trail: Trail): string {
   const tasks = tasksOf(trail);
   const first = tasks[0];
-  const latest = tasks.at(-1);
-  if (first !== undefined) {
-    const prose = taskProse(first);
-    const goal = sentences(prose === "" ? first : prose, 4, GOAL_TASK_CHARS);
-    if (latest === undefined || latest === first || !addsTo(first, latest)) return goal;
-    return clip(`${goal} Latest request: ${sentences(latest, 2, 200)}`, D.goalChars);
+  if (first === undefined) return planSteps(trail.plan, 1)[0] ?? NO_TASK;
+  const prose = taskProse(first);
+  const goal = sentences(prose === "" ? first : prose, 6, GOAL_TASK_CHARS);
+  let said = first;
+  const later: string[] = [];
+  for (const task of tasks.slice(1)) {
+    if (!addsTo(said, task)) continue;
+    later.push(sentences(taskProse(task) || task, 2, LATER_CHARS));
+    said = `${said} ${task}`;
   }
-  return planSteps(trail.plan, 1)[0] ?? NO_TASK;
+  const shown = later.slice(-LATER_REQUESTS);
+  if (shown.length === 0) return goal;
+  const label = shown.length === 1 ? "Latest request" : "Later requests";
+  return clip(`${goal} ${label}: ${shown.join("; ")}`, D.goalChars);
 }
 
+/** Later requests a goal shows, and the characters of each. */
+const LATER_REQUESTS = 3;
+const LATER_CHARS = 160;
+
 /** Characters of the first task in a goal. */
-const GOAL_TASK_CHARS = 400;
+const GOAL_TASK_CHARS = 600;
 
 function excerptLine(error: string): string {
   return error
@@ -335,17 +349,40 @@ function nextOf(trail: Trail, goal: string): string[] {
   ];
 }
 
+/** Heading of the draft's extra section that lists the latest actions. */
+export const ACTIVITY_HEADING = "Recent Activity";
+
+/**
+ * The latest actions, newest first, on one line: commands run (with their exit code when they failed)
+ * and files changed or read, at most `DRAFT_LIMITS.activity`; "" when there were none. What was done last
+ * is what an agent resuming repeats or builds on (a test re-run, the file it was editing).
+ */
+function activityOf(trail: Trail): string {
+  const commands = trail.commands.map((c) => ({
+    at: c.at,
+    text: `ran \`${commandLabel(c.command)}\`${c.status === "failed" ? ` (${c.exitCode === null ? "failed" : `exit ${c.exitCode}`})` : ""}`,
+  }));
+  const files = trail.files
+    .filter((f) => f.lastAction !== "mention")
+    .map((f) => ({ at: f.lastSeen, text: `${f.lastAction === "read" ? "read" : "changed"} \`${f.path}\`` }));
+  const items = [...commands, ...files]
+    .map((x, i) => ({ ...x, i }))
+    .sort((a, b) => (a.at === b.at ? b.i - a.i : a.at < b.at ? 1 : -1))
+    .map((x) => x.text);
+  return [...new Set(items)].slice(0, D.activity).join("; ");
+}
+
 /**
  * A snapshot drafted from `trail`, deterministic and pure. Goal: the task of the first substantial ask with
- * its harness wrapper removed (its prose, up to four sentences) plus `Latest request: ...` when a later ask
- * says something new; never an amnesia phrase, a slash command or a "continue" (`taskText`); else the
+ * its harness wrapper removed (its prose, up to six sentences) plus the later requests that say something
+ * new (`Latest request: ...`, `Later requests: ...; ...`); never an amnesia phrase, a slash command or a "continue" (`taskText`); else the
  * plan's first step, else `NO_TASK`. State: the phase (debugging while a failure is open, testing when
  * tests ran last, implementing when files changed, else planning), the branch, `yes -- <failure>` while a
  * failure is open (a failure stays open until the same command or test passes), and counts. Files: project
  * files changed, scratch files, files read, files named. Decisions: the assistant's decision sentences
  * split at `because`. Code: the newest open failure, its command and exception. Names: the failures'
  * exceptions and tests, the task's identifiers, edited symbols, then what was seen. Blockers: open
- * failures. Next: see `nextOf`.
+ * failures. Next: see `nextOf`. One extra section, Recent Activity: the latest commands and files touched.
  */
 export function draftSnapshot(trail: Trail, opts: DraftOptions = {}): SnapshotContent {
   const last = trail.commands.at(-1);
@@ -353,6 +390,7 @@ export function draftSnapshot(trail: Trail, opts: DraftOptions = {}): SnapshotCo
   const newest = open[0];
   const files = filesOf(trail.files);
   const goal = goalOf(trail);
+  const activity = activityOf(trail);
   return {
     goal,
     state: {
@@ -367,7 +405,7 @@ export function draftSnapshot(trail: Trail, opts: DraftOptions = {}): SnapshotCo
     names: namesOf(trail, files),
     blockers: open.slice(0, D.blockers).map(blockerOf),
     next: nextOf(trail, goal),
-    extra: [],
+    extra: activity === "" ? [] : [{ heading: ACTIVITY_HEADING, body: activity }],
   };
 }
 

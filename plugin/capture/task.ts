@@ -114,8 +114,12 @@ const SNAKE = /(?<![\w.-])([a-z][a-z0-9]*(?:_[a-z0-9]+){1,6})(?:\(\))?(?![\w-])/
 const CAMEL = /(?<![\w.-])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+[A-Z][A-Za-z0-9]*)(?![\w-])/g;
 const FLAG = /(?<![\w-])(--[a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?![\w-])/g;
 const VERSION = /(?<![\w.])v?(\d+\.\d+(?:\.\d+)?(?:[a-z]+\d*)?)(?![\w.]*\w)/g;
-/** Dotted words that are prose or hosts, not code: `e.g`, `i.e`, `etc.`, `github.com`. */
-const NOT_DOTTED = /^(?:e\.g|i\.e|etc|vs|a\.k\.a|www\..*|.*\.(?:com|org|net|io|dev|html?))$/i;
+/** Dotted words that are prose, not names: `e.g`, `i.e`, `a.k.a`. */
+const NOT_DOTTED = /^(?:e\.g|i\.e|etc|vs|a\.k\.a|p\.s)$/i;
+/** `cosmic-panel`, `nvidia-smi`, `run-validation-round`: a kebab-case name (words of two letters or more). */
+const KEBAB = /(?<![\w.-])([a-z][a-z0-9]+(?:-[a-z0-9]{2,})+)(?![\w-])/g;
+/** Hyphenated English that is no name. */
+const PLAIN_HYPHENATED = /^(?:well|non|re|co|pre|post|self|multi|sub|semi|anti|up|out|over|under|so|one|two|three|built|read|write|long|short|high|low|real|full|half|open|end|day|time|user|third|first|second|front|back|top|low)-[a-z]+$/;
 
 /**
  * Identifiers of a task, most telling first: error names and codes, backticked spans, dotted paths,
@@ -139,6 +143,10 @@ export function taskNames(task: string, max: number): TrailNameLike[] {
   }
   for (const m of task.matchAll(CAMEL)) add(m[1] ?? "", "identifier");
   for (const m of task.matchAll(SNAKE)) add(m[1] ?? "", "identifier");
+  for (const m of task.matchAll(KEBAB)) {
+    const v = m[1] ?? "";
+    if (!PLAIN_HYPHENATED.test(v)) add(v, "identifier");
+  }
   for (const m of task.matchAll(FLAG)) add(m[1] ?? "", "identifier");
   for (const m of task.matchAll(VERSION)) add(m[1] ?? "", "identifier");
   const rank = (n: TrailNameLike): number => (n.kind === "error" ? 0 : n.kind === "path" ? 2 : 1);

@@ -14,6 +14,8 @@ const FLUSH_PROMPT = /pre-compaction memory flush/i;
 /** `[WhatsApp +1555 Mon 2026-01-05 16:26:34 PST] ` and `[Mon 2026-01-05 16:26] ` envelopes. */
 const ENVELOPE = /^\[[^\]\n]{0,80}\d{4}-\d{2}-\d{2}[^\]\n]{0,40}\]\s*/;
 const SYSTEM_LINE = /^System: \[[^\]\n]*\][^\n]*(?:\n|$)/gm;
+/** Claude Code's marks in the user's turn: `[Request interrupted by user]`, `[Request interrupted by user for tool use]`. */
+const INTERRUPTED = /^\[Request interrupted by user[^\]\n]*\][ \t]*(?:\n|$)/gm;
 /** `Sender (untrusted metadata):` followed by a fenced JSON block. */
 const METADATA_BLOCK = /^[^\n]*\(untrusted[^)\n]*\):[ \t]*\n(`{3,})[^\n]*\n[\s\S]*?\n\1[ \t]*(?:\n|$)/gm;
 
@@ -29,6 +31,7 @@ export function cleanUserText(text: string): string | null {
   const cleaned = trimmed
     .replace(INTERNAL_BLOCK, "")
     .replace(SYSTEM_LINE, "")
+    .replace(INTERRUPTED, "")
     .replace(METADATA_BLOCK, "")
     .trim()
     .replace(ENVELOPE, "")

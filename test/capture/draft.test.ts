@@ -84,8 +84,29 @@ describe("draftSnapshot", () => {
         "add a unique index on `users.email`",
         "rerun tests",
       ],
-      extra: [],
+      extra: [
+        {
+          heading: "Recent Activity",
+          body: "ran `npm test` (exit 1); changed `src/db/users.ts`; ran `git checkout -b fix/duplicate-signup`",
+        },
+      ],
     });
+  });
+
+  it("shows the later requests that say something new, and never Claude Code's interruption mark as a task", () => {
+    const t = trailOf(
+      ask("[Request interrupted by user for tool use]", 0),
+      ask(
+        "Explore the COSMIC desktop on this system. Find: 1. the panel and applet architecture 2. any cosmic-applet binaries",
+        1,
+      ),
+      ask("Explore the COSMIC desktop on this system", 2),
+      ask("Now write a launcher applet in Rust under applets/launcher/", 3),
+      ask("Also add a D-Bus interface for it", 4),
+    );
+    expect(draftSnapshot(t).goal).toBe(
+      "Explore the COSMIC desktop on this system. Find: 1. the panel and applet architecture 2. any cosmic-applet binaries Later requests: Now write a launcher applet in Rust under applets/launcher/; Also add a D-Bus interface for it",
+    );
   });
 
   it("renders into a block that parses back to the same content", () => {
