@@ -299,10 +299,18 @@ function namesOf(trail: Trail, files: readonly FileInPlay[]): KeyName[] {
   return out;
 }
 
-/** The project file a failure points at: its innermost project frame, else the newest project file changed. */
+const SOURCE_FILE =
+  /\.(?:[cm]?[jt]sx?|py|go|rs|rb|java|kt|swift|c|h|cc|cpp|cs|php|scala|ex|exs|erl|hs|ml|lua|dart|vue|svelte|sql|sh)$/;
+
+/**
+ * The project file a failure points at: its innermost project frame, else the newest source file changed
+ * (not a note, a changelog or a config file, which a failure rarely lies in), else none.
+ */
 function fileToFix(trail: Trail, f: TrailFailure): string | null {
   if (f.frameFile !== null) return f.frameFile;
-  const changed = [...trail.files].reverse().find((x) => x.writes > 0 && !isScratch(x));
+  const changed = [...trail.files]
+    .reverse()
+    .find((x) => x.writes > 0 && !isScratch(x) && SOURCE_FILE.test(x.path));
   return changed?.path ?? null;
 }
 

@@ -62,6 +62,8 @@ export function extractNames(
   for (const m of text.matchAll(ERROR_CLASS)) add(m.index, m[0], "error");
   for (const m of text.matchAll(CAPS)) {
     const token = m[2] ?? "";
+    // `[REDACTED_IP]` and the like are the redactor's marks, not names the session used.
+    if (token.startsWith("REDACTED")) continue;
     add(m.index + (m[1]?.length ?? 0), token, capsKind(token, m[1], m[3] !== undefined));
   }
   for (const m of text.matchAll(TICKET)) add(m.index, m[0], NOT_TICKETS.has(m[1] ?? "") ? null : "ticket");

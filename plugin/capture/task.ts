@@ -119,7 +119,8 @@ const NOT_DOTTED = /^(?:e\.g|i\.e|etc|vs|a\.k\.a|p\.s)$/i;
 /** `cosmic-panel`, `nvidia-smi`, `run-validation-round`: a kebab-case name (words of two letters or more). */
 const KEBAB = /(?<![\w.-])([a-z][a-z0-9]+(?:-[a-z0-9]{2,})+)(?![\w-])/g;
 /** Hyphenated English that is no name. */
-const PLAIN_HYPHENATED = /^(?:well|non|re|co|pre|post|self|multi|sub|semi|anti|up|out|over|under|so|one|two|three|built|read|write|long|short|high|low|real|full|half|open|end|day|time|user|third|first|second|front|back|top|low)-[a-z]+$/;
+const PLAIN_HYPHENATED =
+  /^(?:well|non|re|co|pre|post|self|multi|sub|semi|anti|up|out|over|under|so|one|two|three|built|read|write|long|short|high|low|real|full|half|open|end|day|time|user|third|first|second|front|back|top|low)-[a-z]+$/;
 
 /**
  * Identifiers of a task, most telling first: error names and codes, backticked spans, dotted paths,

@@ -86,8 +86,8 @@ export interface PathRoots {
 /** A path as kept in the trail, or null for a path that is not a file in play (daily logs under `memory/`). */
 export function normalizePath(path: string, roots: PathRoots, maxChars: number): string | null {
   let p = path.trim().replace(/^(?:\.\/)+/, "");
-  // A glob (`src/*.ts`) names no one file.
-  if (/[*?{}[\]]/.test(p)) return null;
+  // A glob (`src/*.ts`, `{a,b}.ts`) names no one file; brackets do not make one (`app/[slug]/page.tsx`).
+  if (/[*?]|\{[^}]*,[^}]*\}/.test(p)) return null;
   for (const r of [roots.workspaceDir, roots.root]) {
     const root = r?.replace(/\/+$/, "");
     if (root !== undefined && root !== null && root !== "" && p.startsWith(`${root}/`)) {

@@ -47,6 +47,7 @@ describe("normalizePath and samePath", () => {
     expect(normalizePath("/ws/src/a.ts", roots, 300)).toBe("src/a.ts");
     expect(normalizePath("./memory/2026-11-22.md", roots, 300)).toBeNull();
     expect(normalizePath("src/*.ts", roots, 300)).toBeNull();
+    expect(normalizePath("app/[slug]/page.tsx", roots, 300)).toBe("app/[slug]/page.tsx");
   });
 
   it("sees an absolute spelling and a relative one as one file", () => {
