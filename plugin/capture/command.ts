@@ -105,8 +105,7 @@ export function testIds(command: string): string[] {
 /**
  * What makes two runs "the same command": for a test command, its runner and the tests it names; for a
  * script, the interpreter and the script (`python reproduce.py`); for an inline script (`python -c`, a
- * heredoc), its first line and first meaningful script line; else the working segment with white space
- * folded. Used to tell when a failure was re-run and passed.
+ * heredoc), its first line and its whole text (hashed); else the working segment with white space folded. Used to tell when a failure was re-run and passed.
  */
 export function commandKey(command: string): string {
   const core = commandCore(command);
@@ -119,9 +118,19 @@ export function commandKey(command: string): string {
   if (script?.[1] !== undefined && !/^-/.test(script[1]) && !/^["']/.test(script[1])) {
     return `script:${script[1]}`;
   }
-  const inline = scriptLine(command);
   const first = oneLine(core.split("\n")[0] ?? "");
-  return inline === null ? `cmd:${first}` : `cmd:${first}\n${inline}`;
+  // An inline script is the same command only when its whole text is the same.
+  return core.includes("\n") ? `cmd:${first}#${fnv1a(core.replace(/\s+/g, " "))}` : `cmd:${first}`;
+}
+
+/** FNV-1a of a text, 8 hex digits: a short identity for a long script. */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, "0");
 }
 
 /** Lines of an inline script that say nothing about what it does: blanks, imports, comments, shebangs. */

@@ -78,9 +78,12 @@ describe("commandKey", () => {
     expect(commandKey("pytest tests/a.py::t")).not.toBe(commandKey("pytest tests/b.py::t"));
   });
 
-  it("tells two inline scripts apart by their first meaningful line", () => {
+  it("tells two inline scripts apart by their whole text", () => {
     const other = PY_C.replace("settings.configure()", "settings.configure(DEBUG=True)");
     expect(commandKey(PY_C)).not.toBe(commandKey(other));
+    // Same first meaningful line, another script: not a re-run.
+    expect(commandKey(PY_C)).not.toBe(commandKey(PY_C.replace("print(Q(x=1) & Q())", "print(Q() | Q(x=1))")));
+    expect(commandKey(PY_C)).toBe(commandKey(`${PY_C}\n`));
   });
 });
 
