@@ -116,12 +116,13 @@ export async function endTurn(
 ): Promise<string[]> {
   const session = ws.session(ref.sessionKey, ref.agentId);
   const count = messages === undefined ? null : countConversation(messages);
+  const prior = await session.read();
   session.change((s) => ({
     ...s,
     turnOpen: false,
     seen: count === null ? s.seen : { ...s.seen, messages: count.asks, summaries: count.summaries },
   }));
-  return messages === undefined ? [] : newProviderMarks(await session.read(), providerMarks(messages), true);
+  return messages === undefined ? [] : newProviderMarks(prior, providerMarks(messages), true);
 }
 
 /** What the plugin last counted of the session's conversation, or null when nothing was. */

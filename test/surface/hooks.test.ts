@@ -76,9 +76,13 @@ describe("capture and restore across compaction", () => {
     const d = driver();
     await work(d);
     await d.restart();
+    // The flush run works on a view of the session's conversation: that is how its session is known.
+    const conversation = [
+      { role: "user", content: "Fix ERR_DUPLICATE_KEY on second login in src/auth/oauth-callback.ts" },
+    ];
     const [flush] = await d.fire(
       "before_prompt_build",
-      { prompt: "Pre-compaction memory flush. Store durable memories now.", messages: [] },
+      { prompt: "Pre-compaction memory flush. Store durable memories now.", messages: conversation },
       { trigger: "memory", sessionKey: "agent:main:internal-session-effects:abc123" },
     );
     const prompt = (flush as { prependContext: string }).prependContext;
@@ -101,14 +105,46 @@ describe("capture and restore across compaction", () => {
     expect(restored).toContain("Add the unique index");
   });
 
-  it("ends a before without an after with exactly one snapshot and one restore", async () => {
+  it("restores after a before without an after only when the next turn's conversation was compacted", async () => {
     const d = driver();
+    const asks = ["Fix ERR_DUPLICATE_KEY", "then rerun the tests", "and the logout page"].map((t) => ({
+      role: "user",
+      content: t,
+    }));
     await work(d);
+    await d.fire("agent_end", { messages: asks, success: true }, { trigger: "user" });
     await d.fire("before_compaction", { messageCount: 12 });
     await d.restart();
-    expect(await d.userTurn("next")).toContain(snapshots(d)[0]?.snapshot.id);
+    const summary = {
+      role: "user",
+      content: "The conversation history before this point was compacted into the following summary: ...",
+    };
+    const [turn] = await d.fire(
+      "before_prompt_build",
+      { prompt: "next", messages: [summary, asks[2]] },
+      { trigger: "user" },
+    );
+    expect((turn as { prependContext: string }).prependContext).toContain(snapshots(d)[0]?.snapshot.id);
     expect(snapshots(d)).toHaveLength(1);
     expect(await d.userTurn("next again")).toBeUndefined();
+  });
+
+  it("restores nothing after a compaction that failed (a before, no after, the same conversation next turn)", async () => {
+    const d = driver();
+    const asks = ["Fix ERR_DUPLICATE_KEY", "then rerun the tests"].map((t) => ({ role: "user", content: t }));
+    await work(d);
+    await d.fire("agent_end", { messages: asks, success: true }, { trigger: "user" });
+    await d.fire("before_compaction", { messageCount: 12 });
+    await d.restart();
+    const [turn] = await d.fire(
+      "before_prompt_build",
+      { prompt: "next", messages: asks },
+      { trigger: "user" },
+    );
+    expect(turn).toBeUndefined();
+    expect(snapshots(d)).toHaveLength(1);
+    const ledger = readFileSync(join(d.workspace, ".big-memory", "ledger.jsonl"), "utf8");
+    expect(ledger).toContain('"outcome":"failed"');
   });
 
   it("captures on an after without a before", async () => {
@@ -201,21 +237,24 @@ describe("autosave at context thresholds", () => {
     contextTokenBudget: 128_000,
   });
 
-  it("writes one threshold snapshot per crossing per cycle", async () => {
+  it("writes one threshold snapshot per crossing per cycle, none twice for the same content", async () => {
     const d = driver({ capture: { thresholds: [0.5, 0.7] } });
     await work(d);
     await d.fire("llm_output", output(40_000), { trigger: "user" });
     expect(existsSync(join(d.workspace, "memory"))).toBe(false);
     await d.fire("llm_output", output(70_000), { trigger: "user" });
+    await d.tool("read", { path: "src/auth/session-store.ts" });
     await d.fire("llm_output", output(75_000), { trigger: "user" });
     await d.fire("llm_output", output(95_000), { trigger: "user" });
     await d.fire("llm_output", output(99_000), { trigger: "user" });
     expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["threshold", "threshold"]);
     expect(d.reg.infos.filter((m) => m.includes("autosaved snapshot"))).toHaveLength(2);
+    await d.tool("read", { path: "src/auth/device.ts" });
     await d.fire("before_compaction", { messageCount: 40 });
     await d.fire("after_compaction", { messageCount: 4, compactedCount: 36 });
-    // The last model call was observed after the autosave, so compaction drafts a fresh snapshot.
+    // Work was observed after the autosave, so compaction drafts a fresh snapshot.
     expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["threshold", "threshold", "compaction"]);
+    await d.tool("read", { path: "src/auth/token.ts" });
     await d.fire("llm_output", output(70_000), { trigger: "user" });
     expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual([
       "threshold",
