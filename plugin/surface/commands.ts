@@ -153,13 +153,11 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
       // captured before that (a compaction in between) is not the checkpoint's. The restore log records the
       // delivery.
       const line = as === undefined ? { name, parent: null } : { name: as, parent: name };
-      await ws
-        .session(sessionKey, agentId)
-        .update((s) =>
-          withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now.toISOString(), {
-            line,
-          }),
-        );
+      await ws.session(sessionKey, agentId).update((s) =>
+        withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now.toISOString(), {
+          line,
+        }),
+      );
       const s = found.snapshot;
       const warnings = await staleWarnings(ws.dir, found);
       return [

@@ -140,19 +140,17 @@ describe("beginTurn", () => {
   it("takes the user's restore first and the automatic one behind it, and takes a resume's line of work only now", async () => {
     const { ws } = await workspace();
     const line = { name: "billing-export-v2", parent: null };
-    await ws
-      .session(MAIN.sessionKey, MAIN.agentId)
-      .update((s) =>
-        withPendingRestore(
-          withPendingRestore(s, { id: "2026-11-20-01", file: "memory/2026-11-20.md" }, "resume", AT, {
-            line,
-          }),
-          { id: "2026-11-22-01", file: TODAY_LOG },
-          "compaction",
-          AT,
-          { cycle: AT },
-        ),
-      );
+    await ws.session(MAIN.sessionKey, MAIN.agentId).update((s) =>
+      withPendingRestore(
+        withPendingRestore(s, { id: "2026-11-20-01", file: "memory/2026-11-20.md" }, "resume", AT, {
+          line,
+        }),
+        { id: "2026-11-22-01", file: TODAY_LOG },
+        "compaction",
+        AT,
+        { cycle: AT },
+      ),
+    );
     expect((await ws.session(MAIN.sessionKey, MAIN.agentId).read()).line).toBeNull();
     const taken = await beginTurn(ws, MAIN, "go on", later(1));
     expect(taken.pending.map((p) => [p.id, p.reason])).toEqual([
