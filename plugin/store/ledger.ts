@@ -1,8 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { z } from "zod";
 import { errorCode, errorMessage } from "./fs-durable.ts";
 import { appendPrivateJsonLineUnsynced, STATE_DIR_NAME } from "./gate.ts";
+import type { LedgerCover, LedgerLine, LedgerOutcome, LedgerPath } from "./ledger-schema.ts";
+
+export type { LedgerCover, LedgerLine, LedgerOutcome, LedgerPath };
 
 /**
  * The compaction ledger, `.big-memory/ledger.jsonl`: what big-memory observed of every compaction and reset
@@ -11,7 +13,9 @@ import { appendPrivateJsonLineUnsynced, STATE_DIR_NAME } from "./gate.ts";
  * after_compaction, the restore delivered at the next turn) is one more line, never a rewrite. Written
  * through the persistence gate (redacted, 0600) without an fsync of its own, beside the session update the
  * cycle makes anyway; past {@link LEDGER_ROTATE_BYTES} it moves to `ledger.jsonl.1` (one older file kept).
- * This module is the format's one owner (references/LEDGER.md).
+ * The format is declared once, as a zod schema (store/ledger-schema.ts, references/LEDGER.md); this module
+ * takes its types only and checks lines by hand ({@link ledgerLineOf}, tested against the schema), because
+ * `status` reads the ledger and loading a schema library would cost it more than reading the file.
  */
 
 /** The ledger's file name inside the state folder. */
@@ -29,7 +33,7 @@ export const LEDGER_ROTATE_BYTES = 256 * 1024;
  * `trim` (a transcript that shrank with no hook: `sessions compact --max-lines`), `provider` (the provider
  * compacted inside its request).
  */
-export const LedgerPath = z.enum([
+export const LEDGER_PATHS = [
   "preflight",
   "overflow",
   "manual",
@@ -39,43 +43,11 @@ export const LedgerPath = z.enum([
   "rollover",
   "trim",
   "provider",
-]);
-export type LedgerPath = z.infer<typeof LedgerPath>;
-
-/** What covered the cycle: the model's flush block, a snapshot already written, a safety-net draft, nothing. */
-export const LedgerCover = z.enum(["flush", "existing", "safety-net", "none"]);
-export type LedgerCover = z.infer<typeof LedgerCover>;
-
-/** Whether it happened: `open` (a before with no after yet), `done`, `failed` (failed, skipped or no-op). */
-export const LedgerOutcome = z.enum(["open", "done", "failed"]);
-export type LedgerOutcome = z.infer<typeof LedgerOutcome>;
-
-const base = {
-  v: z.literal(LEDGER_VERSION),
-  /** The cycle: the instant its first hook arrived (ISO 8601); with `session`, the record's key. */
-  cycle: z.string(),
-  session: z.string(),
-  /** When this fact was observed, ISO 8601. */
-  at: z.string(),
-};
-
-/** One line of the ledger. */
-export const LedgerLine = z.discriminatedUnion("kind", [
-  z.object({
-    ...base,
-    kind: z.literal("cycle"),
-    agent: z.string().nullable(),
-    path: LedgerPath,
-    flush: z.boolean(),
-    cover: LedgerCover,
-    snapshot: z.string().nullable(),
-    file: z.string().nullable(),
-    outcome: LedgerOutcome,
-  }),
-  z.object({ ...base, kind: z.literal("outcome"), outcome: LedgerOutcome, note: z.string().optional() }),
-  z.object({ ...base, kind: z.literal("restore"), snapshot: z.string(), tokens: z.number().int().min(0) }),
-]);
-export type LedgerLine = z.infer<typeof LedgerLine>;
+] as const;
+/** What covered a cycle. */
+export const LEDGER_COVERS = ["flush", "existing", "safety-net", "none"] as const;
+/** Whether it happened. */
+export const LEDGER_OUTCOMES = ["open", "done", "failed"] as const;
 
 /** What a line carries before the version is stamped on it. */
 export type LedgerFact = LedgerLine extends infer L ? (L extends LedgerLine ? Omit<L, "v"> : never) : never;
@@ -173,10 +145,69 @@ export async function readLedger(workspace: string): Promise<LedgerRead> {
         bad++;
         continue;
       }
-      const parsed = LedgerLine.safeParse(value);
-      if (parsed.success) lines.push(parsed.data);
-      else bad++;
+      const line = ledgerLineOf(value);
+      if (line === null) bad++;
+      else lines.push(line);
     }
   }
   return { records: foldLedger(lines), bad, problem: null };
+}
+
+const isString = (v: unknown): v is string => typeof v === "string";
+const isOneOf = <T extends string>(list: readonly T[], v: unknown): v is T =>
+  typeof v === "string" && (list as readonly string[]).includes(v);
+
+/**
+ * The ledger line a parsed value holds, with only the line's fields, or null when it is not one (a field
+ * missing or of the wrong type, an unknown kind, path or version). Accepts exactly what the schema in
+ * store/ledger-schema.ts accepts.
+ */
+export function ledgerLineOf(value: unknown): LedgerLine | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const r = value as Record<string, unknown>;
+  if (r.v !== LEDGER_VERSION || !isString(r.cycle) || !isString(r.session) || !isString(r.at)) return null;
+  const base = { v: LEDGER_VERSION, cycle: r.cycle, session: r.session, at: r.at } as const;
+  switch (r.kind) {
+    case "cycle":
+      if (
+        (r.agent !== null && !isString(r.agent)) ||
+        !isOneOf(LEDGER_PATHS, r.path) ||
+        typeof r.flush !== "boolean" ||
+        !isOneOf(LEDGER_COVERS, r.cover) ||
+        (r.snapshot !== null && !isString(r.snapshot)) ||
+        (r.file !== null && !isString(r.file)) ||
+        !isOneOf(LEDGER_OUTCOMES, r.outcome)
+      )
+        return null;
+      return {
+        ...base,
+        kind: "cycle",
+        agent: r.agent,
+        path: r.path,
+        flush: r.flush,
+        cover: r.cover,
+        snapshot: r.snapshot,
+        file: r.file,
+        outcome: r.outcome,
+      };
+    case "outcome":
+      if (!isOneOf(LEDGER_OUTCOMES, r.outcome) || (r.note !== undefined && !isString(r.note))) return null;
+      return {
+        ...base,
+        kind: "outcome",
+        outcome: r.outcome,
+        ...(r.note === undefined ? {} : { note: r.note }),
+      };
+    case "restore":
+      if (
+        !isString(r.snapshot) ||
+        typeof r.tokens !== "number" ||
+        !Number.isInteger(r.tokens) ||
+        r.tokens < 0
+      )
+        return null;
+      return { ...base, kind: "restore", snapshot: r.snapshot, tokens: r.tokens };
+    default:
+      return null;
+  }
 }

@@ -9,9 +9,9 @@ import {
   LEDGER_FILE,
   LEDGER_ROTATE_BYTES,
   type LedgerFact,
-  LedgerLine,
   readLedger,
 } from "../../plugin/store/ledger.ts";
+import { LedgerLine } from "../../plugin/store/ledger-schema.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
