@@ -303,3 +303,113 @@ describe("hooks fail open", () => {
     ]);
   });
 });
+
+describe("paths no compaction hook announces", () => {
+  const user = (text: string) => ({ role: "user", content: [{ type: "text", text }] });
+  const asks = ["Fix ERR_DUPLICATE_KEY", "then rerun the tests", "and the logout page"].map(user);
+  const ledger = (d: Driver) =>
+    readFileSync(join(d.workspace, ".big-memory", "ledger.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it("captures a daily or idle rollover (session_end as OpenClaw sends it) and restores at the next session's first turn", async () => {
+    const d = driver();
+    await work(d);
+    // The payload and context OpenClaw 2026.9.6 hands session_end on a rollover.
+    await d.fire(
+      "session_end",
+      {
+        sessionId: "s-1",
+        sessionKey: SESSION,
+        messageCount: 14,
+        reason: "idle",
+        sessionFile: "sqlite:main:s-1:sessions",
+        nextSessionId: "s-2",
+      },
+      { sessionId: "s-1", sessionKey: SESSION, agentId: "main", workspaceDir: undefined },
+    );
+    await d.fire("session_end", { sessionId: "s-2", sessionKey: SESSION, reason: "shutdown" }, {});
+    expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["reset"]);
+    await d.restart();
+    const restored = await d.userTurn("good morning", { sessionId: "s-2" });
+    expect(restored).toContain(snapshots(d)[0]?.snapshot.id);
+    expect(restored).toContain('reason="reset"');
+    expect(ledger(d)).toEqual([
+      expect.objectContaining({ kind: "cycle", path: "rollover", cover: "safety-net" }),
+      expect.objectContaining({ kind: "restore" }),
+    ]);
+  });
+
+  it("notices a transcript trimmed with no hook at the next turn, captures it and restores it in that turn", async () => {
+    const d = driver();
+    await work(d);
+    await d.fire("agent_end", { messages: asks, success: true }, { trigger: "user" });
+    await d.restart();
+    const [turn] = await d.fire(
+      "before_prompt_build",
+      { prompt: "go on", messages: asks.slice(2) },
+      { trigger: "user" },
+    );
+    expect((turn as { prependContext: string }).prependContext).toContain(snapshots(d)[0]?.snapshot.id);
+    expect(ledger(d)[0]).toMatchObject({ path: "trim", outcome: "done", cover: "safety-net" });
+    // The same conversation again is no new trim.
+    await d.fire("agent_end", { messages: asks.slice(2), success: true }, { trigger: "user" });
+    expect(
+      await d.fire("before_prompt_build", { prompt: "more", messages: asks.slice(2) }, { trigger: "user" }),
+    ).toEqual([undefined]);
+  });
+
+  it("captures a provider's compaction from the marker on the answer at once, and restores it once at the next turn", async () => {
+    const d = driver();
+    await work(d);
+    const marked = {
+      role: "assistant",
+      content: [{ type: "text", text: "Done." }],
+      providerReplay: {
+        v: 1,
+        type: "openai-responses-compaction",
+        id: "cmp_0a1b",
+        data: "gAAAAB",
+        replayIndex: 2,
+      },
+    };
+    await d.fire(
+      "llm_output",
+      {
+        runId: "r2",
+        sessionId: "s-1",
+        provider: "openai",
+        model: "gpt-5.5",
+        assistantTexts: ["Done."],
+        lastAssistant: marked,
+      },
+      { trigger: "user" },
+    );
+    expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["compaction"]);
+    // agent_end and the next turn carry the same marker: it is not taken twice.
+    await d.fire("agent_end", { messages: [...asks, marked], success: true }, { trigger: "user" });
+    await d.restart();
+    const [turn] = await d.fire(
+      "before_prompt_build",
+      { prompt: "next", messages: [...asks, marked] },
+      { trigger: "user" },
+    );
+    expect((turn as { prependContext: string }).prependContext).toContain(snapshots(d)[0]?.snapshot.id);
+    expect(await d.userTurn("and then?")).toBeUndefined();
+    expect(snapshots(d)).toHaveLength(1);
+    expect(ledger(d).map((l) => [l.kind, l.path])).toEqual([
+      ["cycle", "provider"],
+      ["restore", undefined],
+    ]);
+  });
+
+  it("names an overflow: a compaction inside an open turn", async () => {
+    const d = driver();
+    await work(d);
+    await d.userTurn("one more step");
+    await d.fire("before_compaction", { messageCount: 40 });
+    await d.fire("after_compaction", { messageCount: 4, compactedCount: 36 });
+    expect(ledger(d)[0]).toMatchObject({ path: "overflow", flush: false });
+  });
+});
