@@ -49,3 +49,12 @@ describe("LedgerLine", () => {
     expect(r.error?.issues.map((i) => i.path.join("."))).toContain("path");
   });
 });
+
+describe("references/LEDGER.md", () => {
+  it("lists every path, cover and outcome the schema knows", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const doc = await readFile(new URL("../../references/LEDGER.md", import.meta.url), "utf8");
+    for (const word of [...LEDGER_PATHS, ...LEDGER_COVERS, ...LEDGER_OUTCOMES])
+      expect(doc).toContain(`\`${word}\``);
+  });
+});
