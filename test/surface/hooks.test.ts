@@ -413,3 +413,22 @@ describe("paths no compaction hook announces", () => {
     expect(ledger(d)[0]).toMatchObject({ path: "overflow", flush: false });
   });
 });
+
+describe("hooks OpenClaw does not await", () => {
+  it("finish their writes before the plugin's service stops (a short-lived gateway ending)", async () => {
+    const d = driver();
+    await work(d);
+    const handlers = d.reg.hooks.get("before_reset") ?? [];
+    const ctx = { sessionKey: SESSION, agentId: "main", workspaceDir: d.workspace };
+    // Fired and not awaited, as sessions.reset does; the process then ends.
+    for (const h of handlers) void h({ reason: "reset", messages: [] }, ctx);
+    for (const service of d.reg.services) await service.stop?.();
+    expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["reset"]);
+    const state = readdirSync(join(d.workspace, ".big-memory", "sessions")).filter((n) => n.endsWith(".json"));
+    expect(state).toHaveLength(1);
+    const saved = JSON.parse(
+      readFileSync(join(d.workspace, ".big-memory", "sessions", state[0] ?? ""), "utf8"),
+    );
+    expect(saved.pendingRestore).toMatchObject({ reason: "reset" });
+  });
+});
