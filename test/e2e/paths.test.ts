@@ -12,6 +12,7 @@ import { type ClassifiedRequest, type FakeModel, startFakeModel } from "./harnes
 import { createInstance, type Instance } from "./harness/instance.ts";
 import { ensureOpenClaw, type OpenClawInstall } from "./harness/openclaw-install.ts";
 import { type PluginStage, stageBigMemory } from "./harness/plugin-stage.ts";
+import { probePlugin, readProbeLog } from "./harness/probe.ts";
 import {
   ASKS,
   agentTurn,
@@ -25,7 +26,7 @@ import {
   userAsk,
 } from "./scenario.ts";
 
-const TEST_TIMEOUT_MS = 600_000;
+const TEST_TIMEOUT_MS = 1_200_000;
 
 let install: OpenClawInstall;
 let stage: PluginStage;
@@ -80,8 +81,12 @@ describe("a compaction that fails (openclaw 2026.9.6, agent --local)", () => {
       await instance.updateConfig(FORCE_COMPACTION);
       const from = model.requests.length;
       // The turn whose compaction fails may itself fail: only what follows matters here.
-      await instance.runAgentTurn(ASKS.proceed);
-      expect(model.requests.slice(from).map((req) => req.kind)).toContain("summarizer");
+      const failing = await instance.runAgentTurn(ASKS.proceed, { timeoutMs: 300_000 });
+      const kinds = model.requests.slice(from).map((req) => req.kind);
+      console.log(
+        `compaction that fails: exit ${failing.code}, ${failing.timedOut ? "timed out, " : ""}${Math.round(failing.durationMs / 1000)} s, model calls ${kinds.join(", ")}`,
+      );
+      expect(kinds).toContain("summarizer");
       await instance.updateConfig(RELAX_COMPACTION);
       await agentTurn(instance, ASKS.after);
 
@@ -116,7 +121,10 @@ describe("a transcript trimmed with no hook (openclaw 2026.9.6, sessions compact
     instance = await createInstance({
       install,
       modelUrl: model.url,
-      plugins: [{ dir: stage.dir, id: "big-memory", config: {} }],
+      plugins: ({ root }) => [
+        probePlugin(path.join(root, "probe.jsonl")),
+        { dir: stage.dir, id: "big-memory", config: {} },
+      ],
     });
     await seedWorkspace(instance.workspaceDir);
     await instance.startGateway();
@@ -142,6 +150,11 @@ describe("a transcript trimmed with no hook (openclaw 2026.9.6, sessions compact
       expect(trim.code, `${trim.stdout}${trim.stderr}`).toBe(0);
 
       const next = await send(ASKS.proceed);
+      // What the hooks were handed, for a failure's message: each conversation's length and roles.
+      const seen = readProbeLog(path.join(instance.root, "probe.jsonl"))
+        .filter((e) => e.hook === "before_prompt_build" || e.hook === "agent_end")
+        .map((e) => `${e.hook} ${JSON.stringify(e.event.messages)}`);
+      console.log(`hooks' conversations:\n${seen.join("\n")}\nrequests: ${model.requests.map((r) => `${r.kind}:${r.messages.length}`).join(" ")}`);
       const restores = next.filter((req) => req.kind === "turn").flatMap((req) => turnRestores(req));
       expect(restores).toHaveLength(1);
       expect(restores[0]).toContain('reason="compaction"');
