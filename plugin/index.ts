@@ -33,7 +33,7 @@ export default definePluginEntry({
       openclawConfig: api.config,
       env: process.env,
     };
-    registerHooks(api, deps);
+    const hooks = registerHooks(api, deps);
     registerTools(api, deps);
     registerCommands(api, deps);
     api.registerService({
@@ -41,7 +41,11 @@ export default definePluginEntry({
       start: () => {
         lifetime.longRunning = true;
       },
-      stop: () => deps.workspaces.closeAll(),
+      // Hooks OpenClaw does not await (a reset over RPC, the runtime's compaction) finish their writes first.
+      stop: async () => {
+        await hooks.idle();
+        await deps.workspaces.closeAll();
+      },
     });
   },
 });

@@ -1,12 +1,16 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { draftHasSubstance, draftSnapshot } from "../capture/draft.ts";
 import { flushPrompt } from "../capture/flush-prompt.ts";
-import { trailFromMessages } from "../capture/messages.ts";
-import { reduceTrail, type TrailEvent } from "../capture/trail.ts";
+import { eventsFromMessages, trailFromMessages } from "../capture/messages.ts";
+import { reduceTrail, type Trail, type TrailEvent } from "../capture/trail.ts";
+import { cleanUserText } from "../capture/user-text.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { localTime } from "../snapshot/time.ts";
 import { nextSnapshotId } from "../store/daily-log.ts";
+import type { LedgerFact } from "../store/ledger.ts";
+import { type ConversationCount, countConversation, providerMarks } from "./conversation.ts";
 import {
   type CoverTrigger,
   type CycleCapture,
@@ -14,7 +18,13 @@ import {
   claimsFlush,
   cycleStep,
 } from "./cycle.ts";
-import { type PendingRestore, SessionState, withCapture } from "./session-state.ts";
+import {
+  type FlushMarks,
+  type PendingRestore,
+  SessionState,
+  withCapture,
+  withPendingRestore,
+} from "./session-state.ts";
 import type { Workspace } from "./workspace.ts";
 
 /**
@@ -44,97 +54,191 @@ export function observe(ws: Workspace, ref: SessionRef, event: TrailEvent): void
 }
 
 /**
- * A user turn begins: records the ask in the trail and takes the pending restore, exactly once. With no
- * restore pending (the file unchanged since this process last saw it, or re-read), the ask is an in-memory
- * change; a pending restore is taken in one locked update (a second turn or process cannot take it again).
+ * A user turn begins: records the ask in the trail, marks the turn open (a compaction before its end is an
+ * overflow) and takes the pending restores, exactly once, the user's own first. A resume's line of work
+ * becomes the session's now, when it is delivered. With no restore pending (the file unchanged since this
+ * process last saw it, or re-read), this is an in-memory change; pending restores are taken in one locked
+ * update (a second turn or process cannot take them again).
  */
 export async function beginTurn(
   ws: Workspace,
   ref: SessionRef,
   ask: string,
   now: Date,
-): Promise<{ state: SessionState; pending: PendingRestore | null }> {
+): Promise<{ state: SessionState; pending: PendingRestore[] }> {
   const at = now.toISOString();
   const seen = (s: SessionState): SessionState => ({
     ...(ask === ""
       ? s
       : { ...s, trail: reduceTrail(s.trail, { type: "ask", text: ask, at }, { workspaceDir: ws.dir }) }),
     agentId: s.agentId ?? ref.agentId,
+    turnOpen: true,
     updatedAt: at,
   });
   const session = ws.session(ref.sessionKey, ref.agentId);
   const current = await session.read();
-  if (current.pendingRestore === null) return { state: session.change(seen) ?? seen(current), pending: null };
-  let pending: PendingRestore | null = null;
+  if (current.pendingRestore === null && current.queue.length === 0)
+    return { state: session.change(seen) ?? seen(current), pending: [] };
+  let pending: PendingRestore[] = [];
   const state = await session.update((s) => {
-    pending = s.pendingRestore;
-    const taken = pending === null ? null : { id: pending.id, reason: pending.reason, at };
-    return { ...seen(s), pendingRestore: null, lastRestore: taken ?? s.lastRestore };
+    pending = [...(s.pendingRestore === null ? [] : [s.pendingRestore]), ...s.queue];
+    const first = pending[0];
+    const line = pending.find((p) => p.line !== undefined)?.line;
+    return {
+      ...seen(s),
+      pendingRestore: null,
+      queue: [],
+      line: line ?? s.line,
+      lastRestore: first === undefined ? s.lastRestore : { id: first.id, reason: first.reason, at },
+    };
   });
   return { state, pending };
 }
 
 /**
+ * Puts back a restore taken at the start of a turn that could not be delivered with it (over the token
+ * budget): it goes first at the next turn, unless something the user asked for came in meanwhile.
+ */
+export async function requeueRestore(ws: Workspace, ref: SessionRef, pending: PendingRestore): Promise<void> {
+  const { line: _line, cycle, ...p } = pending;
+  await ws
+    .session(ref.sessionKey, ref.agentId)
+    .update((s) => withPendingRestore(s, p, p.reason, p.at, cycle === undefined ? {} : { cycle }));
+}
+
+/**
+ * The turn is over: what its conversation holds is counted (a later turn that holds fewer user turns saw a
+ * compaction no hook announced), and the turn is closed. Returns the provider compaction markers not seen
+ * before (see {@link takeProviderMarks}).
+ */
+export async function endTurn(
+  ws: Workspace,
+  ref: SessionRef,
+  messages: readonly unknown[] | undefined,
+): Promise<string[]> {
+  const session = ws.session(ref.sessionKey, ref.agentId);
+  const count = messages === undefined ? null : countConversation(messages);
+  const prior = await session.read();
+  session.change((s) => ({
+    ...s,
+    turnOpen: false,
+    seen: count === null ? s.seen : { ...s.seen, messages: count.asks, summaries: count.summaries },
+  }));
+  return messages === undefined ? [] : newProviderMarks(prior, providerMarks(messages), true);
+}
+
+/** What the plugin last counted of the session's conversation, or null when nothing was. */
+export function seenCount(s: SessionState): ConversationCount | null {
+  return s.seen.messages === null ? null : { asks: s.seen.messages, summaries: s.seen.summaries };
+}
+
+/**
+ * Markers among `marks` the session has not handled. Read from a whole conversation (`fromHistory`), markers
+ * of a session not observed before are old ones: they are taken as seen, not as a compaction now.
+ */
+export function newProviderMarks(s: SessionState, marks: readonly string[], fromHistory: boolean): string[] {
+  const fresh = [...new Set(marks)].filter((m) => !s.seen.providerMarks.includes(m));
+  if (fromHistory && s.seen.messages === null && s.trail.turns === 0) return [];
+  return fresh;
+}
+
+/**
+ * Records provider compaction markers as handled, in one locked update; returns those that were not (another
+ * hook or process may have taken them first).
+ */
+export async function takeProviderMarks(
+  ws: Workspace,
+  ref: SessionRef,
+  marks: readonly string[],
+): Promise<string[]> {
+  let taken: string[] = [];
+  await ws.session(ref.sessionKey, ref.agentId).update((s) => {
+    taken = marks.filter((m) => !s.seen.providerMarks.includes(m));
+    return { ...s, seen: { ...s.seen, providerMarks: [...s.seen.providerMarks, ...taken].slice(-20) } };
+  });
+  return taken;
+}
+
+/**
  * Prepares the flush run: remembers where today's log ends and which id comes next, so the block
  * the model appends can be claimed for the real session, and returns the prompt to prepend.
- * `draftFrom` is the real session's state (the flush run has an internal session key), when known.
+ * `target` is the real session's state (the flush run has an internal session key), found from the flush
+ * run's own conversation (see {@link flushTarget}); without one, the draft comes from that conversation.
  */
 export async function prepareFlush(
   ws: Workspace,
   flush: { agentId: string | null; flushSessionKey: string | null },
-  draftFrom: SessionState | null,
+  target: SessionState | null,
   now: Date,
   timeZone: string | undefined,
+  messages?: readonly unknown[],
 ): Promise<string> {
   const at = localTime(now, timeZone);
   const file = `memory/${at.date}.md`;
   const text = await ws.readLog(file);
   const offset = Buffer.byteLength(text);
   const id = nextSnapshotId(text, at.date);
+  const sessionKey = target?.sessionKey ?? null;
   await ws.flushMarks().update((m) => ({
     ...m,
-    marks: [...m.marks, { ...flush, file, offset, id, at: now.toISOString() }].slice(-20),
+    marks: [...m.marks, { ...flush, file, offset, id, at: now.toISOString(), sessionKey }].slice(-20),
   }));
-  const draft =
-    draftFrom !== null && draftHasSubstance(draftFrom.trail) ? draftSnapshot(draftFrom.trail) : null;
+  const trail: Trail | null =
+    target !== null
+      ? target.trail
+      : messages !== undefined && messages.length > 0
+        ? trailFromMessages(messages, now.toISOString())
+        : null;
+  const draft = trail !== null && draftHasSubstance(trail) ? draftSnapshot(trail) : null;
   return flushPrompt({
     file,
     id,
     timestamp: at.iso,
     clock: at.clock,
     draft,
-    session: draftFrom?.sessionKey ?? null,
-    agent: flush.agentId ?? draftFrom?.agentId ?? null,
+    session: sessionKey,
+    agent: flush.agentId ?? target?.agentId ?? null,
   });
 }
 
 /**
- * Takes the flush marks of an agent (recent ones only) and returns the newest valid snapshot
- * appended after them, or null. Marks are consumed either way; with none to take or drop, nothing is
+ * Takes the flush marks left for a session (those its flush run named it in, and those of its agent that
+ * named no session; recent ones only) and returns whether a flush ran and the newest valid snapshot appended
+ * after them. Marks are consumed either way, stale ones dropped; with none to take or drop, nothing is
  * locked or written.
  */
-export async function claimFlush(
+export async function takeFlush(
   ws: Workspace,
-  agentId: string | null,
+  ref: SessionRef,
   now: Date,
-): Promise<LocatedSnapshot | null> {
+): Promise<{ ran: boolean; snapshot: LocatedSnapshot | null }> {
   const fresh = (at: string) => now.getTime() - Date.parse(at) < FLUSH_MARK_TTL_MS;
+  const mine = (x: FlushMarks["marks"][number]) =>
+    fresh(x.at) && (x.sessionKey === ref.sessionKey || (x.sessionKey === null && x.agentId === ref.agentId));
   const marks = ws.flushMarks();
-  if (!(await marks.read()).marks.some((x) => x.agentId === agentId || !fresh(x.at))) return null;
+  if (!(await marks.read()).marks.some((x) => mine(x) || !fresh(x.at))) return { ran: false, snapshot: null };
   let taken: { file: string; offset: number }[] = [];
   await marks.update((m) => {
-    taken = m.marks.filter((x) => x.agentId === agentId && fresh(x.at));
-    return { ...m, marks: m.marks.filter((x) => x.agentId !== agentId && fresh(x.at)) };
+    taken = m.marks.filter(mine);
+    return { ...m, marks: m.marks.filter((x) => !mine(x) && fresh(x.at)) };
   });
   let newest: LocatedSnapshot | null = null;
   for (const mark of taken) {
     for (const s of await ws.snapshotsSince(mark.file, mark.offset)) newest = s;
   }
-  return newest;
+  return { ran: taken.length > 0, snapshot: newest };
 }
 
-/** The block the flush run wrote for the cycle, claimed for the session, or null. */
-export type FlushClaim = LocatedSnapshot | null;
+/** The newest snapshot a flush run appended for the session (see {@link takeFlush}), or null. */
+export async function claimFlush(ws: Workspace, ref: SessionRef, now: Date): Promise<LocatedSnapshot | null> {
+  return (await takeFlush(ws, ref, now)).snapshot;
+}
+
+/** What the flush run did for the cycle: whether it ran, and the block it wrote (claimed for the session), or null. */
+export interface FlushClaim {
+  ran: boolean;
+  snapshot: LocatedSnapshot | null;
+}
 
 /**
  * The block the flush run wrote, if any, attributed to the session: the model's block stays as written;
@@ -142,7 +246,7 @@ export type FlushClaim = LocatedSnapshot | null;
  * the flush marks' lock, not the session's).
  */
 export async function claimCycleFlush(ws: Workspace, ref: SessionRef, now: Date): Promise<FlushClaim> {
-  const claimed = await claimFlush(ws, ref.agentId, now);
+  const { ran, snapshot: claimed } = await takeFlush(ws, ref, now);
   if (
     claimed !== null &&
     (claimed.snapshot.session !== ref.sessionKey ||
@@ -158,7 +262,7 @@ export async function claimCycleFlush(ws: Workspace, ref: SessionRef, now: Date)
       agent: ref.agentId,
     });
   }
-  return claimed;
+  return { ran, snapshot: claimed };
 }
 
 /**
@@ -171,10 +275,10 @@ export async function coverCycle(
   ref: SessionRef,
   s: SessionState,
   trigger: CoverTrigger,
-  opts: { now: Date; safetyNet: boolean; messages?: unknown[]; claimed: FlushClaim },
+  opts: { now: Date; safetyNet: boolean; messages?: unknown[]; claimed: FlushClaim | null },
 ): Promise<{ state: SessionState; capture: CycleCapture }> {
   const at = opts.now.toISOString();
-  const { claimed } = opts;
+  const claimed = opts.claimed?.snapshot ?? null;
   if (claimed !== null) {
     const capture: CycleCapture = { id: claimed.snapshot.id, file: claimed.file, source: "flush" };
     return {
@@ -195,7 +299,17 @@ export async function coverCycle(
       ? trailFromMessages(opts.messages, at)
       : s.trail;
   if (!draftHasSubstance(trail)) return none;
-  const saved = await ws.save(draftSnapshot(trail), {
+  const content = draftSnapshot(trail);
+  // Two cycles in one turn (a flush, then the compaction) draft the same content: the first one covers both.
+  const hash = createHash("sha256").update(JSON.stringify(content)).digest("hex").slice(0, 32);
+  const twin = s.lastDraft !== null && s.lastDraft.hash === hash ? s.lastDraft : null;
+  if (twin !== null && s.snapshots.some((x) => x.id === twin.id)) {
+    return {
+      state: withCapture(s, { id: twin.id, file: twin.file, trigger, at }),
+      capture: { id: twin.id, file: twin.file, source: "existing" },
+    };
+  }
+  const saved = await ws.save(content, {
     trigger,
     session: ref.sessionKey,
     agent: ref.agentId,
@@ -203,7 +317,10 @@ export async function coverCycle(
     parent: s.line?.parent ?? null,
   });
   return {
-    state: withCapture(s, { id: saved.id, file: saved.file, trigger, at }),
+    state: {
+      ...withCapture(s, { id: saved.id, file: saved.file, trigger, at }),
+      lastDraft: { hash, id: saved.id, file: saved.file },
+    },
     capture: { id: saved.id, file: saved.file, source: "safety-net" },
   };
 }
@@ -211,8 +328,8 @@ export async function coverCycle(
 /**
  * Moves the session's compaction cycle by one hook event (see cycle.ts): the flush run's block claimed
  * first (under the flush marks' lock), then one locked, fsynced update of the session's state that
- * applies the cover effect (at most one appended block). Returns what covered the cycle, or null when
- * the event needed no cover.
+ * applies the cover effect (at most one appended block), then the cycle's ledger facts appended (no fsync
+ * of their own). Returns what covered the cycle, or null when the event needed no cover.
  */
 export async function runCycle(
   ws: Workspace,
@@ -223,11 +340,17 @@ export async function runCycle(
   const session = ws.session(ref.sessionKey, ref.agentId);
   const claimed = claimsFlush(await session.read(), event) ? await claimCycleFlush(ws, ref, opts.now) : null;
   let covered: CycleCapture | null = null;
+  const facts: LedgerFact[] = [];
   await session.update(async (s) => {
     // Apply each effect and feed its outcome back, until the cycle asks for nothing more.
+    facts.length = 0;
     let { state, effects } = cycleStep(s, event);
     const pending = [...effects];
     for (let effect = pending.shift(); effect !== undefined; effect = pending.shift()) {
+      if (effect.type === "record") {
+        facts.push(effect.fact);
+        continue;
+      }
       const done = await coverCycle(ws, ref, state, effect.trigger, {
         now: opts.now,
         safetyNet: opts.safetyNet,
@@ -240,36 +363,62 @@ export async function runCycle(
         after: event,
         capture: done.capture,
         restore: opts.restore,
+        flushRan: claimed?.ran ?? false,
       }));
       pending.push(...effects);
     }
     return state;
   });
+  if (facts.length > 0) await ws.recordLedger(facts);
   return covered;
 }
 
+/** A user's words reduced for comparison: lower case, one space, at most 80 characters. */
+const askKey = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim().slice(0, 80);
+
 /**
- * The real session a flush run works for: the most recently active session state of its agent (what this
- * process kept in memory is written first, so every session's file is current). A state file is taken only
- * when its content names the agent (a file name can start like another agent's: `main` and `main-2`), and
- * one that cannot be read is passed over.
+ * The real session a flush run works for, found from the flush run's own conversation (OpenClaw runs the
+ * flush on a detached view of the session's transcript, under an internal key): the session of the agent
+ * whose observed asks the conversation holds, most of them; null when none or several match equally, or
+ * when there is no conversation. What this process kept in memory is written first, so every session's file
+ * is current. A state file is taken only when its content names the agent (a file name can start like
+ * another agent's: `main` and `main-2`), and one that cannot be read is passed over.
  */
-export async function flushTarget(ws: Workspace, agentId: string | null): Promise<SessionState | null> {
+export async function flushTarget(
+  ws: Workspace,
+  agentId: string | null,
+  messages: readonly unknown[] | undefined,
+): Promise<SessionState | null> {
+  if (messages === undefined || messages.length === 0) return null;
+  const asked = eventsFromMessages(messages, new Date(0).toISOString())
+    .filter((e) => e.type === "ask")
+    .map((e) => askKey(cleanUserText(e.text) ?? ""))
+    .filter((k) => k !== "");
+  if (asked.length === 0) return null;
   await ws.flushSessions();
   const dir = join(ws.stateDir, "sessions");
   const names = await readdir(dir).catch(() => [] as string[]);
   // State files are named by a slug of the key cut at 60 characters (session-state.ts).
   const prefix = agentId === null ? "" : `agent-${agentId.replace(/[^a-zA-Z0-9_-]+/g, "-")}-`.slice(0, 60);
-  const candidates = await Promise.all(
+  const states = await Promise.all(
     names
       .filter((n) => n.endsWith(".json") && n.startsWith(prefix))
-      .map(async (n) => ({ n, mtime: (await stat(join(dir, n)).catch(() => null))?.mtimeMs ?? 0 })),
+      .map((n) => readSessionFile(join(dir, n))),
   );
-  for (const { n } of candidates.sort((a, b) => b.mtime - a.mtime)) {
-    const state = await readSessionFile(join(dir, n));
-    if (state !== null && (agentId === null || ofAgent(state, agentId))) return state;
+  let best: { state: SessionState; score: number } | null = null;
+  let tied = false;
+  for (const state of states) {
+    if (state === null || (agentId !== null && !ofAgent(state, agentId))) continue;
+    const score = state.trail.asks
+      .map((a) => askKey(a.text))
+      .filter((k) => k !== "" && asked.some((m) => m.includes(k) || k.includes(m))).length;
+    if (score === 0) continue;
+    if (best === null || score > best.score) {
+      best = { state, score };
+      tied = false;
+    } else if (score === best.score) tied = true;
   }
-  return null;
+  return best === null || tied ? null : best.state;
 }
 
 function ofAgent(s: SessionState, agentId: string): boolean {

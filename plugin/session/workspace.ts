@@ -11,6 +11,7 @@ import type { LocatedSnapshot, SnapshotContent } from "../snapshot/snapshot.ts";
 import { type CachedState, CachedStates } from "../store/cached-state.ts";
 import { errorCode, errorMessage } from "../store/fs-durable.ts";
 import { secureStateDir } from "../store/gate.ts";
+import { appendLedger, type LedgerFact } from "../store/ledger.ts";
 import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
 import { type SaveMeta, type SaveResult, saveSnapshot, tombstone } from "../store/save.ts";
 import { JsonState, type Logger } from "../store/state.ts";
@@ -302,6 +303,12 @@ export class Workspace {
   async logRestore(entry: Omit<RestoreLogEntry, "v">): Promise<void> {
     await this.secureState();
     await appendRestoreLog(this.stateDir, entry);
+  }
+
+  /** Appends facts to the compaction ledger (through the persistence gate, without an fsync of its own). */
+  async recordLedger(facts: readonly LedgerFact[]): Promise<void> {
+    await this.secureState();
+    await appendLedger(this.stateDir, facts);
   }
 
   /**

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { NO_SESSION, type TalliedRef, type Tally } from "../search/tally.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { STATE_DIR_NAME } from "../store/gate.ts";
+import { LEDGER_FILE, type LedgerRecord, readLedger } from "../store/ledger.ts";
 import { RESTORE_LOG_FILE, type RestoreLogEntry, readRestoreLog } from "../store/restore-log.ts";
 import { counted, type Style, table } from "./cli-text.ts";
 
@@ -26,6 +27,7 @@ async function stateText(workspace: string): Promise<string> {
     ...sessions.filter((n) => n.endsWith(".json")).map((n) => join(dir, "sessions", n)),
     join(dir, "flush.json"),
     join(dir, RESTORE_LOG_FILE),
+    join(dir, LEDGER_FILE),
   ];
   const texts = await Promise.all(paths.map((p) => readFile(p, "utf8").catch(() => "")));
   return texts.join("\n");
@@ -83,6 +85,7 @@ export async function statusDoc(workspace: string, source: StatusSource) {
       };
     }),
     lastCapture: last === null ? null : { ...capture(last), session: last.session },
+    ...(await compactionsDoc(workspace)),
     /** Values replaced by `[REDACTED:<kind>]`: in the snapshots as read, and in big-memory's state files. */
     redactions: {
       snapshots: { total, kinds: source.redactions },
@@ -113,6 +116,7 @@ export function statusText(doc: StatusDoc, now: Date, style: Style): string {
     `${style.bold("redacted")}  ${redactionLine(doc.redactions)}`,
     ...(doc.restoreLogProblem === null ? [] : [style.yellow(`big-memory: ${doc.restoreLogProblem}`)]),
     `${style.bold("last capture")}  ${last === null ? "none" : `${last.id} ${relativeAge(last.timestamp, now)} (${last.trigger ?? "-"})`}`,
+    ...compactionLines(doc, now, style),
     ...(doc.sessions.length === 0
       ? []
       : [
@@ -133,4 +137,56 @@ export function statusText(doc: StatusDoc, now: Date, style: Style): string {
           ]),
         ]),
   ].join("\n");
+}
+
+/** How many compactions `status` shows for people (`--json` has them all). */
+export const STATUS_COMPACTIONS = 10;
+
+/**
+ * The compaction ledger's part of the `status` document: every compaction and reset observed, oldest
+ * first, and the problem reading the ledger (null when none).
+ */
+export async function compactionsDoc(
+  workspace: string,
+): Promise<{ compactions: LedgerRecord[]; ledgerProblem: string | null; ledgerBad: number }> {
+  const ledger = await readLedger(workspace);
+  return { compactions: ledger.records, ledgerProblem: ledger.problem, ledgerBad: ledger.bad };
+}
+
+/** One compaction for people: when, session, path, whether it happened, the flush, the cover, the restore. */
+export function compactionRow(c: LedgerRecord, now: Date): string[] {
+  const happened = c.outcome === "failed" ? "failed" : c.outcome === "open" ? "no after yet" : "done";
+  return [
+    relativeAge(c.cycle, now),
+    c.session,
+    c.path,
+    happened,
+    c.flush ? "ran" : "-",
+    c.snapshot === null ? c.cover : `${c.cover} ${c.snapshot}`,
+    c.restore === null
+      ? "-"
+      : `${c.restore.snapshot} ${c.restore.tokens} tok (${relativeAge(c.restore.at, now)})`,
+  ];
+}
+
+/** The last {@link STATUS_COMPACTIONS} compactions and resets, newest first, as `status` prints them. */
+export function compactionLines(
+  doc: { compactions: LedgerRecord[]; ledgerProblem: string | null },
+  now: Date,
+  style: Style,
+): string[] {
+  const shown = doc.compactions.slice(-STATUS_COMPACTIONS).reverse();
+  return [
+    ...(doc.ledgerProblem === null ? [] : [style.yellow(`big-memory: ${doc.ledgerProblem}`)]),
+    ...(shown.length === 0
+      ? [`${style.bold("compactions")}  none observed yet`]
+      : [
+          "",
+          `${style.bold("compactions")}  the last ${shown.length} of ${doc.compactions.length} (status --json lists all)`,
+          table([
+            ["WHEN", "SESSION", "PATH", "HAPPENED", "FLUSH", "COVERED BY", "RESTORED"].map(style.bold),
+            ...shown.map((c) => compactionRow(c, now)),
+          ]),
+        ]),
+  ];
 }

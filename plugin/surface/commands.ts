@@ -79,7 +79,7 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
         `big-memory for ${sessionKey}`,
         `snapshots this session: ${s.snapshots.length}${last === undefined ? "" : `, last ${last.id} (${last.trigger}, ${relativeAge(last.at, now)})`}`,
         `compactions seen: ${s.cycle.n}; this cycle ${s.cycle.captured === null ? "has no snapshot yet" : `is covered by ${s.cycle.captured}`}`,
-        `pending restore: ${s.pendingRestore === null ? "none" : `${s.pendingRestore.id} (${s.pendingRestore.reason})`}`,
+        `pending restore: ${s.pendingRestore === null ? "none" : [s.pendingRestore, ...s.queue].map((p) => `${p.id} (${p.reason})`).join(", then ")}`,
         `last restore: ${s.lastRestore === null ? "none" : `${s.lastRestore.id} (${s.lastRestore.reason}, ${relativeAge(s.lastRestore.at, now)})`}`,
         `observed: ${s.trail.turns} turns, ${s.trail.toolCalls} tool calls, ${s.trail.files.length} files`,
       ].join("\n");
@@ -149,17 +149,15 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
       }
       const found = await ws.byName(name);
       if (found === null) return `big-memory: no checkpoint named "${name}". Try /big-memory list.`;
+      // The session takes the checkpoint's line of work when the restore is delivered, not now: what is
+      // captured before that (a compaction in between) is not the checkpoint's. The restore log records the
+      // delivery.
       const line = as === undefined ? { name, parent: null } : { name: as, parent: name };
-      await ws.session(sessionKey, agentId).update((s) => ({
-        ...withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now.toISOString()),
-        line,
-      }));
-      await ws.logRestore({
-        at: now.toISOString(),
-        id: found.snapshot.id,
-        session: sessionKey,
-        reason: "resume",
-      });
+      await ws.session(sessionKey, agentId).update((s) =>
+        withPendingRestore(s, { id: found.snapshot.id, file: found.file }, "resume", now.toISOString(), {
+          line,
+        }),
+      );
       const s = found.snapshot;
       const warnings = await staleWarnings(ws.dir, found);
       return [

@@ -1,5 +1,7 @@
 import { PluginConfig } from "../config.ts";
 import { relativeAge } from "../snapshot/time.ts";
+import type { LedgerRecord } from "../store/ledger.ts";
+import { ledgerCheck, unobservedChecks } from "./doctor-compactions.ts";
 
 /**
  * `big-memory doctor`, the pure part: from facts gathered about OpenClaw's config and the workspace
@@ -54,15 +56,23 @@ export interface DoctorFacts {
   lastRestore: { id: string; at: string } | null;
   index: { months: number; unreadable: string[]; missing: string[] };
   logs: { files: number; snapshots: number; problems: number; firstProblem: string | null };
+  /** The compaction ledger (`.big-memory/ledger.jsonl`): compactions and resets observed, oldest first. */
+  compactions?: { records: LedgerRecord[]; problem: string | null };
 }
 
 type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Rec) : {});
+export const rec = (v: unknown): Rec =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Rec) : {};
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+export const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 const set = (key: string, value: string) => `openclaw config set ${key} ${value} --strict-json`;
-const check = (name: string, status: CheckStatus, detail: string, fix: string | null = null): Check => ({
+export const check = (
+  name: string,
+  status: CheckStatus,
+  detail: string,
+  fix: string | null = null,
+): Check => ({
   name,
   status,
   detail,
@@ -363,6 +373,8 @@ export function doctorChecks(f: DoctorFacts): Check[] {
     workspaceCheck(f),
     ...activityChecks(f),
     ...storageChecks(f),
+    ledgerCheck(f),
+    ...unobservedChecks(f),
   ];
 }
 

@@ -5,6 +5,7 @@ import { indexDir, listShardFiles, loadShardFile } from "../search/persist.ts";
 import { SessionState } from "../session/session-state.ts";
 import { errorCode } from "../store/fs-durable.ts";
 import { STATE_DIR_NAME } from "../store/gate.ts";
+import { readLedger } from "../store/ledger.ts";
 import { readRestoreLog } from "../store/restore-log.ts";
 import { readAllSnapshots } from "../store/snapshots.ts";
 import { type DoctorFacts, PLUGIN_ID } from "./doctor-checks.ts";
@@ -223,5 +224,12 @@ export async function gatherFacts(input: DoctorInput): Promise<DoctorFacts> {
       problems: problems.length,
       firstProblem: problems[0] ?? null,
     },
+    compactions: exists ? await ledgerFacts(ws) : { records: [], problem: null },
   };
+}
+
+/** The compaction ledger as the doctor reads it. */
+async function ledgerFacts(ws: string): Promise<NonNullable<DoctorFacts["compactions"]>> {
+  const ledger = await readLedger(ws);
+  return { records: ledger.records, problem: ledger.problem };
 }

@@ -3,13 +3,26 @@ import { detectAmnesia } from "../capture/amnesia.ts";
 import { restoreNotice } from "../recover/inject.ts";
 import {
   beginTurn,
+  endTurn,
   flushTarget,
+  newProviderMarks,
   observe,
   prepareFlush,
+  requeueRestore,
   runCycle,
   type SessionRef,
+  seenCount,
+  takeProviderMarks,
 } from "../session/capture-service.ts";
+import {
+  countConversation,
+  providerMarkOf,
+  providerMarks,
+  showsCompaction,
+} from "../session/conversation.ts";
+import type { CycleHookEvent } from "../session/cycle.ts";
 import { latestOfSession, restoreFor } from "../session/restore-service.ts";
+import type { PendingRestore } from "../session/session-state.ts";
 import type { Workspace } from "../session/workspace.ts";
 import { createConsentCheck } from "./consent.ts";
 import {
@@ -75,23 +88,51 @@ function userText(event: { prompt?: string; currentUserMessage?: string }): stri
   return (cut >= 0 ? text.slice(0, cut) : text).trim();
 }
 
+/** What the registered hooks offer the plugin's service. */
+export interface HookWork {
+  idle(): Promise<void>;
+}
+
 /** Registers every hook big-memory uses. Nothing here touches the disk at registration. */
-export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
+export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWork {
   const { config } = deps;
-  /** Moves the session's compaction cycle by one hook event; a reset restores per `restore.afterReset`. */
+  /** Moves the session's compaction cycle by one hook event; a reset or rollover restores per `restore.afterReset`. */
   const moveCycle = async (
     ws: Workspace,
     ref: SessionRef,
     now: Date,
-    type: "before-compaction" | "after-compaction" | "before-reset",
+    event: CycleHookEvent,
     messages?: unknown[],
   ): Promise<void> => {
-    const restore = type === "before-reset" ? config.restore.afterReset : config.restore.afterCompaction;
-    await runCycle(
-      ws,
-      ref,
-      { type, at: now.toISOString() },
-      { now, safetyNet: config.capture.safetyNet, restore, messages },
+    const restore =
+      event.type === "before-reset" ? config.restore.afterReset : config.restore.afterCompaction;
+    await runCycle(ws, ref, event, { now, safetyNet: config.capture.safetyNet, restore, messages });
+  };
+  /**
+   * Which path a compaction hook comes from, as far as its payload tells: an engine that owns compaction
+   * sends `messageCount: -1`, the runtime's auto-compaction a context with only the session key, a
+   * compaction inside an open turn is an overflow; the rest is manual (or a preflight, once its flush is
+   * known: see cycle.ts).
+   */
+  const compactionPath = async (
+    ws: Workspace,
+    ref: SessionRef,
+    event: { messageCount?: number },
+    ctx: Ctx,
+  ): Promise<"engine" | "runtime" | "overflow" | "manual"> => {
+    if (event.messageCount === -1) return "engine";
+    if (ctx.agentId === undefined && ctx.workspaceDir === undefined) return "runtime";
+    return (await ws.session(ref.sessionKey, ref.agentId).read()).turnOpen ? "overflow" : "manual";
+  };
+  /**
+   * A provider compaction (a marker not handled before): captured from the trail now and restored once,
+   * at the next turn. Nothing else announces it: no flush, no compaction hook.
+   */
+  const providerCompacted = async (ws: Workspace, ref: SessionRef, now: Date, marks: string[]) => {
+    if (marks.length === 0 || (await takeProviderMarks(ws, ref, marks)).length === 0) return;
+    await moveCycle(ws, ref, now, { type: "noticed", path: "provider", at: now.toISOString() });
+    deps.logger.info?.(
+      `big-memory: the provider compacted ${ref.sessionKey}'s context: snapshot taken, restore queued`,
     );
   };
   /** Runs `fn` for a real (not internal) session of an enabled plugin; fails open with one warning. */
@@ -118,12 +159,16 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
    * and restore are being written: that turn waits for them rather than miss the restore.
    */
   const cycleWork = new Map<string, Promise<unknown>>();
+  /** Every hook's work still running, so the plugin's service can let it finish before the process ends. */
+  const inFlight = new Set<Promise<unknown>>();
   const tracked = <T>(
     hook: string,
     ctx: Ctx,
     fn: (ws: Workspace, ref: SessionRef, now: Date) => Promise<T>,
   ): Promise<T | undefined> => {
     const run = guarded(hook, ctx, fn);
+    inFlight.add(run);
+    void run.finally(() => inFlight.delete(run));
     const key = ctx.sessionKey;
     if (key !== undefined) {
       cycleWork.set(key, run);
@@ -134,6 +179,85 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
     return run;
   };
 
+  /**
+   * What the turn's conversation shows that no hook said: whether an open compaction (a before with no after)
+   * happened, a transcript trimmed with no hook (fewer user turns than the last turn saw), a provider
+   * compaction marker not handled yet. Each is moved through the cycle before the turn takes its restores.
+   */
+  const noticeInConversation = async (ws: Workspace, ref: SessionRef, now: Date, messages: unknown[]) => {
+    // An empty conversation is no evidence (a host that hands none): nothing is judged from it.
+    if (messages.length === 0) return;
+    const state = await ws.session(ref.sessionKey, ref.agentId).read();
+    const count = countConversation(messages);
+    const seen = seenCount(state);
+    const at = now.toISOString();
+    if (state.cycle.compacting) {
+      await moveCycle(ws, ref, now, {
+        type: "turn",
+        at,
+        compacted: showsCompaction(count, seen, messages[0]),
+      });
+    } else if (seen !== null && count.asks < seen.asks) {
+      await moveCycle(ws, ref, now, { type: "noticed", path: "trim", at });
+      deps.logger.info?.(
+        `big-memory: ${ref.sessionKey}'s transcript holds ${count.asks} user turns where the last turn saw ${seen.asks}, with no compaction hook: snapshot taken, restore queued`,
+      );
+    }
+    await providerCompacted(ws, ref, now, newProviderMarks(state, providerMarks(messages), true));
+  };
+
+  /** The smallest remaining budget, in tokens, worth a second restore in the same turn. */
+  const SECOND_RESTORE_MIN_TOKENS = 300;
+
+  /**
+   * Puts the turn's pending restores in front of the model: the first (the user's own when there is one)
+   * with the whole budget, the next with it when what is left of the budget holds it, else at the next
+   * turn. Each delivery is logged (restore log, and the ledger for a compaction's). Null when nothing was.
+   */
+  const deliver = async (
+    ws: Workspace,
+    ref: SessionRef,
+    now: Date,
+    pending: PendingRestore[],
+  ): Promise<string | null> => {
+    let budget = config.restore.tokenBudget;
+    const texts: string[] = [];
+    for (const p of pending) {
+      const located = await ws.snapshotIn(p.file, p.id);
+      if (located === null) continue;
+      if (texts.length > 0 && budget < SECOND_RESTORE_MIN_TOKENS) {
+        await requeueRestore(ws, ref, p);
+        continue;
+      }
+      const restored = await restoreFor(ws, located, p.reason, { tokenBudget: budget });
+      texts.push(restored.text);
+      budget -= restored.tokens;
+      await ws.logRestore({
+        at: now.toISOString(),
+        id: p.id,
+        session: ref.sessionKey,
+        reason: p.reason,
+        tokens: restored.tokens,
+      });
+      if (p.cycle !== undefined) {
+        await ws.recordLedger([
+          {
+            kind: "restore",
+            cycle: p.cycle,
+            session: ref.sessionKey,
+            at: now.toISOString(),
+            snapshot: p.id,
+            tokens: restored.tokens,
+          },
+        ]);
+      }
+      deps.logger.info?.(
+        `big-memory: ${restoreNotice({ id: located.snapshot.id, timestamp: located.snapshot.timestamp, goal: located.snapshot.goal })}`,
+      );
+    }
+    return texts.length === 0 ? null : texts.join("\n\n");
+  };
+
   api.on("before_prompt_build", async (event, ctx) => {
     if (ctx.trigger === "memory") {
       if (!config.enabled || !config.capture.flushPrompt) return;
@@ -141,8 +265,12 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
         const ws = deps.workspaces.get(workspaceOf(deps, ctx));
         const agentId = ctx.agentId ?? agentOfSessionKey(ctx.sessionKey) ?? null;
         const flush = { agentId, flushSessionKey: ctx.sessionKey ?? null };
-        const target = await flushTarget(ws, agentId);
-        return { prependContext: await prepareFlush(ws, flush, target, deps.now(), config.timeZone) };
+        // The flush runs on a view of its session's conversation: that, not file times, names the session.
+        const messages = Array.isArray(event.messages) ? (event.messages as unknown[]) : undefined;
+        const target = await flushTarget(ws, agentId, messages);
+        return {
+          prependContext: await prepareFlush(ws, flush, target, deps.now(), config.timeZone, messages),
+        };
       } catch (error) {
         warnOnce(deps, "before_prompt_build", error);
         return;
@@ -153,25 +281,12 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
     if (ctx.sessionKey !== undefined) await cycleWork.get(ctx.sessionKey);
     return guarded("before_prompt_build", ctx, async (ws, ref, now) => {
       const ask = userText(event);
-      // One locked update per turn: record the ask and take the pending restore together.
+      if (Array.isArray(event.messages))
+        await noticeInConversation(ws, ref, now, event.messages as unknown[]);
+      // One locked update per turn: record the ask and take the pending restores together.
       const { state, pending } = await beginTurn(ws, ref, ask, now);
-      const located = pending === null ? null : await ws.snapshotIn(pending.file, pending.id);
-      if (pending !== null && located !== null) {
-        const restored = await restoreFor(ws, located, pending.reason, {
-          tokenBudget: config.restore.tokenBudget,
-        });
-        await ws.logRestore({
-          at: now.toISOString(),
-          id: pending.id,
-          session: ref.sessionKey,
-          reason: pending.reason,
-          tokens: restored.tokens,
-        });
-        deps.logger.info?.(
-          `big-memory: ${restoreNotice({ id: located.snapshot.id, timestamp: located.snapshot.timestamp, goal: located.snapshot.goal })}`,
-        );
-        return { prependContext: restored.text };
-      }
+      const delivered = await deliver(ws, ref, now, pending);
+      if (delivered !== null) return { prependContext: delivered };
       if (
         !config.restore.onAmnesia ||
         ask === "" ||
@@ -211,6 +326,12 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
     return guarded("llm_output", ctx, async (ws, ref, now) => {
       if (event.assistantTexts.length > 0)
         observe(ws, ref, { type: "assistant", texts: event.assistantTexts, at: now.toISOString() });
+      // A provider that compacted inside this request marks the answer: the first sign, and the surest.
+      const mark = providerMarkOf(event.lastAssistant);
+      if (mark !== null) {
+        const state = await ws.session(ref.sessionKey, ref.agentId).read();
+        await providerCompacted(ws, ref, now, newProviderMarks(state, [mark], false));
+      }
       // event.usage sums every model call of the run; the last call's usage is the context in use.
       const use = contextUse(
         lastCallUsage(event.lastAssistant) ?? event.usage,
@@ -240,26 +361,60 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): void {
   });
 
   // The turn is over: what it observed is written now (an `openclaw agent --local` process exits next).
-  api.on("agent_end", (_event, ctx) =>
-    guarded("agent_end", ctx, (ws, ref) => ws.session(ref.sessionKey, ref.agentId).flush()),
+  api.on("agent_end", (event, ctx) =>
+    guarded("agent_end", ctx, async (ws, ref, now) => {
+      const messages = Array.isArray(event.messages) ? (event.messages as unknown[]) : undefined;
+      await providerCompacted(ws, ref, now, await endTurn(ws, ref, messages));
+      await ws.session(ref.sessionKey, ref.agentId).flush();
+    }),
   );
 
   api.on("before_compaction", (event, ctx) =>
-    tracked("before_compaction", ctx, (ws, ref, now) =>
-      moveCycle(ws, ref, now, "before-compaction", event.messages),
-    ),
+    tracked("before_compaction", ctx, async (ws, ref, now) => {
+      const path = await compactionPath(ws, ref, event, ctx);
+      await moveCycle(
+        ws,
+        ref,
+        now,
+        { type: "before-compaction", path, at: now.toISOString() },
+        event.messages,
+      );
+    }),
   );
 
   const checkConsent = createConsentCheck(deps);
-  api.on("after_compaction", (_event, ctx) =>
+  api.on("after_compaction", (event, ctx) =>
     tracked("after_compaction", ctx, async (ws, ref, now) => {
-      await moveCycle(ws, ref, now, "after-compaction");
+      const path = await compactionPath(ws, ref, event, ctx);
+      await moveCycle(ws, ref, now, { type: "after-compaction", path, at: now.toISOString() });
       // Compaction hooks are not gated: say once when the hooks a restore needs never arrived.
       await checkConsent(ws, ref);
     }),
   );
 
   api.on("before_reset", (event, ctx) =>
-    tracked("before_reset", ctx, (ws, ref, now) => moveCycle(ws, ref, now, "before-reset", event.messages)),
+    tracked("before_reset", ctx, (ws, ref, now) =>
+      moveCycle(ws, ref, now, { type: "before-reset", path: "reset", at: now.toISOString() }, event.messages),
+    ),
   );
+
+  // A daily or idle rollover ends the session with no before_reset: captured the same way, and restored at
+  // the first user turn of the session that follows under the same key.
+  api.on("session_end", (event, ctx) => {
+    if (event.reason !== "daily" && event.reason !== "idle") return;
+    const key = ctx.sessionKey ?? event.sessionKey;
+    return tracked(
+      "session_end",
+      { ...ctx, ...(key === undefined ? {} : { sessionKey: key }) },
+      (ws, ref, now) =>
+        moveCycle(ws, ref, now, { type: "before-reset", path: "rollover", at: now.toISOString() }),
+    );
+  });
+
+  return {
+    /** Waits for the hooks' work still running (OpenClaw does not await every hook) to finish. */
+    idle: async () => {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
 }

@@ -1,16 +1,19 @@
 import { existsSync } from "node:fs";
-import { appendFile, readFile, utimes, writeFile } from "node:fs/promises";
+import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   beginTurn,
   claimCycleFlush,
   claimFlush,
+  endTurn,
   flushTarget,
   observe,
   prepareFlush,
+  requeueRestore,
   runCycle,
   type SessionRef,
+  takeProviderMarks,
 } from "../../plugin/session/capture-service.ts";
 import type { CycleHookEvent } from "../../plugin/session/cycle.ts";
 import { sessionStatePath, withCapture, withPendingRestore } from "../../plugin/session/session-state.ts";
@@ -91,7 +94,8 @@ describe("beginTurn", () => {
     const { ws } = await workspace();
     const first = await beginTurn(ws, MAIN, "Fix the login", NOW);
     const second = await beginTurn(ws, MAIN, "", later(1));
-    expect([first.pending, second.pending]).toEqual([null, null]);
+    expect([first.pending, second.pending]).toEqual([[], []]);
+    expect(second.state.turnOpen).toBe(true);
     expect(second.state.trail.asks.map((a) => a.text)).toEqual(["Fix the login"]);
     expect(second.state.updatedAt).toBe(later(1).toISOString());
   });
@@ -103,13 +107,13 @@ describe("beginTurn", () => {
       .session(MAIN.sessionKey, MAIN.agentId)
       .update((s) => queued(s, { id: "2026-11-22-01", file: TODAY_LOG }, "compaction", AT));
     const taken = await beginTurn(ws, MAIN, "continue", later(1));
-    expect(taken.pending).toEqual({ id: "2026-11-22-01", file: TODAY_LOG, reason: "compaction", at: AT });
+    expect(taken.pending).toEqual([{ id: "2026-11-22-01", file: TODAY_LOG, reason: "compaction", at: AT }]);
     expect(taken.state.lastRestore).toEqual({
       id: "2026-11-22-01",
       reason: "compaction",
       at: later(1).toISOString(),
     });
-    expect((await beginTurn(ws, MAIN, "and now?", later(2))).pending).toBeNull();
+    expect((await beginTurn(ws, MAIN, "and now?", later(2))).pending).toEqual([]);
     const onDisk = await another().session(MAIN.sessionKey, null).read();
     expect([onDisk.pendingRestore, onDisk.lastRestore?.id, onDisk.trail.asks.length]).toEqual([
       null,
@@ -126,11 +130,72 @@ describe("beginTurn", () => {
         .session(MAIN.sessionKey, MAIN.agentId)
         .update((s) => withPendingRestore(s, { id, file: TODAY_LOG }, "reset", AT));
     await queue(ws, "2026-11-22-01");
-    expect((await beginTurn(other, MAIN, "hello", NOW)).pending?.id).toBe("2026-11-22-01");
-    expect((await beginTurn(ws, MAIN, "hello again", NOW)).pending).toBeNull();
+    expect((await beginTurn(other, MAIN, "hello", NOW)).pending[0]?.id).toBe("2026-11-22-01");
+    expect((await beginTurn(ws, MAIN, "hello again", NOW)).pending).toEqual([]);
     await queue(other, "2026-11-22-02");
     const both = await Promise.all([beginTurn(ws, MAIN, "a", NOW), beginTurn(other, MAIN, "b", NOW)]);
-    expect(both.map((r) => r.pending?.id ?? null).sort()).toEqual(["2026-11-22-02", null]);
+    expect(both.map((r) => r.pending[0]?.id ?? null).sort()).toEqual(["2026-11-22-02", null]);
+  });
+
+  it("takes the user's restore first and the automatic one behind it, and takes a resume's line of work only now", async () => {
+    const { ws } = await workspace();
+    const line = { name: "billing-export-v2", parent: null };
+    await ws.session(MAIN.sessionKey, MAIN.agentId).update((s) =>
+      withPendingRestore(
+        withPendingRestore(s, { id: "2026-11-20-01", file: "memory/2026-11-20.md" }, "resume", AT, {
+          line,
+        }),
+        { id: "2026-11-22-01", file: TODAY_LOG },
+        "compaction",
+        AT,
+        { cycle: AT },
+      ),
+    );
+    expect((await ws.session(MAIN.sessionKey, MAIN.agentId).read()).line).toBeNull();
+    const taken = await beginTurn(ws, MAIN, "go on", later(1));
+    expect(taken.pending.map((p) => [p.id, p.reason])).toEqual([
+      ["2026-11-20-01", "resume"],
+      ["2026-11-22-01", "compaction"],
+    ]);
+    expect([taken.state.line, taken.state.pendingRestore, taken.state.queue]).toEqual([line, null, []]);
+  });
+});
+
+describe("requeueRestore", () => {
+  it("puts a restore that did not fit back for the next turn, behind nothing the user asked for since", async () => {
+    const { ws } = await workspace();
+    const p = { id: "2026-11-22-01", file: TODAY_LOG, reason: "compaction" as const, at: AT, cycle: AT };
+    await requeueRestore(ws, MAIN, p);
+    expect((await beginTurn(ws, MAIN, "next", later(1))).pending).toEqual([p]);
+  });
+});
+
+describe("endTurn", () => {
+  it("counts the conversation's user turns and closes the turn; old provider markers of an unseen session are not new", async () => {
+    const { ws } = await workspace();
+    const marked = {
+      role: "assistant",
+      content: [{ type: "text", text: "done" }],
+      providerReplay: { v: 1, type: "openai-responses-compaction", id: "cmp_1", data: "x" },
+    };
+    const messages = [
+      { role: "user", content: "Fix the login" },
+      marked,
+      { role: "user", content: "and logout" },
+    ];
+    expect(await endTurn(ws, MAIN, messages)).toEqual([]);
+    const s = await ws.session(MAIN.sessionKey, MAIN.agentId).read();
+    expect([s.turnOpen, s.seen.messages, s.seen.summaries]).toEqual([false, 2, 0]);
+    expect(
+      await endTurn(ws, MAIN, [
+        ...messages,
+        { ...marked, providerReplay: { ...marked.providerReplay, id: "cmp_2" } },
+      ]),
+    ).toEqual(["openai-responses-compaction:cmp_1", "openai-responses-compaction:cmp_2"]);
+    expect(await takeProviderMarks(ws, MAIN, ["openai-responses-compaction:cmp_2"])).toEqual([
+      "openai-responses-compaction:cmp_2",
+    ]);
+    expect(await takeProviderMarks(ws, MAIN, ["openai-responses-compaction:cmp_2"])).toEqual([]);
   });
 });
 
@@ -149,6 +214,7 @@ describe("prepareFlush", () => {
         offset: Buffer.byteLength(await ws.readLog(TODAY_LOG)),
         id: "2026-11-22-02",
         at: AT,
+        sessionKey: null,
       },
     ]);
   });
@@ -176,30 +242,30 @@ describe("claimFlush", () => {
   it("returns the block appended after the agent's mark, once", async () => {
     const { ws } = await flushing();
     await writeFlushBlock(ws, "2026-11-22-02");
-    const claimed = await claimFlush(ws, "main", later(1));
+    const claimed = await claimFlush(ws, MAIN, later(1));
     expect([claimed?.snapshot.id, claimed?.snapshot.goal, claimed?.file]).toEqual([
       "2026-11-22-02",
       "the model's own snapshot",
       TODAY_LOG,
     ]);
     expect(claimed?.line).toBe((await blocks(ws))[1]?.line);
-    expect(await claimFlush(ws, "main", later(1))).toBeNull();
+    expect(await claimFlush(ws, MAIN, later(1))).toBeNull();
   });
 
   it("leaves another agent's marks, and drops marks older than 15 minutes unclaimed", async () => {
     const { ws } = await flushing();
     await writeFlushBlock(ws, "2026-11-22-02");
-    expect(await claimFlush(ws, "ops", later(1))).toBeNull();
+    expect(await claimFlush(ws, { sessionKey: "agent:ops:main", agentId: "ops" }, later(1))).toBeNull();
     expect((await ws.flushMarks().read()).marks).toHaveLength(1);
-    expect(await claimFlush(ws, "main", later(16))).toBeNull();
+    expect(await claimFlush(ws, MAIN, later(16))).toBeNull();
     expect((await ws.flushMarks().read()).marks).toEqual([]);
   });
 
   it("returns null when the flush run wrote nothing, and writes nothing when there are no marks", async () => {
     const { ws } = await flushing();
-    expect(await claimFlush(ws, "main", later(1))).toBeNull();
+    expect(await claimFlush(ws, MAIN, later(1))).toBeNull();
     const { ws: bare } = await workspace();
-    expect(await claimFlush(bare, "main", NOW)).toBeNull();
+    expect(await claimFlush(bare, MAIN, NOW)).toBeNull();
     expect(existsSync(join(bare.stateDir, "flush.json"))).toBe(false);
   });
 });
@@ -209,7 +275,9 @@ describe("claimCycleFlush", () => {
     const { ws } = await flushing();
     await writeFlushBlock(ws, "2026-11-22-02");
     const logAfter = await ws.readLog(TODAY_LOG);
-    expect((await claimCycleFlush(ws, MAIN, later(1)))?.snapshot.session).toBe(FLUSH.flushSessionKey);
+    expect((await claimCycleFlush(ws, MAIN, later(1))).snapshot?.snapshot.session).toBe(
+      FLUSH.flushSessionKey,
+    );
     const claims = (await readFile(join(ws.dir, ".big-memory", "claims.jsonl"), "utf8")).trim().split("\n");
     expect(claims.map((l) => JSON.parse(l))).toEqual([
       {
@@ -233,7 +301,7 @@ describe("claimCycleFlush", () => {
   it("writes no claim when the block already names this session, its agent and the flush trigger", async () => {
     const { ws } = await flushing();
     await writeFlushBlock(ws, "2026-11-22-02", { session: MAIN.sessionKey, agent: "main" });
-    expect((await claimCycleFlush(ws, MAIN, later(1)))?.snapshot.id).toBe("2026-11-22-02");
+    expect((await claimCycleFlush(ws, MAIN, later(1))).snapshot?.snapshot.id).toBe("2026-11-22-02");
     expect(existsSync(join(ws.dir, ".big-memory", "claims.jsonl"))).toBe(false);
   });
 
@@ -251,7 +319,13 @@ describe("claimCycleFlush", () => {
 
 describe("runCycle", () => {
   const on = { now: NOW, safetyNet: true, restore: true };
-  const ev = (type: Exclude<CycleHookEvent["type"], "thresholds">, at = AT): CycleHookEvent => ({ type, at });
+  const ev = (type: "before-compaction" | "after-compaction" | "before-reset", at = AT): CycleHookEvent =>
+    type === "before-reset" ? { type, at, path: "reset" } : { type, at, path: "manual" };
+  const ledger = async (ws: Workspace) =>
+    (await readFile(join(ws.stateDir, "ledger.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   const state = (ws: Workspace) => ws.session(MAIN.sessionKey, MAIN.agentId).read();
 
   it("writes a safety-net snapshot to today's log at before-compaction, then closes the cycle at its after", async () => {
@@ -267,16 +341,68 @@ describe("runCycle", () => {
       agent: "main",
     });
     expect(block?.snapshot.goal).toContain("ERR_DUPLICATE_KEY");
-    expect((await state(ws)).cycle).toEqual({
+    expect((await state(ws)).cycle).toMatchObject({
       n: 0,
       compacting: true,
       captured: "2026-11-22-01",
-      thresholds: [],
+      held: { id: "2026-11-22-01", file: TODAY_LOG, at: AT },
     });
-    expect((await state(ws)).pendingRestore).toMatchObject({ id: "2026-11-22-01", reason: "compaction" });
-    expect(await runCycle(ws, MAIN, ev("after-compaction"), on)).toBeNull();
-    expect((await state(ws)).cycle).toEqual({ n: 1, compacting: false, captured: null, thresholds: [] });
+    expect((await state(ws)).pendingRestore).toBeNull();
+    expect(await runCycle(ws, MAIN, ev("after-compaction", later(1).toISOString()), on)).toBeNull();
+    expect((await state(ws)).cycle).toMatchObject({ n: 1, compacting: false, captured: null, held: null });
+    expect((await state(ws)).pendingRestore).toMatchObject({
+      id: "2026-11-22-01",
+      reason: "compaction",
+      cycle: AT,
+    });
     expect(await blocks(ws)).toHaveLength(1);
+    expect(await ledger(ws)).toEqual([
+      {
+        v: 1,
+        kind: "cycle",
+        cycle: AT,
+        session: MAIN.sessionKey,
+        agent: "main",
+        at: AT,
+        path: "manual",
+        flush: false,
+        cover: "safety-net",
+        snapshot: "2026-11-22-01",
+        file: TODAY_LOG,
+        outcome: "open",
+      },
+      {
+        v: 1,
+        kind: "outcome",
+        cycle: AT,
+        session: MAIN.sessionKey,
+        at: later(1).toISOString(),
+        outcome: "done",
+      },
+    ]);
+  });
+
+  it("restores nothing when the next turn shows the compaction did not happen, and records it failed", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    await runCycle(ws, MAIN, ev("before-compaction"), on);
+    await runCycle(ws, MAIN, { type: "turn", at: later(1).toISOString(), compacted: false }, on);
+    const s = await state(ws);
+    expect([s.pendingRestore, s.cycle.compacting, s.cycle.captured]).toEqual([null, false, "2026-11-22-01"]);
+    expect((await ledger(ws)).at(-1)).toMatchObject({ kind: "outcome", cycle: AT, outcome: "failed" });
+  });
+
+  it("writes no identical twin: a second cycle whose draft equals the last one points at it", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    await runCycle(ws, MAIN, { type: "thresholds", crossed: [0.7], at: AT }, { ...on, restore: false });
+    const second = await runCycle(ws, MAIN, ev("after-compaction", later(1).toISOString()), {
+      ...on,
+      now: later(1),
+    });
+    expect(second).toEqual({ id: "2026-11-22-01", file: TODAY_LOG, source: "existing" });
+    expect(await blocks(ws)).toHaveLength(1);
+    expect((await ledger(ws)).at(-1)).toMatchObject({ cover: "existing", snapshot: "2026-11-22-01" });
   });
 
   it("covers an after-compaction that arrives alone", async () => {
@@ -297,7 +423,12 @@ describe("runCycle", () => {
       now: later(6),
     });
     expect(second?.id).toBe("2026-11-22-02");
-    expect((await state(ws)).cycle).toMatchObject({ n: 1, compacting: true, captured: "2026-11-22-02" });
+    expect((await state(ws)).cycle).toMatchObject({ n: 0, compacting: true, captured: "2026-11-22-02" });
+    expect((await ledger(ws)).map((l) => [l.kind, l.outcome])).toEqual([
+      ["cycle", "open"],
+      ["outcome", "failed"],
+      ["cycle", "open"],
+    ]);
   });
 
   it("drafts a reset's snapshot from its messages when the trail is empty, and queues a reset restore", async () => {
@@ -337,14 +468,17 @@ describe("runCycle", () => {
     expect([(await state(ws)).pendingRestore, await ws.readLog(TODAY_LOG)]).toEqual([null, ""]);
   });
 
-  it("autosaves at crossed thresholds with the threshold trigger and no restore, even over an existing snapshot", async () => {
+  it("autosaves at crossed thresholds with the threshold trigger and no restore, a new one only for new work", async () => {
     const { ws } = await workspace();
     work(ws);
     await runCycle(ws, MAIN, { type: "thresholds", crossed: [0.7], at: AT }, { ...on, restore: false });
     await runCycle(ws, MAIN, { type: "thresholds", crossed: [0.9], at: AT }, { ...on, restore: false });
+    expect((await blocks(ws)).map((b) => b.snapshot.trigger)).toEqual(["threshold"]);
+    observe(ws, MAIN, { type: "ask", text: "now the logout page", at: later(1).toISOString() });
+    await runCycle(ws, MAIN, { type: "thresholds", crossed: [0.95], at: AT }, { ...on, restore: false });
     expect((await blocks(ws)).map((b) => b.snapshot.trigger)).toEqual(["threshold", "threshold"]);
     const s = await state(ws);
-    expect([s.cycle.thresholds, s.pendingRestore]).toEqual([[0.7, 0.9], null]);
+    expect([s.cycle.thresholds, s.pendingRestore]).toEqual([[0.7, 0.9, 0.95], null]);
   });
 
   it("counts a snapshot written since the last observation as the cover, without a second block", async () => {
@@ -376,10 +510,11 @@ describe("runCycle", () => {
     });
     expect(await blocks(ws)).toHaveLength(2);
     const s = await state(ws);
-    expect([s.pendingRestore?.id, s.snapshots.map((x) => [x.id, x.trigger])]).toEqual([
+    expect([s.cycle.held?.id, s.snapshots.map((x) => [x.id, x.trigger])]).toEqual([
       "2026-11-22-02",
       [["2026-11-22-02", "flush"]],
     ]);
+    expect((await ledger(ws))[0]).toMatchObject({ path: "preflight", flush: true, cover: "flush" });
   });
 
   it("leaves the flush marks alone at the after of a before", async () => {
@@ -393,55 +528,82 @@ describe("runCycle", () => {
 });
 
 describe("flushTarget", () => {
-  // Long before any real write, so the session this process writes now is the newest.
-  const touch = (ws: Workspace, key: string, minutes: number) => {
-    const t = new Date(Date.UTC(2020, 0, 1, 0, minutes));
-    return utimes(sessionStatePath(ws.stateDir, key), t, t);
-  };
+  const user = (text: string) => ({
+    role: "user",
+    content: [{ type: "text", text: `[Sun 2026-11-22 12:00 UTC] ${text}` }],
+  });
+  const ask = (ws: Workspace, key: string, text: string) =>
+    observe(ws, { sessionKey: key, agentId: "main" }, { type: "ask", text, at: AT });
 
-  it("is null when no session was seen", async () => {
+  it("is null with no conversation, or one that names no session seen", async () => {
     const { ws } = await workspace();
-    expect(await flushTarget(ws, "main")).toBeNull();
+    ask(ws, "agent:main:a", "Fix the login redirect");
+    expect(await flushTarget(ws, "main", undefined)).toBeNull();
+    expect(await flushTarget(ws, "main", [user("something else entirely")])).toBeNull();
   });
 
-  it("picks the agent's most recently written session, what this process holds in memory included", async () => {
+  it("finds the session whose asks the flush run's conversation holds, whichever was written last", async () => {
     const { ws } = await workspace();
-    const keys = ["agent:main:a", "agent:main:b", "agent:ops:c"];
-    for (const key of keys) await ws.session(key, null).update((s) => ({ ...s, updatedAt: AT }));
-    await touch(ws, "agent:main:a", 2);
-    await touch(ws, "agent:main:b", 1);
-    await touch(ws, "agent:ops:c", 3);
-    expect((await flushTarget(ws, "main"))?.sessionKey).toBe("agent:main:a");
-    expect((await flushTarget(ws, "ops"))?.sessionKey).toBe("agent:ops:c");
-    expect((await flushTarget(ws, null))?.sessionKey).toBe("agent:ops:c");
-    work(ws, { sessionKey: "agent:main:d", agentId: "main" });
-    const target = await flushTarget(ws, "main");
-    expect([target?.sessionKey, target?.trail.toolCalls]).toEqual(["agent:main:d", 1]);
+    ask(ws, "agent:main:a", "Fix the login redirect in src/auth/callback.ts");
+    ask(ws, "agent:main:b", "Migrate billing exports to the v2 API");
+    ask(ws, "agent:ops:c", "Migrate billing exports to the v2 API");
+    const convA = [
+      user("Fix the login redirect in src/auth/callback.ts"),
+      { role: "assistant", content: "ok" },
+    ];
+    const convB = [user("Migrate billing exports to the v2 API")];
+    expect((await flushTarget(ws, "main", convA))?.sessionKey).toBe("agent:main:a");
+    expect((await flushTarget(ws, "main", convB))?.sessionKey).toBe("agent:main:b");
+    expect((await flushTarget(ws, "ops", convB))?.sessionKey).toBe("agent:ops:c");
+    // Two agents' sessions hold the same asks: with no agent named, nothing is guessed.
+    expect(await flushTarget(ws, null, convB)).toBeNull();
   });
 
   it("never takes another agent's session whose file name starts like the agent's (main, main-2)", async () => {
     const { ws } = await workspace();
-    await ws.session("agent:main:main", "main").update((s) => ({ ...s, updatedAt: AT }));
-    await ws.session("agent:main-2:main", "main-2").update((s) => ({ ...s, updatedAt: AT }));
-    await touch(ws, "agent:main:main", 1);
-    await touch(ws, "agent:main-2:main", 2);
-    expect((await flushTarget(ws, "main"))?.sessionKey).toBe("agent:main:main");
-    expect((await flushTarget(ws, "main-2"))?.sessionKey).toBe("agent:main-2:main");
+    observe(
+      ws,
+      { sessionKey: "agent:main-2:main", agentId: "main-2" },
+      { type: "ask", text: "Rotate the keys", at: AT },
+    );
+    expect(await flushTarget(ws, "main", [user("Rotate the keys")])).toBeNull();
+    expect((await flushTarget(ws, "main-2", [user("Rotate the keys")]))?.sessionKey).toBe(
+      "agent:main-2:main",
+    );
   });
 
-  it("finds the session of an agent whose id is longer than a state file's name keeps", async () => {
+  it("passes over a torn state file", async () => {
     const { ws } = await workspace();
-    const agent = `a${"x".repeat(70)}`;
-    await ws.session(`agent:${agent}:main`, agent).update((s) => ({ ...s, updatedAt: AT }));
-    expect((await flushTarget(ws, agent))?.sessionKey).toBe(`agent:${agent}:main`);
-  });
-
-  it("passes over a torn state file to the next session of the agent", async () => {
-    const { ws } = await workspace();
-    await ws.session("agent:main:good", "main").update((s) => ({ ...s, updatedAt: AT }));
-    await touch(ws, "agent:main:good", 1);
+    ask(ws, "agent:main:good", "Fix the login redirect");
+    await ws.flushSessions();
     await writeFile(sessionStatePath(ws.stateDir, "agent:main:torn"), '{"version":1,');
-    await touch(ws, "agent:main:torn", 2);
-    expect((await flushTarget(ws, "main"))?.sessionKey).toBe("agent:main:good");
+    expect((await flushTarget(ws, "main", [user("Fix the login redirect")]))?.sessionKey).toBe(
+      "agent:main:good",
+    );
+  });
+
+  it("gives each of two active sessions' flushes its own draft, and each compaction claims its own block", async () => {
+    const { ws } = await workspace();
+    const A = { sessionKey: "agent:main:a", agentId: "main" };
+    const B = { sessionKey: "agent:main:b", agentId: "main" };
+    work(ws, A);
+    observe(ws, B, { type: "ask", text: "Migrate billing exports to the v2 API (INV-2026-00417)", at: AT });
+    const convA = [user("Fix ERR_DUPLICATE_KEY in src/auth/oauth-callback.ts")];
+    const promptA = await prepareFlush(ws, FLUSH, await flushTarget(ws, "main", convA), NOW, "UTC", convA);
+    // B was written last: the flush run of A still drafts A.
+    observe(ws, B, { type: "ask", text: "and the CSV header too", at: later(1).toISOString() });
+    await ws.flushSessions();
+    expect(promptA).toContain("ERR_DUPLICATE_KEY");
+    expect(promptA).toContain("<!-- session: agent:main:a -->");
+    expect(promptA).not.toContain("INV-2026-00417");
+    const convB = [user("Migrate billing exports to the v2 API (INV-2026-00417)")];
+    const promptB = await prepareFlush(ws, FLUSH, await flushTarget(ws, "main", convB), NOW, "UTC", convB);
+    expect(promptB).toContain("INV-2026-00417");
+    expect(promptB).not.toContain("ERR_DUPLICATE_KEY");
+    // B compacts first: it takes its own mark only, and A's stays for A.
+    expect((await takeFlushRan(ws, B)).ran).toBe(true);
+    expect((await ws.flushMarks().read()).marks.map((m) => m.sessionKey)).toEqual(["agent:main:a"]);
   });
 });
+
+const takeFlushRan = (ws: Workspace, ref: SessionRef) => claimCycleFlush(ws, ref, later(1));

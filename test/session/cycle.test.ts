@@ -35,6 +35,7 @@ function apply(
   let { state, effects } = cycleStep(s, event);
   const covers: CoverTrigger[] = [];
   for (const effect of effects) {
+    if (effect.type !== "cover") continue;
     covers.push(effect.trigger);
     const covered: CycleEvent = {
       type: "covered",
@@ -43,64 +44,175 @@ function apply(
       restore: opts.restore ?? true,
     };
     ({ state, effects } = cycleStep(state, covered));
-    expect(effects).toEqual([]);
+    expect(effects.every((x) => x.type === "record")).toBe(true);
   }
   return { state, covers };
 }
 
+/** The ledger facts one hook event and its settling record. */
+function facts(
+  s: SessionState,
+  event: CycleHookEvent,
+  opts: { capture?: CycleCapture; flushRan?: boolean } = {},
+) {
+  let { state, effects } = cycleStep(s, event);
+  const out: unknown[] = [];
+  const pending = [...effects];
+  for (let e = pending.shift(); e !== undefined; e = pending.shift()) {
+    if (e.type === "record") {
+      out.push(e.fact);
+      continue;
+    }
+    ({ state, effects } = cycleStep(state, {
+      type: "covered",
+      after: event,
+      capture: opts.capture ?? capture(),
+      restore: true,
+      flushRan: opts.flushRan ?? false,
+    }));
+    pending.push(...effects);
+  }
+  return { state, facts: out };
+}
+
+const beforeEv = (at = AT): CycleHookEvent => ({ type: "before-compaction", at, path: "manual" });
+const afterEv = (at = LATER): CycleHookEvent => ({ type: "after-compaction", at, path: "manual" });
+const reset = (at = LATER): CycleHookEvent => ({ type: "before-reset", at, path: "reset" });
+const CLOSED = { compacting: false, captured: null, thresholds: [], held: null, opened: null, path: null };
+
 describe("cycleStep", () => {
-  it("covers a before-compaction, then marks the cycle compacting and queues the restore", () => {
+  it("covers a before-compaction and holds its snapshot: nothing is queued until the compaction is known", () => {
     const s = fresh();
-    const step = cycleStep(s, { type: "before-compaction", at: AT });
-    expect(step).toEqual({ state: s, effects: [{ type: "cover", trigger: "compaction" }] });
-    const { state } = apply(s, { type: "before-compaction", at: AT });
-    expect(state.cycle).toEqual({ n: 0, compacting: true, captured: null, thresholds: [] });
-    expect(state.pendingRestore).toEqual({
+    expect(cycleStep(s, beforeEv())).toEqual({
+      state: s,
+      effects: [{ type: "cover", trigger: "compaction" }],
+    });
+    const { state } = apply(s, beforeEv());
+    expect(state.cycle).toEqual({
+      n: 0,
+      compacting: true,
+      captured: null,
+      thresholds: [],
+      held: { id: "2026-11-22-01", file: "memory/2026-11-22.md", at: AT },
+      opened: AT,
+      path: "manual",
+    });
+    expect(state.pendingRestore).toBeNull();
+  });
+
+  it("queues the held snapshot when the after arrives, with no second cover, and closes the cycle", () => {
+    const compacting = apply(fresh(), beforeEv()).state;
+    const step = cycleStep(compacting, afterEv());
+    expect(step.effects).toEqual([
+      {
+        type: "record",
+        fact: { kind: "outcome", cycle: AT, session: "agent:main:main", at: LATER, outcome: "done" },
+      },
+    ]);
+    expect(step.state.cycle).toEqual({ n: 1, ...CLOSED });
+    expect(step.state.pendingRestore).toEqual({
       id: "2026-11-22-01",
       file: "memory/2026-11-22.md",
       reason: "compaction",
-      at: AT,
+      at: LATER,
+      cycle: AT,
     });
   });
 
-  it("closes the cycle on the after of a before, with no second cover and the restore kept", () => {
-    const compacting = apply(withCapture(fresh(), { ...capture(), trigger: "compaction", at: AT }), {
-      type: "before-compaction",
-      at: AT,
-    }).state;
-    const step = cycleStep(compacting, { type: "after-compaction", at: LATER });
-    expect(step.effects).toEqual([]);
-    expect(step.state.cycle).toEqual({ n: 1, compacting: false, captured: null, thresholds: [] });
-    expect(step.state.updatedAt).toBe(LATER);
-    expect(step.state.pendingRestore).toEqual(compacting.pendingRestore);
-    expect(step.state.snapshots).toEqual(compacting.snapshots);
+  it("queues the held snapshot at the next turn when its conversation shows the compaction happened", () => {
+    const compacting = apply(fresh(), beforeEv()).state;
+    const step = cycleStep(compacting, { type: "turn", at: LATER, compacted: true });
+    expect(step.state.pendingRestore?.id).toBe("2026-11-22-01");
+    expect(step.state.cycle.n).toBe(1);
+    expect(step.effects).toEqual([
+      {
+        type: "record",
+        fact: {
+          kind: "outcome",
+          cycle: AT,
+          session: "agent:main:main",
+          at: LATER,
+          outcome: "done",
+          note: "no after_compaction; the next turn's conversation was compacted",
+        },
+      },
+    ]);
+  });
+
+  it("restores nothing after a compaction that failed, and records the failure; the snapshot still covers", () => {
+    const compacting = apply(fresh(), beforeEv()).state;
+    const step = cycleStep(compacting, { type: "turn", at: LATER, compacted: false });
+    expect(step.state.pendingRestore).toBeNull();
+    expect(step.state.cycle).toEqual({
+      ...compacting.cycle,
+      ...CLOSED,
+      captured: compacting.cycle.captured,
+      n: 0,
+    });
+    expect(step.effects).toEqual([
+      {
+        type: "record",
+        fact: {
+          kind: "outcome",
+          cycle: AT,
+          session: "agent:main:main",
+          at: LATER,
+          outcome: "failed",
+          note: "no after_compaction, and the next turn's conversation was not compacted",
+        },
+      },
+    ]);
+  });
+
+  it("ignores a turn when no compaction is open", () => {
+    const s = fresh();
+    expect(cycleStep(s, { type: "turn", at: LATER, compacted: true })).toEqual({ state: s, effects: [] });
   });
 
   it("covers an after-compaction that arrives alone, then closes the cycle and queues the restore", () => {
-    const { state, covers } = apply(fresh(), { type: "after-compaction", at: LATER });
+    const { state, covers } = apply(fresh(), afterEv());
     expect(covers).toEqual(["compaction"]);
-    expect(state.cycle).toEqual({ n: 1, compacting: false, captured: null, thresholds: [] });
+    expect(state.cycle).toEqual({ n: 1, ...CLOSED });
     expect(state.updatedAt).toBe(LATER);
-    expect(state.pendingRestore?.reason).toBe("compaction");
-    expect(state.pendingRestore?.at).toBe(LATER);
+    expect(state.pendingRestore).toMatchObject({ reason: "compaction", at: LATER, cycle: LATER });
   });
 
-  it("closes the old cycle first when a before arrives while the last before's after was lost", () => {
-    const first = apply(
-      fresh(),
-      { type: "before-compaction", at: AT },
-      { capture: capture("2026-11-22-01") },
-    );
-    const step = cycleStep(first.state, { type: "before-compaction", at: LATER });
-    expect(step.effects).toEqual([{ type: "cover", trigger: "compaction" }]);
-    expect(step.state.cycle).toEqual({ n: 1, compacting: false, captured: null, thresholds: [] });
-    const second = apply(
-      first.state,
-      { type: "before-compaction", at: LATER },
-      { capture: capture("2026-11-22-02") },
-    );
-    expect(second.state.cycle.compacting).toBe(true);
-    expect(second.state.pendingRestore?.id).toBe("2026-11-22-02");
+  it("records a before whose after never came as failed when the next before arrives, and holds the new one", () => {
+    const first = apply(fresh(), beforeEv(), { capture: capture("2026-11-22-01") });
+    const second = facts(first.state, beforeEv(LATER), { capture: capture("2026-11-22-02") });
+    expect(second.facts[0]).toMatchObject({ kind: "outcome", cycle: AT, outcome: "failed" });
+    expect(second.facts[1]).toMatchObject({
+      kind: "cycle",
+      cycle: LATER,
+      outcome: "open",
+      snapshot: "2026-11-22-02",
+    });
+    expect(second.state.cycle.held?.id).toBe("2026-11-22-02");
+    expect(second.state.pendingRestore).toBeNull();
+  });
+
+  it("records a cycle fact with the path, the flush and the cover; a manual compaction after a flush is a preflight", () => {
+    expect(
+      facts(fresh(), beforeEv(), { capture: capture("2026-11-22-03", "flush"), flushRan: true }).facts,
+    ).toEqual([
+      {
+        kind: "cycle",
+        cycle: AT,
+        session: "agent:main:main",
+        agent: "main",
+        at: AT,
+        path: "preflight",
+        flush: true,
+        cover: "flush",
+        snapshot: "2026-11-22-03",
+        file: "memory/2026-11-22.md",
+        outcome: "open",
+      },
+    ]);
+    const overflow: CycleHookEvent = { type: "before-compaction", at: AT, path: "overflow" };
+    expect(facts(fresh(), overflow, { capture: capture("", "none") }).facts).toEqual([
+      expect.objectContaining({ path: "overflow", flush: false, cover: "none", snapshot: null, file: null }),
+    ]);
   });
 
   it("covers a reset with the reset trigger, empties the trail and queues a reset restore", () => {
@@ -108,46 +220,85 @@ describe("cycleStep", () => {
       ...fresh(),
       trail: reduceTrail(emptyTrail(), { type: "ask", text: "fix ERR_LOGIN", at: AT }),
     };
-    const { state, covers } = apply(worked, { type: "before-reset", at: LATER });
+    const { state, covers } = apply(worked, reset());
     expect(covers).toEqual(["reset"]);
     expect(state.trail).toEqual(emptyTrail());
     expect(state.cycle.n).toBe(1);
     expect(state.pendingRestore?.reason).toBe("reset");
+    const rollover = facts(worked, { type: "before-reset", at: LATER, path: "rollover" });
+    expect(rollover.facts).toEqual([
+      expect.objectContaining({ kind: "cycle", path: "rollover", outcome: "done" }),
+    ]);
+  });
+
+  it("covers a compaction noticed with no hook (a trim, a provider's) and queues its restore at once", () => {
+    for (const path of ["trim", "provider"] as const) {
+      const noticed = facts(fresh(), { type: "noticed", at: LATER, path });
+      expect(noticed.state.pendingRestore).toMatchObject({ reason: "compaction", cycle: LATER });
+      expect(noticed.state.cycle.n).toBe(1);
+      expect(noticed.facts).toEqual([
+        expect.objectContaining({ path, outcome: "done", cover: "safety-net" }),
+      ]);
+    }
   });
 
   it("ends a compaction in progress when a reset arrives (its after then counts as alone)", () => {
-    const compacting = apply(fresh(), { type: "before-compaction", at: AT }).state;
-    const reset = apply(compacting, { type: "before-reset", at: AT }).state;
-    expect(reset.cycle.compacting).toBe(false);
-    expect(apply(reset, { type: "after-compaction", at: LATER }).covers).toEqual(["compaction"]);
+    const compacting = apply(fresh(), beforeEv()).state;
+    const afterReset = apply(compacting, reset(AT)).state;
+    expect(afterReset.cycle.compacting).toBe(false);
+    expect(afterReset.pendingRestore?.reason).toBe("reset");
+    expect(apply(afterReset, afterEv()).covers).toEqual(["compaction"]);
   });
 
   it("covers crossed thresholds with the threshold trigger, remembers each once, and never queues a restore", () => {
     const once = apply(fresh(), { type: "thresholds", crossed: [0.7], at: AT });
     expect(once.covers).toEqual(["threshold"]);
     const twice = apply(once.state, { type: "thresholds", crossed: [0.7, 0.9], at: AT }).state;
-    expect(twice.cycle).toEqual({ n: 0, compacting: false, captured: null, thresholds: [0.7, 0.9] });
+    expect(twice.cycle).toEqual({ n: 0, ...CLOSED, thresholds: [0.7, 0.9] });
     expect(twice.pendingRestore).toBeNull();
+  });
+
+  it("never replaces what the user asked for: a resume stays first, the compaction's restore waits behind it", () => {
+    const resumed = withPendingRestore(fresh(), capture("2026-11-21-04"), "resume", AT, {
+      line: { name: "billing-export-v2", parent: null },
+    });
+    const compacted = apply(apply(resumed, beforeEv()).state, afterEv()).state;
+    expect(compacted.pendingRestore).toMatchObject({ id: "2026-11-21-04", reason: "resume" });
+    expect(compacted.queue).toEqual([expect.objectContaining({ id: "2026-11-22-01", reason: "compaction" })]);
+    const again = apply(compacted, afterEv("2026-11-22T12:09:00.000Z"), {
+      capture: capture("2026-11-22-02"),
+    }).state;
+    expect(again.queue.map((p) => p.id)).toEqual(["2026-11-22-02"]);
+    expect(again.pendingRestore?.id).toBe("2026-11-21-04");
   });
 
   it("queues nothing when restore is off or nothing covered the cycle, and keeps an earlier restore", () => {
     const queued = withPendingRestore(fresh(), capture("2026-11-21-04"), "resume", AT);
-    const off = apply(queued, { type: "before-reset", at: LATER }, { restore: false }).state;
-    const none = apply(
-      queued,
-      { type: "after-compaction", at: LATER },
-      { capture: capture("", "none") },
-    ).state;
+    const off = apply(queued, reset(), { restore: false }).state;
+    const none = apply(queued, afterEv(), { capture: capture("", "none") }).state;
     expect(off.pendingRestore).toEqual(queued.pendingRestore);
     expect(none.pendingRestore).toEqual(queued.pendingRestore);
+    expect(none.queue).toEqual([]);
     expect(none.cycle.n).toBe(1);
   });
 });
 
 describe("closeCycle", () => {
-  it("counts the cycle and starts the next one with nothing captured", () => {
-    const s = { ...fresh(), cycle: { n: 3, compacting: true, captured: "2026-11-22-01", thresholds: [0.5] } };
-    expect(closeCycle(s).cycle).toEqual({ n: 4, compacting: false, captured: null, thresholds: [] });
+  it("counts the cycle and starts the next one with nothing captured or held, and forgets the count seen", () => {
+    const s: SessionState = {
+      ...fresh(),
+      cycle: {
+        ...fresh().cycle,
+        n: 3,
+        compacting: true,
+        captured: "2026-11-22-01",
+        thresholds: [0.5],
+        opened: AT,
+      },
+      seen: { messages: 12, summaries: 1, providerMarks: ["x"] },
+    };
+    expect(closeCycle(s).cycle).toEqual({ n: 4, ...CLOSED });
+    expect(closeCycle(s).seen).toEqual({ messages: null, summaries: 1, providerMarks: ["x"] });
     expect(s.cycle.n).toBe(3);
   });
 });
@@ -157,9 +308,9 @@ describe("claimsFlush", () => {
     const idle = fresh();
     const compacting = { ...idle, cycle: { ...idle.cycle, compacting: true } };
     const events: CycleHookEvent[] = [
-      { type: "before-compaction", at: AT },
-      { type: "after-compaction", at: AT },
-      { type: "before-reset", at: AT },
+      beforeEv(),
+      afterEv(),
+      reset(),
       { type: "thresholds", crossed: [0.7], at: AT },
     ];
     expect(events.map((e) => [claimsFlush(idle, e), claimsFlush(compacting, e)])).toEqual([
@@ -172,76 +323,91 @@ describe("claimsFlush", () => {
 });
 
 const hookEvent: fc.Arbitrary<CycleHookEvent> = fc.oneof(
-  fc.constant<CycleHookEvent>({ type: "before-compaction", at: AT }),
-  fc.constant<CycleHookEvent>({ type: "after-compaction", at: AT }),
-  fc.constant<CycleHookEvent>({ type: "before-reset", at: AT }),
+  fc.constant<CycleHookEvent>(beforeEv()),
+  fc.constant<CycleHookEvent>(afterEv(AT)),
+  fc.constant<CycleHookEvent>(reset(AT)),
+  fc.boolean().map((compacted): CycleHookEvent => ({ type: "turn", at: AT, compacted })),
+  fc
+    .constantFrom<"trim" | "provider">("trim", "provider")
+    .map((path): CycleHookEvent => ({ type: "noticed", at: AT, path })),
   fc
     .subarray([0.5, 0.7, 0.9], { minLength: 1 })
     .map((crossed): CycleHookEvent => ({ type: "thresholds", crossed, at: AT })),
 );
 
-const TRIGGER = {
-  "before-compaction": "compaction",
-  "after-compaction": "compaction",
-  "before-reset": "reset",
-  thresholds: "threshold",
-} as const;
-
 describe("cycleStep over any sequence of hook events", () => {
-  it("covers each compaction, reset and crossing once, counts closed cycles, and queues only real restores", () => {
+  it("queues a compaction's restore only once it is known to have happened, and never over the user's", () => {
     const steps = fc.array(fc.record({ event: hookEvent, nothing: fc.boolean() }), { maxLength: 30 });
     fc.assert(
-      fc.property(steps, fc.boolean(), (events, restore) => {
-        let s = fresh();
-        // The naive model: whether a compaction is open, the closed cycles, the thresholds of this cycle.
-        const model = { compacting: false, n: 0, thresholds: new Set<number>() };
+      fc.property(steps, fc.boolean(), (events, asked) => {
+        let s = asked ? withPendingRestore(fresh(), capture("2026-11-20-01"), "resume", AT) : fresh();
+        // The naive model: an open compaction and what it holds; closed cycles.
+        const model = { open: false, held: null as string | null, n: 0 };
         events.forEach(({ event, nothing }, i) => {
           const id = `2026-11-22-${String(i + 1).padStart(2, "0")}`;
-          const before = s;
-          const claims = claimsFlush(before, event);
-          // A fake cover: records the capture as coverCycle does, unless nothing covered the cycle.
+          const prior = s;
           let { state, effects } = cycleStep(s, event);
-          const covers: CoverTrigger[] = [];
-          for (const effect of effects) {
-            covers.push(effect.trigger);
+          const pending = [...effects];
+          let covered = false;
+          for (let e = pending.shift(); e !== undefined; e = pending.shift()) {
+            if (e.type === "record") continue;
+            covered = true;
             const found = capture(nothing ? "" : id, nothing ? "none" : "safety-net");
-            const recorded = nothing
-              ? state
-              : withCapture(state, { ...found, trigger: effect.trigger, at: AT });
+            const recorded = nothing ? state : withCapture(state, { ...found, trigger: e.trigger, at: AT });
             ({ state, effects } = cycleStep(recorded, {
               type: "covered",
               after: event,
               capture: found,
-              restore,
+              restore: true,
             }));
+            pending.push(...effects);
           }
           s = state;
-
-          const paired = event.type === "after-compaction" && model.compacting;
-          const closesFirst = event.type === "before-compaction" && model.compacting;
-          const closesAfter = event.type === "after-compaction" || event.type === "before-reset";
-          expect(covers).toEqual(paired ? [] : [TRIGGER[event.type]]);
-          expect(claims).toBe(covers.length > 0 && event.type !== "thresholds");
-          if (event.type === "thresholds") for (const t of event.crossed) model.thresholds.add(t);
-          else if (event.type !== "before-compaction" || model.compacting) {
-            model.n++;
-            model.thresholds.clear();
+          let queued: string | null = null;
+          switch (event.type) {
+            case "before-compaction":
+              model.open = true;
+              model.held = nothing ? null : id;
+              break;
+            case "after-compaction":
+              queued = model.open ? model.held : nothing ? null : id;
+              model.open = false;
+              model.held = null;
+              model.n++;
+              break;
+            case "turn":
+              if (model.open && event.compacted) {
+                queued = model.held;
+                model.n++;
+              }
+              model.open = false;
+              model.held = null;
+              break;
+            case "before-reset":
+            case "noticed":
+              queued = nothing ? null : id;
+              model.open = false;
+              model.held = null;
+              model.n++;
+              break;
+            case "thresholds":
+              break;
           }
-          model.compacting =
-            event.type === "before-compaction" || (event.type === "thresholds" && model.compacting);
-          expect(s.cycle.n).toBe(model.n);
-          expect(s.cycle.compacting).toBe(model.compacting);
-          expect([...s.cycle.thresholds].sort()).toEqual([...model.thresholds].sort());
-
-          const queues = covers.length > 0 && event.type !== "thresholds" && restore && !nothing;
-          const reason = event.type === "before-reset" ? "reset" : "compaction";
-          expect(s.pendingRestore).toEqual(
-            queues ? { id, file: "memory/2026-11-22.md", reason, at: AT } : before.pendingRestore,
+          expect(covered).toBe(
+            event.type !== "turn" && !(event.type === "after-compaction" && prior.cycle.compacting),
           );
-          const kept = closesFirst ? null : before.cycle.captured;
-          expect(s.cycle.captured).toBe(closesAfter ? null : nothing ? kept : id);
+          expect(s.cycle.n).toBe(model.n);
+          expect(s.cycle.compacting).toBe(model.open);
+          expect(s.cycle.held?.id ?? null).toBe(model.held);
+          const all = [s.pendingRestore, ...s.queue].filter((p) => p !== null);
+          if (asked) expect(s.pendingRestore?.id).toBe("2026-11-20-01");
+          if (queued !== null) expect(all.map((p) => p.id)).toContain(queued);
+          else
+            expect(all.filter((p) => p.reason !== "resume")).toEqual(
+              [prior.pendingRestore, ...prior.queue].filter((p) => p !== null && p.reason !== "resume"),
+            );
+          expect(all.filter((p) => p.reason !== "resume").length).toBeLessThanOrEqual(1);
           expect(SessionState.safeParse(s).success).toBe(true);
-          expect(s.snapshots).toHaveLength(before.snapshots.length + (covers.length > 0 && !nothing ? 1 : 0));
         });
       }),
     );

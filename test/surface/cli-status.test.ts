@@ -48,3 +48,53 @@ describe("big-memory status with a folder where the restore log should be", () =
     expect(json.problems).toBe(1);
   });
 });
+
+describe("big-memory status: compactions", () => {
+  it("lists the last ten compactions for people, newest first, and all of them with --json", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    const { appendLedger } = await import("../../plugin/store/ledger.ts");
+    const at = (i: number) => `2026-11-25T10:${String(i).padStart(2, "0")}:00.000Z`;
+    await appendLedger(
+      join(dir, ".big-memory"),
+      Array.from({ length: 12 }, (_, i) => ({
+        kind: "cycle" as const,
+        cycle: at(i),
+        session: "agent:main:main",
+        agent: "main",
+        at: at(i),
+        path: i === 11 ? ("trim" as const) : ("preflight" as const),
+        flush: i !== 11,
+        cover: i === 11 ? ("safety-net" as const) : ("flush" as const),
+        snapshot: `2026-11-25-${String(i + 1).padStart(2, "0")}`,
+        file: "memory/2026-11-25.md",
+        outcome: "done" as const,
+      })),
+    );
+    await appendLedger(join(dir, ".big-memory"), [
+      {
+        kind: "restore",
+        cycle: at(11),
+        session: "agent:main:main",
+        at: at(12),
+        snapshot: "2026-11-25-12",
+        tokens: 700,
+      },
+    ]);
+    const json = (await cli(["status", "--dir", dir, "--json"])).json() as {
+      compactions: { path: string }[];
+    };
+    expect(json.compactions).toHaveLength(12);
+    expect(json.compactions.at(-1)).toMatchObject({
+      path: "trim",
+      cover: "safety-net",
+      restore: { tokens: 700 },
+    });
+    const text = (await cli(["status", "--dir", dir])).stdout;
+    expect(text).toContain("compactions  the last 10 of 12 (status --json lists all)");
+    const rows = text.split("\n").filter((l) => l.includes("agent:main:main") && /preflight|trim/.test(l));
+    expect(rows).toHaveLength(10);
+    expect(rows[0]).toMatch(
+      /agent:main:main\s+trim\s+done\s+-\s+safety-net 2026-11-25-12\s+2026-11-25-12 700 tok/,
+    );
+  });
+});

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { fenceSites, fold } from "../../plugin/recover/fence.ts";
@@ -127,7 +127,7 @@ describe("/big-memory", () => {
     expect(await d.command("resume oauth-dup-fix")).toMatch(/^Resuming: /);
   });
 
-  it("resume queues the checkpoint for the next turn, once, and logs the restore", async () => {
+  it("resume queues the checkpoint for the next turn, once, and logs the restore when it is delivered", async () => {
     const d = driver();
     await work(d);
     await d.command("save oauth-dup-fix");
@@ -135,6 +135,7 @@ describe("/big-memory", () => {
     expect(reply).toBe(
       `Resuming: Fix ERR_DUPLICATE_KEY on second login in src/auth/oauth-callback.ts. Last progress: ${snapshots(d)[0]?.state.progress}. Next action: ${snapshots(d)[0]?.next[0]}\nwarning: src/auth/oauth-callback.ts does not exist (any more, or yet)`,
     );
+    expect(existsSync(join(d.workspace, ".big-memory", "restore-log.jsonl"))).toBe(false);
     expect(await d.userTurn("go")).toContain(`${today()}-01`);
     expect(await d.userTurn("go on")).toBeUndefined();
     const log = readFileSync(join(d.workspace, ".big-memory", "restore-log.jsonl"), "utf8")
@@ -143,8 +144,37 @@ describe("/big-memory", () => {
       .map((l) => JSON.parse(l));
     expect(log.map((e) => [e.id, e.reason, e.session])).toEqual([
       [`${today()}-01`, "resume", "agent:main:main"],
-      [`${today()}-01`, "resume", "agent:main:main"],
     ]);
+  });
+
+  it("keeps a resume through a compaction: the checkpoint reaches the model, and only delivery names later work", async () => {
+    const d = driver();
+    await work(d);
+    await d.command("save billing-export-v2");
+    const checkpoint = snapshots(d)[0]?.id;
+    await d.userTurn("now something else: the CSV header of the invoices export");
+    await d.tool("read", { path: "src/export/csv.ts" });
+    await d.command("resume billing-export-v2");
+    // The compaction comes before the resume was delivered: its snapshot is the session's, not the checkpoint's.
+    await d.fire("before_compaction", { messageCount: 20 });
+    await d.fire("after_compaction", { messageCount: 2, compactedCount: 18 });
+    expect(snapshots(d).map((s) => [s.trigger, s.name])).toEqual([
+      ["manual", "billing-export-v2"],
+      ["compaction", null],
+    ]);
+    const restored = await d.userTurn("go on");
+    expect(restored).toContain(checkpoint);
+    expect(restored?.indexOf(checkpoint ?? "")).toBeLessThan(
+      restored?.indexOf(snapshots(d)[1]?.id ?? "") ?? 0,
+    );
+    expect(await d.command("recall billing-export-v2")).toContain(checkpoint);
+    // Delivered: from now on the session's snapshots continue the checkpoint's line.
+    await d.command("save");
+    expect(snapshots(d).at(-1)?.name).toBe("billing-export-v2");
+    await d.command("delete billing-export-v2");
+    const listed = await d.command("list");
+    expect(listed).not.toContain(checkpoint);
+    expect(listed).toContain(snapshots(d)[1]?.id);
   });
 
   it("resume --as branches a new line: later snapshots carry the new name and their parent", async () => {

@@ -67,6 +67,7 @@ describe("doctorChecks", () => {
       "last capture and restore": "ok",
       index: "ok",
       "daily logs": "ok",
+      compactions: "ok",
     });
     expect(doctorOk(checks)).toBe(true);
     expect(named(checks, "memory flush")?.detail).toBe(

@@ -76,9 +76,13 @@ describe("capture and restore across compaction", () => {
     const d = driver();
     await work(d);
     await d.restart();
+    // The flush run works on a view of the session's conversation: that is how its session is known.
+    const conversation = [
+      { role: "user", content: "Fix ERR_DUPLICATE_KEY on second login in src/auth/oauth-callback.ts" },
+    ];
     const [flush] = await d.fire(
       "before_prompt_build",
-      { prompt: "Pre-compaction memory flush. Store durable memories now.", messages: [] },
+      { prompt: "Pre-compaction memory flush. Store durable memories now.", messages: conversation },
       { trigger: "memory", sessionKey: "agent:main:internal-session-effects:abc123" },
     );
     const prompt = (flush as { prependContext: string }).prependContext;
@@ -101,14 +105,46 @@ describe("capture and restore across compaction", () => {
     expect(restored).toContain("Add the unique index");
   });
 
-  it("ends a before without an after with exactly one snapshot and one restore", async () => {
+  it("restores after a before without an after only when the next turn's conversation was compacted", async () => {
     const d = driver();
+    const asks = ["Fix ERR_DUPLICATE_KEY", "then rerun the tests", "and the logout page"].map((t) => ({
+      role: "user",
+      content: t,
+    }));
     await work(d);
+    await d.fire("agent_end", { messages: asks, success: true }, { trigger: "user" });
     await d.fire("before_compaction", { messageCount: 12 });
     await d.restart();
-    expect(await d.userTurn("next")).toContain(snapshots(d)[0]?.snapshot.id);
+    const summary = {
+      role: "user",
+      content: "The conversation history before this point was compacted into the following summary: ...",
+    };
+    const [turn] = await d.fire(
+      "before_prompt_build",
+      { prompt: "next", messages: [summary, asks[2]] },
+      { trigger: "user" },
+    );
+    expect((turn as { prependContext: string }).prependContext).toContain(snapshots(d)[0]?.snapshot.id);
     expect(snapshots(d)).toHaveLength(1);
     expect(await d.userTurn("next again")).toBeUndefined();
+  });
+
+  it("restores nothing after a compaction that failed (a before, no after, the same conversation next turn)", async () => {
+    const d = driver();
+    const asks = ["Fix ERR_DUPLICATE_KEY", "then rerun the tests"].map((t) => ({ role: "user", content: t }));
+    await work(d);
+    await d.fire("agent_end", { messages: asks, success: true }, { trigger: "user" });
+    await d.fire("before_compaction", { messageCount: 12 });
+    await d.restart();
+    const [turn] = await d.fire(
+      "before_prompt_build",
+      { prompt: "next", messages: asks },
+      { trigger: "user" },
+    );
+    expect(turn).toBeUndefined();
+    expect(snapshots(d)).toHaveLength(1);
+    const ledger = readFileSync(join(d.workspace, ".big-memory", "ledger.jsonl"), "utf8");
+    expect(ledger).toContain('"outcome":"failed"');
   });
 
   it("captures on an after without a before", async () => {
@@ -201,21 +237,24 @@ describe("autosave at context thresholds", () => {
     contextTokenBudget: 128_000,
   });
 
-  it("writes one threshold snapshot per crossing per cycle", async () => {
+  it("writes one threshold snapshot per crossing per cycle, none twice for the same content", async () => {
     const d = driver({ capture: { thresholds: [0.5, 0.7] } });
     await work(d);
     await d.fire("llm_output", output(40_000), { trigger: "user" });
     expect(existsSync(join(d.workspace, "memory"))).toBe(false);
     await d.fire("llm_output", output(70_000), { trigger: "user" });
+    await d.tool("read", { path: "src/auth/session-store.ts" });
     await d.fire("llm_output", output(75_000), { trigger: "user" });
     await d.fire("llm_output", output(95_000), { trigger: "user" });
     await d.fire("llm_output", output(99_000), { trigger: "user" });
     expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["threshold", "threshold"]);
     expect(d.reg.infos.filter((m) => m.includes("autosaved snapshot"))).toHaveLength(2);
+    await d.tool("read", { path: "src/auth/device.ts" });
     await d.fire("before_compaction", { messageCount: 40 });
     await d.fire("after_compaction", { messageCount: 4, compactedCount: 36 });
-    // The last model call was observed after the autosave, so compaction drafts a fresh snapshot.
+    // Work was observed after the autosave, so compaction drafts a fresh snapshot.
     expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["threshold", "threshold", "compaction"]);
+    await d.tool("read", { path: "src/auth/token.ts" });
     await d.fire("llm_output", output(70_000), { trigger: "user" });
     expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual([
       "threshold",
@@ -262,5 +301,134 @@ describe("hooks fail open", () => {
       "big-memory: before_compaction failed",
       "big-memory: after_compaction failed",
     ]);
+  });
+});
+
+describe("paths no compaction hook announces", () => {
+  const user = (text: string) => ({ role: "user", content: [{ type: "text", text }] });
+  const asks = ["Fix ERR_DUPLICATE_KEY", "then rerun the tests", "and the logout page"].map(user);
+  const ledger = (d: Driver) =>
+    readFileSync(join(d.workspace, ".big-memory", "ledger.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it("captures a daily or idle rollover (session_end as OpenClaw sends it) and restores at the next session's first turn", async () => {
+    const d = driver();
+    await work(d);
+    // The payload and context OpenClaw 2026.9.6 hands session_end on a rollover.
+    await d.fire(
+      "session_end",
+      {
+        sessionId: "s-1",
+        sessionKey: SESSION,
+        messageCount: 14,
+        reason: "idle",
+        sessionFile: "sqlite:main:s-1:sessions",
+        nextSessionId: "s-2",
+      },
+      { sessionId: "s-1", sessionKey: SESSION, agentId: "main", workspaceDir: undefined },
+    );
+    await d.fire("session_end", { sessionId: "s-2", sessionKey: SESSION, reason: "shutdown" }, {});
+    expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["reset"]);
+    await d.restart();
+    const restored = await d.userTurn("good morning", { sessionId: "s-2" });
+    expect(restored).toContain(snapshots(d)[0]?.snapshot.id);
+    expect(restored).toContain('reason="reset"');
+    expect(ledger(d)).toEqual([
+      expect.objectContaining({ kind: "cycle", path: "rollover", cover: "safety-net" }),
+      expect.objectContaining({ kind: "restore" }),
+    ]);
+  });
+
+  it("notices a transcript trimmed with no hook at the next turn, captures it and restores it in that turn", async () => {
+    const d = driver();
+    await work(d);
+    await d.fire("agent_end", { messages: asks, success: true }, { trigger: "user" });
+    await d.restart();
+    const [turn] = await d.fire(
+      "before_prompt_build",
+      { prompt: "go on", messages: asks.slice(2) },
+      { trigger: "user" },
+    );
+    expect((turn as { prependContext: string }).prependContext).toContain(snapshots(d)[0]?.snapshot.id);
+    expect(ledger(d)[0]).toMatchObject({ path: "trim", outcome: "done", cover: "safety-net" });
+    // The same conversation again is no new trim.
+    await d.fire("agent_end", { messages: asks.slice(2), success: true }, { trigger: "user" });
+    expect(
+      await d.fire("before_prompt_build", { prompt: "more", messages: asks.slice(2) }, { trigger: "user" }),
+    ).toEqual([undefined]);
+  });
+
+  it("captures a provider's compaction from the marker on the answer at once, and restores it once at the next turn", async () => {
+    const d = driver();
+    await work(d);
+    const marked = {
+      role: "assistant",
+      content: [{ type: "text", text: "Done." }],
+      providerReplay: {
+        v: 1,
+        type: "openai-responses-compaction",
+        id: "cmp_0a1b",
+        data: "gAAAAB",
+        replayIndex: 2,
+      },
+    };
+    await d.fire(
+      "llm_output",
+      {
+        runId: "r2",
+        sessionId: "s-1",
+        provider: "openai",
+        model: "gpt-5.5",
+        assistantTexts: ["Done."],
+        lastAssistant: marked,
+      },
+      { trigger: "user" },
+    );
+    expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["compaction"]);
+    // agent_end and the next turn carry the same marker: it is not taken twice.
+    await d.fire("agent_end", { messages: [...asks, marked], success: true }, { trigger: "user" });
+    await d.restart();
+    const [turn] = await d.fire(
+      "before_prompt_build",
+      { prompt: "next", messages: [...asks, marked] },
+      { trigger: "user" },
+    );
+    expect((turn as { prependContext: string }).prependContext).toContain(snapshots(d)[0]?.snapshot.id);
+    expect(await d.userTurn("and then?")).toBeUndefined();
+    expect(snapshots(d)).toHaveLength(1);
+    expect(ledger(d).map((l) => [l.kind, l.path])).toEqual([
+      ["cycle", "provider"],
+      ["restore", undefined],
+    ]);
+  });
+
+  it("names an overflow: a compaction inside an open turn", async () => {
+    const d = driver();
+    await work(d);
+    await d.userTurn("one more step");
+    await d.fire("before_compaction", { messageCount: 40 });
+    await d.fire("after_compaction", { messageCount: 4, compactedCount: 36 });
+    expect(ledger(d)[0]).toMatchObject({ path: "overflow", flush: false });
+  });
+});
+
+describe("hooks OpenClaw does not await", () => {
+  it("finish their writes before the plugin's service stops (a short-lived gateway ending)", async () => {
+    const d = driver();
+    await work(d);
+    const handlers = d.reg.hooks.get("before_reset") ?? [];
+    const ctx = { sessionKey: SESSION, agentId: "main", workspaceDir: d.workspace };
+    // Fired and not awaited, as sessions.reset does; the process then ends.
+    for (const h of handlers) void h({ reason: "reset", messages: [] }, ctx);
+    for (const service of d.reg.services) await service.stop?.();
+    expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["reset"]);
+    const state = readdirSync(join(d.workspace, ".big-memory", "sessions")).filter((n) => n.endsWith(".json"));
+    expect(state).toHaveLength(1);
+    const saved = JSON.parse(
+      readFileSync(join(d.workspace, ".big-memory", "sessions", state[0] ?? ""), "utf8"),
+    );
+    expect(saved.pendingRestore).toMatchObject({ reason: "reset" });
   });
 });
