@@ -9,6 +9,7 @@ import { dirname, join } from "node:path";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { appendDurably, errorCode, errorMessage } from "./fs-durable.ts";
 import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
+import { appendRecord, readJournalDay } from "./journal.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
 
 /** The folder of the daily logs, relative to the workspace. */
@@ -89,6 +90,15 @@ export interface AppendSnapshotOptions {
   lockTimeoutMs?: number;
   /** Age of the holder's heartbeat after which its lock is broken, in ms. Default {@link DEFAULT_LOCK_STALE_MS}. */
   lockStaleMs?: number;
+  /**
+   * Append under this id instead of the next free one (`repair` puts a lost block back as it was). Refused
+   * when the log already holds a block of that id.
+   */
+  keepId?: string;
+  /** The session the block is written for, kept in the journal's record. */
+  session?: string | null;
+  /** The clock of the journal's record; default `new Date()`. */
+  now?: Date;
 }
 
 /** Where an appended block landed. */
@@ -105,6 +115,11 @@ export interface AppendedSnapshot {
   offset: number;
   /** Bytes written: up to two separating line feeds, then the block. */
   bytes: number;
+  /**
+   * Why the block's copy could not be kept in the journal (store/journal.ts), or null when it was. The block
+   * is in the log either way: the caller reports this, it does not retry the append.
+   */
+  journalProblem: string | null;
 }
 
 /**
@@ -126,7 +141,7 @@ export async function appendSnapshotBlock(options: AppendSnapshotOptions): Promi
     const path = await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
     const appended = await withLock(
       dailyLogLockPath(workspaceDir),
-      () => appendLocked(path, file, date, render),
+      () => appendLocked(path, file, date, render, { ...options, workspaceDir }),
       {
         timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
         staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
@@ -144,7 +159,16 @@ async function appendLocked(
   file: string,
   date: string,
   render: (id: string) => string | Promise<string>,
+  options: AppendSnapshotOptions,
 ): Promise<AppendedSnapshot> {
+  // The day's journal: its ids are never given again, and the append's record goes into it.
+  let journal = "";
+  let journalProblem: string | null = null;
+  try {
+    journal = await readJournalDay(options.workspaceDir, date);
+  } catch (error) {
+    journalProblem = `its journal could not be read (${errorMessage(error)})`;
+  }
   // Another program (not big-memory, so not under our lock) may create the file between our read and our
   // exclusive create; then read again rather than guess where the block landed.
   for (let attempt = 1; ; attempt++) {
@@ -152,7 +176,9 @@ async function appendLocked(
     try {
       const before = handle === null ? Buffer.alloc(0) : await handle.readFile();
       const existing = before.toString("utf8");
-      const id = nextSnapshotId(existing, date);
+      const id = options.keepId ?? laterId(nextSnapshotId(existing, date), nextSnapshotId(journal, date));
+      if (options.keepId !== undefined && holdsId(existing, options.keepId))
+        throw new Error(`${file} already holds a block of snapshot ${options.keepId}`);
       // The persistence gate: every appended byte is redacted (the renderer already redacted its values).
       const block = gateText(withFinalLineEnding(await render(id))).text;
       const markerLine = checkBlock(block, id);
@@ -176,11 +202,82 @@ async function appendLocked(
       // Counted apart to avoid copying the log; a CR at its end and an LF opening the separator are one break.
       const joined = existing.endsWith("\r") && separator.startsWith("\n") ? 1 : 0;
       const line = countLineEndings(existing) + countLineEndings(separator) - joined + markerLine + 1;
-      return { id, file, path, line, offset, bytes };
+      if (journalProblem === null)
+        journalProblem = await journalAppend(handle, options, {
+          file,
+          id,
+          line,
+          base: offset,
+          block,
+          journal,
+          existing,
+        });
+      return { id, file, path, line, offset, bytes, journalProblem };
     } finally {
       await handle?.close();
     }
   }
+}
+
+/**
+ * Keeps the copy of a block just appended in the journal (no fsync of its own: the log's append was synced).
+ * Returns why it could not, or null.
+ */
+async function journalAppend(
+  handle: FileHandle,
+  options: AppendSnapshotOptions,
+  block: {
+    file: string;
+    id: string;
+    line: number;
+    base: number;
+    block: string;
+    journal: string;
+    existing: string;
+  },
+): Promise<string | null> {
+  try {
+    const info = await handle.stat({ bigint: true });
+    // `base` below the previous record's size proves the log was cut meanwhile, and a block of the journal
+    // missing from the log read for this append (`gap`) that it was rewritten: journal-check.ts reads it then.
+    const present = new Set([...block.existing.matchAll(LOG_ID)].map((m) => m[1]));
+    const gap = [...block.journal.matchAll(JOURNAL_ID)].some((m) => !present.has(m[1]));
+    await appendRecord(
+      options.workspaceDir,
+      {
+        kind: "append",
+        file: block.file,
+        ino: info.ino.toString(),
+        base: block.base,
+        size: Number(info.size),
+        id: block.id,
+        line: block.line,
+        session: options.session ?? null,
+        block: block.block,
+        ...(gap ? { gap: true as const } : {}),
+      },
+      { at: options.now ?? new Date(), dayBytes: Buffer.byteLength(block.journal) },
+    );
+    return null;
+  } catch (error) {
+    return `its copy could not be kept in the journal (${errorMessage(error)})`;
+  }
+}
+
+/** The ids of the blocks a day's journal holds, as its records' `id` field writes them. */
+const JOURNAL_ID = /"id":"(\d{4}-\d{2}-\d{2}-\d{2,})"/g;
+/** The ids of the blocks a log holds, as their `<!-- snapshot-id: ... -->` comments write them. */
+const LOG_ID = /<!--\s*snapshot-id:\s*(\d{4}-\d{2}-\d{2}-\d{2,})\s*-->/g;
+
+/** Whether `text` holds a `<!-- snapshot-id: <id> -->` comment. */
+function holdsId(text: string, id: string): boolean {
+  return new RegExp(`<!--\\s*snapshot-id:\\s*${id.replace(/[^\d-]/g, "")}\\s*-->`).test(text);
+}
+
+/** The later of two ids of one date (`2026-11-22-10` after `2026-11-22-09`). */
+function laterId(a: string, b: string): string {
+  const n = (id: string) => BigInt(id.slice(id.lastIndexOf("-") + 1));
+  return n(b) > n(a) ? b : a;
 }
 
 /**

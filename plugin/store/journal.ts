@@ -1,0 +1,239 @@
+/**
+ * The journal: big-memory's private copy of every block it wrote to a daily log or claimed there, so a log
+ * that a model's `write`, an editor or a person replaced or cut loses no snapshot. One JSON line per record
+ * (journal-schema.ts) in `.big-memory/journal/<date>.jsonl`, one file per daily log date, through the
+ * persistence gate (redacted, 0600 in 0700). This module writes records; journal-check.ts reads them.
+ *
+ * - An append's record is written with the log's append, under the workspace lock, without an fsync of its
+ *   own (the log itself was just fsynced; see gate.ts `AppendOptions`).
+ * - Ids: a day's next id is above every id its journal holds too, so an id lost with a replaced log is
+ *   never given to another snapshot.
+ * - Bounded: a day's file stops keeping block texts past {@link JOURNAL_DAY_MAX_BYTES} (its records go on,
+ *   marked `clipped`); when a new day's file is started, the oldest files go beyond
+ *   {@link JOURNAL_MAX_DAYS} files or {@link JOURNAL_MAX_BYTES} in all.
+ */
+import { readdir, readFile, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { errorCode, errorMessage } from "./fs-durable.ts";
+import { appendPrivateJsonLine, STATE_DIR_NAME } from "./gate.ts";
+import type { BaselineReason, JournalRecord } from "./journal-schema.ts";
+
+/** The journal's folder inside the state folder. */
+export const JOURNAL_DIR = "journal";
+/** Day files kept; the oldest go first. */
+export const JOURNAL_MAX_DAYS = 92;
+/** Bytes kept over all day files; the oldest go first. */
+export const JOURNAL_MAX_BYTES = 64 * 1024 * 1024;
+/** Size of a day's file past which its records no longer carry block texts. */
+export const JOURNAL_DAY_MAX_BYTES = 8 * 1024 * 1024;
+
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
+const LOG_FILE = /^memory\/(\d{4}-\d{2}-\d{2})\.md$/;
+
+/** The journal file of the daily log of `date`. */
+export function journalPath(workspaceDir: string, date: string): string {
+  return join(workspaceDir, STATE_DIR_NAME, JOURNAL_DIR, `${date}.jsonl`);
+}
+
+/** `.big-memory/journal/<date>.jsonl`: how the journal of a day is named in messages. */
+export function journalRelative(date: string): string {
+  return `${STATE_DIR_NAME}/${JOURNAL_DIR}/${date}.jsonl`;
+}
+
+/** The date of a daily log `memory/YYYY-MM-DD.md`, or null for any other file (variants are not journaled). */
+export function journaledDate(file: string): string | null {
+  return LOG_FILE.exec(file)?.[1] ?? null;
+}
+
+/** The text of a day's journal, "" when it has none. */
+export async function readJournalDay(workspaceDir: string, date: string): Promise<string> {
+  try {
+    return await readFile(journalPath(workspaceDir, date), "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return "";
+    throw error;
+  }
+}
+
+/** The log's state as the last record of `file` in a day's journal text left it, or null. */
+export function lastStateOf(text: string, file: string): { ino: string; size: number } | null {
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf("\n", end - 2) + 1;
+    const line = text.slice(start, end).trim();
+    end = start;
+    if (line === "") continue;
+    try {
+      const value = JSON.parse(line) as Partial<JournalRecord>;
+      if (value.file === file && typeof value.ino === "string" && typeof value.size === "number")
+        return { ino: value.ino, size: value.size };
+    } catch {
+      // A torn last line (a crash mid-write) says nothing about the log: look further back.
+    }
+  }
+  return null;
+}
+
+/** A record as the writers here make it: the version and time are added. */
+export type NewRecord = Omit<JournalRecord, "v" | "at">;
+
+/**
+ * Appends `record` to the journal of its log's date (through the gate: redacted, private), without an fsync
+ * unless `sync`. A block text is dropped (`clipped`) when the day's file is already past
+ * {@link JOURNAL_DAY_MAX_BYTES}; `dayBytes` is that size when the caller knows it. A new day's file prunes the
+ * oldest ones.
+ */
+export async function appendRecord(
+  workspaceDir: string,
+  record: NewRecord,
+  options: { at: Date; dayBytes?: number; sync?: boolean },
+): Promise<void> {
+  const date = journaledDate(record.file);
+  if (date === null) throw new Error(`big-memory: ${record.file} is not a daily log the journal keeps`);
+  const path = journalPath(workspaceDir, date);
+  const dayBytes = options.dayBytes ?? (await sizeOf(path));
+  const { block, ...rest } = record;
+  const kept =
+    block === undefined ? rest : dayBytes > JOURNAL_DAY_MAX_BYTES ? { ...rest, clipped: true } : record;
+  const line = { v: 1, at: options.at.toISOString(), ...kept };
+  const { created } = await appendPrivateJsonLine(path, line, { sync: options.sync ?? false });
+  if (created) await pruneJournal(workspaceDir);
+}
+
+/**
+ * Records that the block of snapshot `claim.id` at `claim.file`:`claim.line` (a model wrote it in the flush)
+ * belongs to `claim.session`, with the block's text as the log holds it now. A block that is not there (the
+ * log changed meanwhile) is recorded without text. Only daily logs `memory/YYYY-MM-DD.md` are journaled.
+ */
+export async function recordClaim(
+  workspaceDir: string,
+  claim: { file: string; line: number; id: string; session: string | null },
+  at: Date,
+): Promise<void> {
+  if (journaledDate(claim.file) === null) return;
+  const path = join(workspaceDir, claim.file);
+  const [text, info] = await Promise.all([readFile(path, "utf8"), stat(path, { bigint: true })]);
+  const block = blockText(text, claim.line, claim.id);
+  const size = Number(info.size);
+  await appendRecord(
+    workspaceDir,
+    {
+      kind: "claim",
+      file: claim.file,
+      ino: info.ino.toString(),
+      base: size,
+      size,
+      id: claim.id,
+      line: claim.line,
+      session: claim.session,
+      ...(block === null ? {} : { block }),
+    },
+    { at },
+  );
+}
+
+/**
+ * Records the daily log `file` as it stands now as the journal's new baseline: what is missing from it or
+ * cut before this record is no longer reported (`repair` after re-appending, archive and scrub after
+ * rewriting). Nothing is recorded for a log the journal does not know of (no journal file for its date).
+ */
+export async function recordBaseline(
+  workspaceDir: string,
+  file: string,
+  reason: BaselineReason,
+  at: Date,
+  gone: readonly string[] = [],
+): Promise<boolean> {
+  const date = journaledDate(file);
+  if (date === null || (await sizeOf(journalPath(workspaceDir, date))) === 0) return false;
+  let ino = "0";
+  let size = 0;
+  try {
+    const info = await stat(join(workspaceDir, file), { bigint: true });
+    ino = info.ino.toString();
+    size = Number(info.size);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw error;
+  }
+  await appendRecord(
+    workspaceDir,
+    { kind: "baseline", file, ino, base: size, size, reason, ...(gone.length === 0 ? {} : { gone: [...gone] }) },
+    { at, sync: true },
+  );
+  return true;
+}
+
+/** {@link recordBaseline} `rewrite` for a daily log path big-memory just rewrote (gate.ts `rewriteUserLog`). */
+export async function recordRewrite(path: string): Promise<void> {
+  const memory = dirname(path);
+  if (basename(memory) !== "memory") return;
+  await recordBaseline(dirname(memory), `memory/${basename(path)}`, "rewrite", new Date());
+}
+
+/**
+ * The text of the block of snapshot `id` in `text`: the one whose start marker is on `line` (1-based), else
+ * the first carrying that id; from its start marker to the end of its end marker's line. Null when none.
+ */
+export function blockText(text: string, line: number, id: string): string | null {
+  const starts = [...text.matchAll(/^[ \t]*<!--[ \t]*BIG-MEMORY-SNAPSHOT[ \t]+v\d+[ \t]*-->[ \t]*$/gm)];
+  const ends = /^[ \t]*<!--[ \t]*\/BIG-MEMORY-SNAPSHOT[ \t]*-->[ \t]*(?:\r\n|\r|\n|$)/gm;
+  const idComment = new RegExp(`<!--\\s*snapshot-id:\\s*${id.replace(/[^\d-]/g, "")}\\s*-->`);
+  const blocks = starts.flatMap((start) => {
+    ends.lastIndex = start.index;
+    const end = ends.exec(text);
+    if (end === null) return [];
+    const body = text.slice(start.index, end.index + end[0].length);
+    if (!idComment.test(body)) return [];
+    const at = text.slice(0, start.index).split(/\r\n|\r|\n/).length;
+    return [{ at, body: body.endsWith("\n") || body.endsWith("\r") ? body : `${body}\n` }];
+  });
+  return (blocks.find((b) => b.at === line) ?? blocks[0])?.body ?? null;
+}
+
+/** The day files of the journal, oldest date first, with their sizes. */
+export async function journalDays(workspaceDir: string): Promise<{ date: string; bytes: number }[]> {
+  const dir = join(workspaceDir, STATE_DIR_NAME, JOURNAL_DIR);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return [];
+    throw new Error(`big-memory: cannot list ${STATE_DIR_NAME}/${JOURNAL_DIR}/: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+  const days = await Promise.all(
+    names.flatMap((name) => {
+      const date = DAY_FILE.exec(name)?.[1];
+      return date === undefined ? [] : [sizeOf(join(dir, name)).then((bytes) => ({ date, bytes }))];
+    }),
+  );
+  return days.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+}
+
+/** Removes the oldest day files beyond {@link JOURNAL_MAX_DAYS} files or {@link JOURNAL_MAX_BYTES} bytes. */
+export async function pruneJournal(
+  workspaceDir: string,
+  limits: { days: number; bytes: number } = { days: JOURNAL_MAX_DAYS, bytes: JOURNAL_MAX_BYTES },
+): Promise<string[]> {
+  const days = await journalDays(workspaceDir);
+  let total = days.reduce((sum, d) => sum + d.bytes, 0);
+  const removed: string[] = [];
+  // The newest day is never removed: it holds the record just written.
+  for (let i = 0; i < days.length - 1 && (days.length - i > limits.days || total > limits.bytes); i++) {
+    const day = days[i] as { date: string; bytes: number };
+    await rm(journalPath(workspaceDir, day.date), { force: true });
+    total -= day.bytes;
+    removed.push(day.date);
+  }
+  return removed;
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return 0;
+    throw error;
+  }
+}
