@@ -4,12 +4,12 @@
  * one, and nothing outside `memory/` is touched.
  */
 import type { FileHandle } from "node:fs/promises";
-import { constants, open, readdir, readFile, stat, statfs, unlink } from "node:fs/promises";
+import { constants, open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
-import { appendDurably, errorCode, errorMessage } from "./fs-durable.ts";
+import { appendDurably, errorCode, errorMessage, freeSpace } from "./fs-durable.ts";
 import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
-import { appendRecord, readJournalDay } from "./journal.ts";
+import { holdsId, laterId, readJournalDay, recordAppend } from "./journal.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
 
 /** The folder of the daily logs, relative to the workspace. */
@@ -90,14 +90,10 @@ export interface AppendSnapshotOptions {
   lockTimeoutMs?: number;
   /** Age of the holder's heartbeat after which its lock is broken, in ms. Default {@link DEFAULT_LOCK_STALE_MS}. */
   lockStaleMs?: number;
-  /**
-   * Append under this id instead of the next free one (`repair` puts a lost block back as it was). Refused
-   * when the log already holds a block of that id.
-   */
+  /** This id instead of the next free one (`repair` puts a lost block back); refused if the log holds it. */
   keepId?: string;
-  /** The session the block is written for, kept in the journal's record. */
+  /** The session the block is written for, and the clock (default `new Date()`), for the journal's record. */
   session?: string | null;
-  /** The clock of the journal's record; default `new Date()`. */
   now?: Date;
 }
 
@@ -115,10 +111,7 @@ export interface AppendedSnapshot {
   offset: number;
   /** Bytes written: up to two separating line feeds, then the block. */
   bytes: number;
-  /**
-   * Why the block's copy could not be kept in the journal (store/journal.ts), or null when it was. The block
-   * is in the log either way: the caller reports this, it does not retry the append.
-   */
+  /** Why the block's copy is not in the journal (store/journal.ts), else null; the caller reports it. */
   journalProblem: string | null;
 }
 
@@ -203,7 +196,8 @@ async function appendLocked(
       const joined = existing.endsWith("\r") && separator.startsWith("\n") ? 1 : 0;
       const line = countLineEndings(existing) + countLineEndings(separator) - joined + markerLine + 1;
       if (journalProblem === null)
-        journalProblem = await journalAppend(handle, options, {
+        journalProblem = await recordAppend(handle, {
+          ...options,
           file,
           id,
           line,
@@ -217,67 +211,6 @@ async function appendLocked(
       await handle?.close();
     }
   }
-}
-
-/**
- * Keeps the copy of a block just appended in the journal (no fsync of its own: the log's append was synced).
- * Returns why it could not, or null.
- */
-async function journalAppend(
-  handle: FileHandle,
-  options: AppendSnapshotOptions,
-  block: {
-    file: string;
-    id: string;
-    line: number;
-    base: number;
-    block: string;
-    journal: string;
-    existing: string;
-  },
-): Promise<string | null> {
-  try {
-    const info = await handle.stat({ bigint: true });
-    // `base` below the previous record's size proves the log was cut meanwhile, and a block of the journal
-    // missing from the log read for this append (`gap`) that it was rewritten: journal-check.ts reads it then.
-    const present = new Set([...block.existing.matchAll(LOG_ID)].map((m) => m[1]));
-    const gap = [...block.journal.matchAll(JOURNAL_ID)].some((m) => !present.has(m[1]));
-    await appendRecord(
-      options.workspaceDir,
-      {
-        kind: "append",
-        file: block.file,
-        ino: info.ino.toString(),
-        base: block.base,
-        size: Number(info.size),
-        id: block.id,
-        line: block.line,
-        session: options.session ?? null,
-        block: block.block,
-        ...(gap ? { gap: true as const } : {}),
-      },
-      { at: options.now ?? new Date(), dayBytes: Buffer.byteLength(block.journal) },
-    );
-    return null;
-  } catch (error) {
-    return `its copy could not be kept in the journal (${errorMessage(error)})`;
-  }
-}
-
-/** The ids of the blocks a day's journal holds, as its records' `id` field writes them. */
-const JOURNAL_ID = /"id":"(\d{4}-\d{2}-\d{2}-\d{2,})"/g;
-/** The ids of the blocks a log holds, as their `<!-- snapshot-id: ... -->` comments write them. */
-const LOG_ID = /<!--\s*snapshot-id:\s*(\d{4}-\d{2}-\d{2}-\d{2,})\s*-->/g;
-
-/** Whether `text` holds a `<!-- snapshot-id: <id> -->` comment. */
-function holdsId(text: string, id: string): boolean {
-  return new RegExp(`<!--\\s*snapshot-id:\\s*${id.replace(/[^\d-]/g, "")}\\s*-->`).test(text);
-}
-
-/** The later of two ids of one date (`2026-11-22-10` after `2026-11-22-09`). */
-function laterId(a: string, b: string): string {
-  const n = (id: string) => BigInt(id.slice(id.lastIndexOf("-") + 1));
-  return n(b) > n(a) ? b : a;
 }
 
 /**
@@ -306,24 +239,6 @@ async function undoAppend(
   return new Error(`${errorMessage(error)} (${free}); nothing was written, the log is as it was`, {
     cause: error,
   });
-}
-
-/** `12.0 KiB free` on the file system holding `dir`, or a note that it is unknown. */
-async function freeSpace(dir: string): Promise<string> {
-  try {
-    const fs = await statfs(dir);
-    const bytes = fs.bavail * fs.bsize;
-    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let value = bytes;
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-      value /= 1024;
-      unit++;
-    }
-    return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]} free on its file system`;
-  } catch {
-    return "free space unknown";
-  }
 }
 
 /**

@@ -13,7 +13,7 @@ import { parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { appendSnapshotBlock } from "./daily-log.ts";
 import { errorCode, errorMessage } from "./fs-durable.ts";
-import { journalDays, journalRelative, readJournalDay, recordBaseline } from "./journal.ts";
+import { journalDays, journalRelative, LOG_ID, readJournalDay, recordBaseline } from "./journal.ts";
 import type { JournalRecord } from "./journal-schema.ts";
 
 /** A block the journal holds that its log no longer does. */
@@ -112,7 +112,11 @@ export async function checkJournal(
         out.blocks += checked.blocks;
         if (checked.incident !== null) out.incidents.push(checked.incident);
       } catch (error) {
-        out.problems.push({ file, line: 0, message: `cannot be checked against the journal: ${errorMessage(error)}` });
+        out.problems.push({
+          file,
+          line: 0,
+          message: `cannot be checked against the journal: ${errorMessage(error)}`,
+        });
       }
     }
   }
@@ -158,8 +162,6 @@ async function checkLog(
   const incident = lost.length > 0 || shrank !== null ? { file, date, lost, shrank, key } : null;
   return { blocks: expected.size, incident };
 }
-
-const LOG_ID = /<!--\s*snapshot-id:\s*(\d{4}-\d{2}-\d{2}-\d{2,})\s*-->/g;
 
 /** The blocks a log should hold: the newest record of each id, less those a repair gave up (`gone`). */
 function expectedBlocks(records: readonly Numbered[]): Map<string, LostBlock> {
@@ -321,4 +323,22 @@ export async function repairJournal(
 function compareIds(a: string, b: string): number {
   const n = (id: string) => BigInt(id.slice(id.lastIndexOf("-") + 1));
   return n(a) < n(b) ? -1 : n(a) > n(b) ? 1 : 0;
+}
+
+/**
+ * Checks the logs of `dates` (all the journal knows when absent) and warns once through `warn` for each
+ * incident not in `warned` (which it fills): the gateway's one line per incident.
+ */
+export async function warnIncidents(
+  workspaceDir: string,
+  warned: Set<string>,
+  warn: (message: string) => void,
+  dates?: readonly string[],
+): Promise<void> {
+  const check = await checkJournal(workspaceDir, dates === undefined ? {} : { dates });
+  for (const incident of check.incidents) {
+    if (warned.has(incident.key)) continue;
+    warned.add(incident.key);
+    warn(`big-memory: ${incidentMessage(incident)}`);
+  }
 }

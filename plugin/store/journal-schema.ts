@@ -31,11 +31,14 @@ export const JournalRecord = z.strictObject({
   v: z.literal(JOURNAL_VERSION),
   kind: JournalKind,
   at: z.string().min(1),
-  file: z.string().regex(/^memory\/\d{4}-\d{2}-\d{2}\.md$/, "memory/YYYY-MM-DD.md"),
-  ino: z.string().regex(/^\d+$/, "a decimal inode number"),
+  file: z.string().regex(/^memory\/\d{4}-\d{2}-\d{2}\.md$/, "expected memory/YYYY-MM-DD.md"),
+  ino: z.string().regex(/^\d+$/, "expected a decimal inode number"),
   base: Bytes,
   size: Bytes,
-  id: z.string().regex(/^\d{4}-\d{2}-\d{2}-\d{2,}$/, "a snapshot id YYYY-MM-DD-NN").optional(),
+  id: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}-\d{2,}$/, "expected a snapshot id YYYY-MM-DD-NN")
+    .optional(),
   line: z.number().int().positive().optional(),
   session: z.string().nullable().optional(),
   block: z.string().optional(),

@@ -12,6 +12,7 @@
  *   marked `clipped`); when a new day's file is started, the oldest files go beyond
  *   {@link JOURNAL_MAX_DAYS} files or {@link JOURNAL_MAX_BYTES} in all.
  */
+import type { FileHandle } from "node:fs/promises";
 import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { errorCode, errorMessage } from "./fs-durable.ts";
@@ -100,6 +101,72 @@ export async function appendRecord(
   if (created) await pruneJournal(workspaceDir);
 }
 
+/** The ids of the blocks a day's journal holds, as its records' `id` field writes them. */
+const JOURNAL_ID = /"id":"(\d{4}-\d{2}-\d{2}-\d{2,})"/g;
+/** The ids of the blocks a log holds, as their `<!-- snapshot-id: ... -->` comments write them. */
+export const LOG_ID = /<!--\s*snapshot-id:\s*(\d{4}-\d{2}-\d{2}-\d{2,})\s*-->/g;
+
+/** Whether `text` holds a `<!-- snapshot-id: <id> -->` comment. */
+export function holdsId(text: string, id: string): boolean {
+  return new RegExp(`<!--\\s*snapshot-id:\\s*${id.replace(/[^\d-]/g, "")}\\s*-->`).test(text);
+}
+
+/** The later of two ids of one date (`2026-11-22-10` after `2026-11-22-09`). */
+export function laterId(a: string, b: string): string {
+  const n = (id: string) => BigInt(id.slice(id.lastIndexOf("-") + 1));
+  return n(b) > n(a) ? b : a;
+}
+
+/** What daily-log.ts knows of a block it just appended, under the workspace lock. */
+export interface AppendedBlock {
+  workspaceDir: string;
+  file: string;
+  id: string;
+  line: number;
+  /** The log's size before the append (its offset). */
+  base: number;
+  /** The block as written (redacted), without the line feeds that separate it. */
+  block: string;
+  /** The day's journal and the log, as read for this append. */
+  journal: string;
+  existing: string;
+  session?: string | null;
+  now?: Date;
+}
+
+/**
+ * Keeps the copy of a block just appended through `handle` (the log's) in the journal, with no fsync of its
+ * own: the log's append was synced. Returns why it could not, or null; never throws.
+ */
+export async function recordAppend(handle: FileHandle, block: AppendedBlock): Promise<string | null> {
+  try {
+    const info = await handle.stat({ bigint: true });
+    // `base` below the previous record's size proves the log was cut meanwhile, and a block of the journal
+    // missing from the log read for this append (`gap`) that it was rewritten: journal-check.ts reads it then.
+    const present = new Set([...block.existing.matchAll(LOG_ID)].map((m) => m[1]));
+    const gap = [...block.journal.matchAll(JOURNAL_ID)].some((m) => !present.has(m[1]));
+    await appendRecord(
+      block.workspaceDir,
+      {
+        kind: "append",
+        file: block.file,
+        ino: info.ino.toString(),
+        base: block.base,
+        size: Number(info.size),
+        id: block.id,
+        line: block.line,
+        session: block.session ?? null,
+        block: block.block,
+        ...(gap ? { gap: true as const } : {}),
+      },
+      { at: block.now ?? new Date(), dayBytes: Buffer.byteLength(block.journal) },
+    );
+    return null;
+  } catch (error) {
+    return `its copy could not be kept in the journal (${errorMessage(error)})`;
+  }
+}
+
 /**
  * Records that the block of snapshot `claim.id` at `claim.file`:`claim.line` (a model wrote it in the flush)
  * belongs to `claim.session`, with the block's text as the log holds it now. A block that is not there (the
@@ -157,7 +224,15 @@ export async function recordBaseline(
   }
   await appendRecord(
     workspaceDir,
-    { kind: "baseline", file, ino, base: size, size, reason, ...(gone.length === 0 ? {} : { gone: [...gone] }) },
+    {
+      kind: "baseline",
+      file,
+      ino,
+      base: size,
+      size,
+      reason,
+      ...(gone.length === 0 ? {} : { gone: [...gone] }),
+    },
     { at, sync: true },
   );
   return true;

@@ -186,6 +186,11 @@ describe("recordClaim and recordBaseline", () => {
     expect(await recordBaseline(ws, LOG, "rewrite", NOW)).toBe(true);
     const info = await stat(join(ws, LOG), { bigint: true });
     const last = (await readJournal(ws, "2026-11-25")).records.at(-1)?.record;
-    expect(last).toMatchObject({ kind: "baseline", reason: "rewrite", ino: info.ino.toString(), size: Number(info.size) });
+    expect(last).toMatchObject({
+      kind: "baseline",
+      reason: "rewrite",
+      ino: info.ino.toString(),
+      size: Number(info.size),
+    });
   });
 });
