@@ -175,7 +175,13 @@ export async function answerStatus(
   diagnostics: Diagnostic[],
 ): Promise<void> {
   const { statusDoc, statusText } = await import("./cli-status.ts");
-  const doc = await statusDoc(workspaceDir, { ...source, problems: diagnostics.length });
-  await answer(o, { ...doc, diagnostics }, () => statusText(doc, o.io.now(), o.style), diagnostics);
+  // The journal's incidents and the blocks that are no capture are problems of status too (journal-view.ts).
+  const view = await import("./journal-view.ts");
+  const journal = await view.journalSummary(workspaceDir);
+  const all = [...diagnostics, ...journal.diagnostics, ...view.unverifiedCaptures(source.tally)];
+  const doc = { ...(await statusDoc(workspaceDir, { ...source, problems: all.length })), journal: journal.summary };
+  const text = () =>
+    `${statusText(doc, o.io.now(), o.style)}\n${view.journalStatusText(journal.summary, source.tally, o.style)}`;
+  await answer(o, { ...doc, diagnostics: all }, text, all);
   o.setExit(EXIT.ok);
 }

@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { readClaims } from "../search/claims.ts";
+import { claimOf, readClaims } from "../search/claims.ts";
 import { indexDir, listShardFiles } from "../search/persist.ts";
 import { absentNamed, closeMatches, planQuery } from "../search/query.ts";
 import { scanSearch } from "../search/scan.ts";
@@ -140,7 +140,10 @@ export async function statusIndexed(o: ReadOutput, workspaceDir: string): Promis
   await withIndex(workspaceDir, o.io, { entriesOnly: true, json: o.json }, async (run) => {
     const logs = run.index.logs();
     const diagnostics = run.diagnostics();
-    await answerStatus(o, workspaceDir, { tally: tallyOf(run.index.all()), ...logs }, diagnostics);
+    // A claimed flush block counts as a capture (search/tally.ts `isCapture`): the refs do not say which are.
+    const { claims } = await readClaims(workspaceDir);
+    const refs = run.index.all().map((r) => ({ ...r, claimed: claimOf(claims, r.file, r.line, r.id) !== undefined }));
+    await answerStatus(o, workspaceDir, { tally: tallyOf(refs), ...logs }, diagnostics);
   });
 }
 

@@ -1,5 +1,6 @@
 import { PluginConfig } from "../config.ts";
 import { relativeAge } from "../snapshot/time.ts";
+import { type JournalSummary, journalCheck } from "./journal-view.ts";
 
 /**
  * `big-memory doctor`, the pure part: from facts gathered about OpenClaw's config and the workspace
@@ -50,8 +51,11 @@ export interface DoctorFacts {
     /** Sessions that saw compactions or tool calls but never a user turn (`before_prompt_build`). */
     silent: string[];
   };
+  /** The newest capture: a block whose checksum holds, or a claimed flush block (search/tally.ts `isCapture`). */
   lastCapture: { id: string; timestamp: string } | null;
   lastRestore: { id: string; at: string } | null;
+  /** The daily logs checked against the journal (journal-view.ts). */
+  journal: JournalSummary;
   index: { months: number; unreadable: string[]; missing: string[] };
   logs: { files: number; snapshots: number; problems: number; firstProblem: string | null };
 }
@@ -363,6 +367,7 @@ export function doctorChecks(f: DoctorFacts): Check[] {
     workspaceCheck(f),
     ...activityChecks(f),
     ...storageChecks(f),
+    journalCheck(f.journal),
   ];
 }
 

@@ -48,6 +48,7 @@ describe("big-memory doctor", () => {
         "ok    last capture and restore: capture none yet; restore none yet",
         "ok    index: 0 months indexed",
         "ok    daily logs: 0 snapshots in 0 daily logs, no problems",
+        "ok    daily logs vs journal: 0 blocks kept in .big-memory/journal/ for 0 days; every daily log holds them",
         "big-memory will capture and restore in this workspace.",
         "",
       ].join("\n"),
@@ -87,6 +88,7 @@ describe("big-memory doctor", () => {
       "      fix: nothing is lost (the index is rebuilt from the logs); `big-memory reindex` rebuilds it now",
       "warn  daily logs: 1 problem in 2 daily logs (first: memory/2026-11-21.md:5: snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->))",
       "      fix: `big-memory verify` lists them with file and line",
+      "ok    daily logs vs journal: 1 block kept in .big-memory/journal/ for 1 day; every daily log holds them",
       "big-memory will capture and restore in this workspace.",
       "",
     ]);
