@@ -9,11 +9,16 @@
  */
 import { lstat, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { appendSnapshotBlock } from "./daily-log.ts";
 import { errorCode, errorMessage } from "./fs-durable.ts";
-import { journalDays, journalRelative, LOG_ID, readJournalDay, recordBaseline } from "./journal.ts";
+import {
+  journalDays,
+  journalRecordOf,
+  journalRelative,
+  LOG_ID,
+  readJournalDay,
+  recordBaseline,
+} from "./journal.ts";
 import type { JournalRecord } from "./journal-schema.ts";
 
 /** A block the journal holds that its log no longer does. */
@@ -63,7 +68,6 @@ export async function readJournal(
   const records: Numbered[] = [];
   const problems: Diagnostic[] = [];
   if (text === "") return { records, problems };
-  const { JournalRecord } = await import("./journal-schema.ts");
   const file = journalRelative(date);
   text.split("\n").forEach((raw, i) => {
     if (raw.trim() === "") return;
@@ -74,17 +78,10 @@ export async function readJournal(
       problems.push({ file, line: i + 1, message: "not JSON (a torn write?); skipped" });
       return;
     }
-    const parsed = JournalRecord.safeParse(value);
-    if (parsed.success) records.push({ record: parsed.data, line: i + 1 });
-    else {
-      const issue = parsed.error.issues[0];
-      const where = issue === undefined || issue.path.length === 0 ? "" : `${issue.path.join(".")}: `;
-      problems.push({
-        file,
-        line: i + 1,
-        message: `not a journal record of version 1 (${where}${issue?.message ?? "invalid"}); skipped`,
-      });
-    }
+    const record = journalRecordOf(value);
+    if (typeof record !== "string") records.push({ record, line: i + 1 });
+    else
+      problems.push({ file, line: i + 1, message: `not a journal record of version 1 (${record}); skipped` });
   });
   return { records, problems };
 }
@@ -231,8 +228,10 @@ export function incidentMessage(incident: JournalIncident): string {
 }
 
 /** A lost block as a snapshot read from its journal copy, where its log had it; null without a copy. */
-export function lostSnapshot(file: string, lost: LostBlock): LocatedSnapshot | null {
+export async function lostSnapshot(file: string, lost: LostBlock): Promise<LocatedSnapshot | null> {
   if (lost.block === null) return null;
+  // The parser loads only here: `status`, which checks the journal, parses nothing.
+  const { parseDailyLog } = await import("../snapshot/parse.ts");
   const found = parseDailyLog(lost.block, file).snapshots[0];
   return found === undefined ? null : { ...found, line: lost.line ?? found.line };
 }
@@ -248,12 +247,12 @@ export async function findLost(
   const date = "id" in want ? /^(\d{4}-\d{2}-\d{2})-\d+$/.exec(want.id)?.[1] : undefined;
   if ("id" in want && date === undefined) return null;
   const check = await checkJournal(workspaceDir, date === undefined ? {} : { dates: [date] });
-  const found = check.incidents.flatMap((i) =>
-    i.lost.flatMap((b) => {
-      const s = lostSnapshot(i.file, b);
-      return s === null ? [] : [s];
-    }),
-  );
+  const found: LocatedSnapshot[] = [];
+  for (const i of check.incidents)
+    for (const b of i.lost) {
+      const s = await lostSnapshot(i.file, b);
+      if (s !== null) found.push(s);
+    }
   if ("id" in want) return found.find((s) => s.snapshot.id === want.id) ?? null;
   const named = found
     .filter((s) => s.snapshot.name === want.name)
@@ -301,6 +300,7 @@ export async function repairJournal(
     };
     report.logs.push(repaired);
     if (options.dryRun) continue;
+    const { appendSnapshotBlock } = await import("./daily-log.ts");
     try {
       for (const block of kept) {
         await appendSnapshotBlock({

@@ -75,6 +75,74 @@ export function lastStateOf(text: string, file: string): { ino: string; size: nu
   return null;
 }
 
+const KINDS = new Set(["append", "claim", "baseline"]);
+const REASONS = new Set(["rewrite", "repair"]);
+const FIELDS = new Set([
+  "v",
+  "kind",
+  "at",
+  "file",
+  "ino",
+  "base",
+  "size",
+  "id",
+  "line",
+  "session",
+  "block",
+  "clipped",
+  "gap",
+  "reason",
+  "gone",
+]);
+const SNAPSHOT_ID = /^\d{4}-\d{2}-\d{2}-\d{2,}$/;
+const isBytes = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/**
+ * The record a parsed line holds, or what is wrong with it (the field and what was expected). The same
+ * rules as journal-schema.ts's zod schema, which a test holds them to, checked by hand: `status` reads the
+ * journal, and loading zod would cost it more than reading the journal.
+ */
+export function journalRecordOf(value: unknown): JournalRecord | string {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "expected a JSON object";
+  const r = value as Record<string, unknown>;
+  const unknown = Object.keys(r).find((k) => !FIELDS.has(k));
+  if (unknown !== undefined) return `${unknown}: not a field of a record`;
+  const problems: [boolean, string][] = [
+    [r.v === 1, "v: expected 1"],
+    [typeof r.kind === "string" && KINDS.has(r.kind), "kind: expected append, claim or baseline"],
+    [typeof r.at === "string" && r.at !== "", "at: expected a time"],
+    [typeof r.file === "string" && LOG_FILE.test(r.file), "file: expected memory/YYYY-MM-DD.md"],
+    [typeof r.ino === "string" && /^\d+$/.test(r.ino), "ino: expected a decimal inode number"],
+    [isBytes(r.base), "base: expected a byte count"],
+    [isBytes(r.size), "size: expected a byte count"],
+    [
+      r.id === undefined || (typeof r.id === "string" && SNAPSHOT_ID.test(r.id)),
+      "id: expected a snapshot id YYYY-MM-DD-NN",
+    ],
+    [
+      r.line === undefined || (Number.isSafeInteger(r.line) && (r.line as number) > 0),
+      "line: expected a line number",
+    ],
+    [
+      r.session === undefined || r.session === null || typeof r.session === "string",
+      "session: expected text or null",
+    ],
+    [r.block === undefined || typeof r.block === "string", "block: expected text"],
+    [r.clipped === undefined || r.clipped === true, "clipped: expected true"],
+    [r.gap === undefined || r.gap === true, "gap: expected true"],
+    [
+      r.reason === undefined || (typeof r.reason === "string" && REASONS.has(r.reason)),
+      "reason: expected rewrite or repair",
+    ],
+    [
+      r.gone === undefined || (Array.isArray(r.gone) && r.gone.every((g) => typeof g === "string")),
+      "gone: expected a list of ids",
+    ],
+  ];
+  const problem = problems.find(([ok]) => !ok);
+  return problem === undefined ? (r as JournalRecord) : problem[1];
+}
+
 /** A record as the writers here make it: the version and time are added. */
 export type NewRecord = Omit<JournalRecord, "v" | "at">;
 

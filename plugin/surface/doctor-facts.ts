@@ -201,7 +201,10 @@ export async function gatherFacts(input: DoctorInput): Promise<DoctorFacts> {
       .map((s) => `${s.file}:${s.line}: checksum mismatch`),
     ...logs.snapshots
       .filter((s) => s.verified === null && s.snapshot.trigger !== null && !claimed(s))
-      .map((s) => `${s.file}:${s.line}: says trigger ${s.snapshot.trigger} without a checksum: not counted as a capture`),
+      .map(
+        (s) =>
+          `${s.file}:${s.line}: says trigger ${s.snapshot.trigger} without a checksum: not counted as a capture`,
+      ),
     ...logs.diagnostics.map((d) => `${d.file}:${d.line}: ${d.message}`),
   ];
   return {

@@ -5,7 +5,7 @@
  * checksum that holds, and that no claim gives to a session, is a diagnostic, never a capture.
  */
 import type { Tally } from "../search/tally.ts";
-import type { Diagnostic } from "../snapshot/snapshot.ts";
+import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { errorMessage } from "../store/fs-durable.ts";
 import { checkJournal, incidentMessage } from "../store/journal-check.ts";
 import { counted, type Style } from "./cli-text.ts";
@@ -96,5 +96,35 @@ export function journalCheck(summary: JournalSummary): Check {
     status: "warn",
     detail: summary.incidents.map((i) => i.message).join(" "),
     fix: "big-memory repair (or /big-memory repair) appends the lost snapshots again; `--dry-run` shows what it would do",
+  };
+}
+
+/** A snapshot id as written in its block: `2026-11-25-03`. */
+const SNAPSHOT_ID = /^\d{4}-\d{2}-\d{2}-\d{2,}$/;
+
+/**
+ * For `show ID|NAME` and `recall --name NAME` that found nothing in the logs: the snapshot from the journal
+ * when its log lost it (claims laid over), with the warning that says so; null otherwise. A name any log
+ * still holds a version of (its newest a tombstone: deleted) is not looked for.
+ */
+export async function lostFromJournal(
+  workspaceDir: string,
+  what: string,
+  session?: string,
+): Promise<{ found: LocatedSnapshot; warning: string } | null> {
+  const byId = SNAPSHOT_ID.test(what);
+  const { findLost } = await import("../store/journal-check.ts");
+  const lost = await findLost(workspaceDir, byId ? { id: what } : { name: what });
+  if (lost === null) return null;
+  if (!byId) {
+    const { readAllSnapshots } = await import("../store/snapshots.ts");
+    if ((await readAllSnapshots(workspaceDir)).snapshots.some((s) => s.snapshot.name === what)) return null;
+  }
+  const { claimed, readClaims } = await import("../search/claims.ts");
+  const found = claimed((await readClaims(workspaceDir)).claims, lost);
+  if (session !== undefined && found.snapshot.session !== session) return null;
+  return {
+    found,
+    warning: `${found.file} no longer holds snapshot ${found.snapshot.id}: shown from big-memory's journal (big-memory repair appends it again)`,
   };
 }

@@ -95,7 +95,7 @@ describe("checkJournal", () => {
       {
         file: ".big-memory/journal/2026-11-25.jsonl",
         line: 2,
-        message: "not a journal record of version 1 (v: Invalid input: expected 1); skipped",
+        message: "not a journal record of version 1 (v: expected 1); skipped",
       },
       { file: ".big-memory/journal/2026-11-25.jsonl", line: 3, message: "not JSON (a torn write?); skipped" },
     ]);

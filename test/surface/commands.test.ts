@@ -80,7 +80,7 @@ describe("/big-memory", () => {
 
   it("answers help with the usage, saying slash commands run in chat", async () => {
     const help = await driver().command("help");
-    expect(help).toMatch(/^Usage: \/big-memory \[status .* \| doctor \| help\]\n/);
+    expect(help).toMatch(/^Usage: \/big-memory \[status .* \| doctor \| repair \| help\]\n/);
     expect(help.split("\n").at(-1)).toBe(
       "Slash commands run in chat (through the gateway); in a terminal use `big-memory` or `openclaw big-memory`.",
     );
