@@ -78,7 +78,10 @@ describe("lostFromJournal", () => {
   it("leaves a deleted name deleted when the log of its older version lost it", async () => {
     const dir = workspace();
     const day1 = new Date("2026-11-21T12:00:00Z");
-    await cli(["save", "--dir", dir, "--name", "oauth-fix"], { stdin: JSON.stringify(SAVE_INPUT), now: day1 });
+    await cli(["save", "--dir", dir, "--name", "oauth-fix"], {
+      stdin: JSON.stringify(SAVE_INPUT),
+      now: day1,
+    });
     expect((await cli(["delete", "oauth-fix", "--dir", dir])).code).toBe(0);
     writeFileSync(join(dir, "memory/2026-11-21.md"), "");
     expect((await lostFromJournal(dir, "2026-11-21-01"))?.found.snapshot.name).toBe("oauth-fix");
