@@ -20,7 +20,8 @@ import { ensureOpenClaw } from "./harness/openclaw-install.ts";
 import { type PluginStage, stageBigMemory } from "./harness/plugin-stage.ts";
 import { ASKS, fenceId, seedWorkspace, TASK, taskScript, turnRestores } from "./scenario.ts";
 
-const TEST_TIMEOUT_MS = 300_000;
+// Four to six gateway turns per test: a loaded 2-core machine takes a minute per turn.
+const TEST_TIMEOUT_MS = 600_000;
 const SESSION = "agent:main:e2e-journal";
 const CHECKPOINT = "auth-dup-fix";
 const WIPE = "Tidy today's notes into one summary";
@@ -83,7 +84,7 @@ describe("a daily log replaced by a model's write (openclaw 2026.9.6 gateway)", 
   let savedId = "";
 
   it(
-    "is noticed and warned of once in the gateway log, and status names the lost snapshot",
+    "saves a checkpoint below the user's notes in the day's log, and opens the index",
     async () => {
       await send(ASKS.fix);
       const save = await send(`/big-memory save ${CHECKPOINT}`);
@@ -99,7 +100,14 @@ describe("a daily log replaced by a model's write (openclaw 2026.9.6 gateway)", 
       await writeFile(logPath, USER_NOTES + (await readFile(logPath, "utf8")));
       // The index (and its watcher) is open from here on.
       expect((await send("/big-memory list")).reply).toContain(savedId);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
+  it(
+    "is noticed and warned of once in the gateway log, and status names the lost snapshot",
+    async () => {
+      const logPath = path.join(instance.workspaceDir, log);
       const wipe = await send(WIPE);
       expect(wipe.requests.map((r) => r.kind)).toEqual(["turn", "turn"]);
       expect(await readFile(logPath, "utf8")).toBe(MODEL_TEXT);
