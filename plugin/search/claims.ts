@@ -100,6 +100,7 @@ export function claimEntries(claims: Claims, entries: Iterable<Entry | [number, 
     entry.session = claim.session;
     entry.agent = claim.agent ?? entry.agent;
     entry.trigger = "flush";
+    entry.claimed = true;
   }
 }
 

@@ -59,6 +59,8 @@ export interface Entry {
   parent: string | null;
   tombstone: boolean;
   verified: Verified;
+  /** Set in memory when a claim (claims.ts) gives the block to a session; never saved. */
+  claimed?: boolean;
   goal: string;
   /** The indexed lines other than the goal and code, each `<tag><text>`, joined by `\n`, clipped. */
   text: string;

@@ -24,6 +24,8 @@ export interface SessionTally {
   snapshots: number;
   autosaves: number;
   last: TalliedRef;
+  /** The newest capture: a block whose checksum holds, or a claimed flush block (see {@link isCapture}). */
+  lastCapture: TalliedRef | null;
 }
 
 export interface Tally {
@@ -39,6 +41,23 @@ export interface Tally {
   sessions: Record<string, SessionTally>;
   /** The newest ref. */
   last: TalliedRef | null;
+  /** The newest capture (see {@link isCapture}). */
+  lastCapture: TalliedRef | null;
+  /** Blocks that say who wrote them (a trigger) but are no capture: a wrong or missing checksum, unclaimed. */
+  unverifiedCaptures: number;
+  /** The newest of those, at most {@link SUSPECTS_KEPT}, newest first: each is a diagnostic of `status`. */
+  suspects: TalliedRef[];
+}
+
+/** How many unverified captures a tally names. */
+export const SUSPECTS_KEPT = 10;
+
+/**
+ * Whether a block counts as a capture: its checksum holds, or it is a flush block claimed for its session
+ * (search/claims.ts). A block with a trigger and a wrong checksum (hand-forged, or edited) does not.
+ */
+export function isCapture(e: { verified: boolean | null; claimed?: boolean }): boolean {
+  return e.verified === true || e.claimed === true;
 }
 
 /** The key of snapshots of no known session. */
@@ -46,7 +65,7 @@ export const NO_SESSION = "(none)";
 
 const DAY = /(\d{4}-\d{2}-\d{2})[^/]*\.md$/;
 
-type Counted = Pick<Entry, "id" | "timestamp" | "file" | "line" | "session" | "verified"> & {
+type Counted = Pick<Entry, "id" | "timestamp" | "file" | "line" | "session" | "verified" | "claimed"> & {
   trigger: string | null;
 };
 
@@ -74,8 +93,19 @@ export function emptyTally(): Tally {
     days: {},
     sessions: {},
     last: null,
+    lastCapture: null,
+    unverifiedCaptures: 0,
+    suspects: [],
   };
 }
+
+/** `refs` newest first, at most {@link SUSPECTS_KEPT}. */
+function newestKept(refs: TalliedRef[]): TalliedRef[] {
+  return refs.sort((a, b) => (newer(a, b) ? -1 : newer(b, a) ? 1 : 0)).slice(0, SUSPECTS_KEPT);
+}
+
+const newerOf = (a: TalliedRef | null, b: TalliedRef | null): TalliedRef | null =>
+  a === null ? b : b === null ? a : newer(b, a) ? b : a;
 
 /** The tally of `refs`, in any order. */
 export function tallyOf(refs: Iterable<Counted>): Tally {
@@ -95,16 +125,25 @@ export function tallyOf(refs: Iterable<Counted>): Tally {
     else if (e.verified === null) t.unverified++;
     else t.modified++;
     const ref = remembered(e);
+    const capture = isCapture(e) ? ref : null;
+    if (capture === null && e.trigger !== null) {
+      t.unverifiedCaptures++;
+      t.suspects.push(ref);
+    }
     const key = e.session ?? NO_SESSION;
     const session = t.sessions[key];
-    if (session === undefined) t.sessions[key] = { snapshots: 1, autosaves: autosave, last: ref };
+    if (session === undefined)
+      t.sessions[key] = { snapshots: 1, autosaves: autosave, last: ref, lastCapture: capture };
     else {
       session.snapshots++;
       session.autosaves += autosave;
       if (newer(ref, session.last)) session.last = ref;
+      session.lastCapture = newerOf(session.lastCapture, capture);
     }
     if (t.last === null || newer(ref, t.last)) t.last = ref;
+    t.lastCapture = newerOf(t.lastCapture, capture);
   }
+  t.suspects = newestKept(t.suspects);
   return t;
 }
 
@@ -125,10 +164,15 @@ export function mergeTallies(tallies: Iterable<Tally>): Tally {
         mine.snapshots += s.snapshots;
         mine.autosaves += s.autosaves;
         if (newer(s.last, mine.last)) mine.last = s.last;
+        mine.lastCapture = newerOf(mine.lastCapture, s.lastCapture);
       }
     }
     if (part.last !== null && (t.last === null || newer(part.last, t.last))) t.last = part.last;
+    t.lastCapture = newerOf(t.lastCapture, part.lastCapture);
+    t.unverifiedCaptures += part.unverifiedCaptures;
+    t.suspects.push(...part.suspects);
   }
+  t.suspects = newestKept(t.suspects);
   return t;
 }
 
@@ -158,9 +202,13 @@ export function checkedTally(v: unknown): Tally | null {
   if (!counts.every((k) => isCount(v[k]))) return null;
   if (!isObject(v.days) || !Object.values(v.days).every(isCount)) return null;
   if (!(v.last === null || isRef(v.last))) return null;
+  // A header saved before captures were counted apart has none of these: its month is counted from its refs.
+  if (!(v.lastCapture === null || isRef(v.lastCapture)) || !isCount(v.unverifiedCaptures)) return null;
+  if (!Array.isArray(v.suspects) || !v.suspects.every(isRef)) return null;
   if (!isObject(v.sessions)) return null;
   for (const s of Object.values(v.sessions)) {
     if (!isObject(s) || !isCount(s.snapshots) || !isCount(s.autosaves) || !isRef(s.last)) return null;
+    if (!(s.lastCapture === null || isRef(s.lastCapture))) return null;
   }
   return v as unknown as Tally;
 }

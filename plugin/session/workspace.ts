@@ -11,6 +11,7 @@ import type { LocatedSnapshot, SnapshotContent } from "../snapshot/snapshot.ts";
 import { type CachedState, CachedStates } from "../store/cached-state.ts";
 import { errorCode, errorMessage } from "../store/fs-durable.ts";
 import { secureStateDir } from "../store/gate.ts";
+import { journaledDate, recordClaim } from "../store/journal.ts";
 import { appendLedger, type LedgerFact } from "../store/ledger.ts";
 import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
 import { type SaveMeta, type SaveResult, saveSnapshot, tombstone } from "../store/save.ts";
@@ -55,6 +56,9 @@ export class Workspace {
   /** The index's refreshes after this process's own writes, still running (see refreshAfterWrite). */
   private refreshes: Promise<void> = Promise.resolve();
   private secured: Promise<unknown> | null = null;
+  /** The journal's incidents already warned of (journal-check.ts `warnIncidents`), and the checks running. */
+  private readonly journalWarned = new Set<string>();
+  private journalChecks: Promise<void> = Promise.resolve();
 
   constructor(dir: string, deps: WorkspaceDeps) {
     this.dir = resolve(dir);
@@ -112,6 +116,8 @@ export class Workspace {
       now: this.deps.now(),
       ...(this.deps.config.timeZone === undefined ? {} : { timeZone: this.deps.config.timeZone }),
     });
+    if (saved.journalProblem !== null)
+      this.deps.logger.warn(`big-memory: ${saved.id} is in ${saved.file}, but ${saved.journalProblem}`);
     this.refreshAfterWrite(saved.file);
     return saved;
   }
@@ -165,11 +171,44 @@ export class Workspace {
     try {
       const text = await readFile(join(this.dir, file), "utf8");
       const found = parseDailyLog(text, file).snapshots.find((s) => s.snapshot.id === id);
-      return found === undefined ? null : claimed((await readClaims(this.dir)).claims, found);
+      if (found !== undefined) return claimed((await readClaims(this.dir)).claims, found);
     } catch (error) {
-      if (errorCode(error) === "ENOENT") return null;
-      throw error;
+      if (errorCode(error) !== "ENOENT") throw error;
     }
+    return this.fromJournal({ id });
+  }
+
+  /** A snapshot whose log lost it, from big-memory's journal (store/journal-check.ts), or null. */
+  private async fromJournal(want: { id: string } | { name: string }): Promise<LocatedSnapshot | null> {
+    const { findLost } = await import("../store/journal-check.ts");
+    const found = await findLost(this.dir, want);
+    return found === null ? null : claimed((await readClaims(this.dir)).claims, found);
+  }
+
+  /**
+   * Checks the journal's logs (those of `file` only, when given) and warns once per incident in the gateway
+   * log. Called when the watcher sees a log change and when the index opens; never throws.
+   */
+  checkJournal(file?: string): Promise<void> {
+    const date = file === undefined ? undefined : journaledDate(file);
+    if (date === null) return this.journalChecks;
+    const run = async () => {
+      const { warnIncidents } = await import("../store/journal-check.ts");
+      await warnIncidents(
+        this.dir,
+        this.journalWarned,
+        (m) => this.deps.logger.warn(m),
+        date === undefined ? undefined : [date],
+      );
+    };
+    this.journalChecks = this.journalChecks
+      .then(run)
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          `big-memory: could not check the daily logs against the journal: ${errorMessage(error)}`,
+        ),
+      );
+    return this.journalChecks;
   }
 
   /**
@@ -190,6 +229,11 @@ export class Workspace {
     await this.secureState();
     const full = await appendClaim(this.dir, claim);
     if (this.searchService !== null) (await this.searchService).claim(full);
+    await recordClaim(this.dir, claim, this.deps.now()).catch((error: unknown) =>
+      this.deps.logger.warn(
+        `big-memory: ${claim.id} is claimed, but its copy could not be kept in the journal: ${errorMessage(error)}`,
+      ),
+    );
   }
 
   /**
@@ -198,10 +242,16 @@ export class Workspace {
    * process (the gateway); one-shot processes refresh it after their own writes.
    */
   async index(): Promise<SearchService> {
-    this.searchService ??= SearchService.open(this.dir, {
-      logger: this.deps.logger,
-      watch: this.deps.watch?.() ?? false,
-    });
+    if (this.searchService === null) {
+      const watch = this.deps.watch?.() ?? false;
+      this.searchService = SearchService.open(this.dir, {
+        logger: this.deps.logger,
+        watch,
+        // A log the watcher saw change is checked against the journal (a model's write may have replaced it).
+        ...(watch ? { onRefreshed: (file: string) => void this.checkJournal(file) } : {}),
+      });
+      if (watch) void this.checkJournal();
+    }
     const service = await this.searchService;
     await this.refreshes;
     return service;
@@ -225,7 +275,7 @@ export class Workspace {
 
   /** A snapshot by id, or null. */
   async byId(id: string): Promise<LocatedSnapshot | null> {
-    return (await this.index()).get(id);
+    return (await (await this.index()).get(id)) ?? this.fromJournal({ id });
   }
 
   /** The newest live snapshot carrying a checkpoint name, or null (none, or deleted). */
@@ -233,7 +283,9 @@ export class Workspace {
     const index = await this.index();
     await index.ready();
     const ref = index.latest({ name });
-    return ref === null ? null : index.get(ref.id);
+    if (ref !== null) return index.get(ref.id);
+    // From the journal only when no log holds any version of the name (a deleted name stays deleted).
+    return index.all().some((e) => e.name === name) ? null : this.fromJournal({ name });
   }
 
   /**
@@ -326,6 +378,7 @@ export class Workspace {
   /** Writes the sessions' changes, then releases what the workspace holds open: the index (saved) and its watcher. */
   async close(): Promise<void> {
     await this.refreshes;
+    await this.journalChecks;
     const index = this.searchService;
     this.searchService = null;
     try {

@@ -4,11 +4,12 @@
  * one, and nothing outside `memory/` is touched.
  */
 import type { FileHandle } from "node:fs/promises";
-import { constants, open, readdir, readFile, stat, statfs, unlink } from "node:fs/promises";
+import { constants, open, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
-import { appendDurably, errorCode, errorMessage } from "./fs-durable.ts";
+import { appendDurably, errorCode, errorMessage, freeSpace } from "./fs-durable.ts";
 import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
+import { holdsId, laterId, readJournalDay, recordAppend } from "./journal.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
 
 /** The folder of the daily logs, relative to the workspace. */
@@ -89,6 +90,11 @@ export interface AppendSnapshotOptions {
   lockTimeoutMs?: number;
   /** Age of the holder's heartbeat after which its lock is broken, in ms. Default {@link DEFAULT_LOCK_STALE_MS}. */
   lockStaleMs?: number;
+  /** This id instead of the next free one (`repair` puts a lost block back); refused if the log holds it. */
+  keepId?: string;
+  /** The session the block is written for, and the clock (default `new Date()`), for the journal's record. */
+  session?: string | null;
+  now?: Date;
 }
 
 /** Where an appended block landed. */
@@ -105,6 +111,8 @@ export interface AppendedSnapshot {
   offset: number;
   /** Bytes written: up to two separating line feeds, then the block. */
   bytes: number;
+  /** Why the block's copy is not in the journal (store/journal.ts), else null; the caller reports it. */
+  journalProblem: string | null;
 }
 
 /**
@@ -126,7 +134,7 @@ export async function appendSnapshotBlock(options: AppendSnapshotOptions): Promi
     const path = await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
     const appended = await withLock(
       dailyLogLockPath(workspaceDir),
-      () => appendLocked(path, file, date, render),
+      () => appendLocked(path, file, date, render, { ...options, workspaceDir }),
       {
         timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
         staleMs: options.lockStaleMs ?? DEFAULT_LOCK_STALE_MS,
@@ -144,7 +152,16 @@ async function appendLocked(
   file: string,
   date: string,
   render: (id: string) => string | Promise<string>,
+  options: AppendSnapshotOptions,
 ): Promise<AppendedSnapshot> {
+  // The day's journal: its ids are never given again, and the append's record goes into it.
+  let journal = "";
+  let journalProblem: string | null = null;
+  try {
+    journal = await readJournalDay(options.workspaceDir, date);
+  } catch (error) {
+    journalProblem = `its journal could not be read (${errorMessage(error)})`;
+  }
   // Another program (not big-memory, so not under our lock) may create the file between our read and our
   // exclusive create; then read again rather than guess where the block landed.
   for (let attempt = 1; ; attempt++) {
@@ -152,7 +169,9 @@ async function appendLocked(
     try {
       const before = handle === null ? Buffer.alloc(0) : await handle.readFile();
       const existing = before.toString("utf8");
-      const id = nextSnapshotId(existing, date);
+      const id = options.keepId ?? laterId(nextSnapshotId(existing, date), nextSnapshotId(journal, date));
+      if (options.keepId !== undefined && holdsId(existing, options.keepId))
+        throw new Error(`${file} already holds a block of snapshot ${options.keepId}`);
       // The persistence gate: every appended byte is redacted (the renderer already redacted its values).
       const block = gateText(withFinalLineEnding(await render(id))).text;
       const markerLine = checkBlock(block, id);
@@ -176,7 +195,18 @@ async function appendLocked(
       // Counted apart to avoid copying the log; a CR at its end and an LF opening the separator are one break.
       const joined = existing.endsWith("\r") && separator.startsWith("\n") ? 1 : 0;
       const line = countLineEndings(existing) + countLineEndings(separator) - joined + markerLine + 1;
-      return { id, file, path, line, offset, bytes };
+      if (journalProblem === null)
+        journalProblem = await recordAppend(handle, {
+          ...options,
+          file,
+          id,
+          line,
+          base: offset,
+          block,
+          journal,
+          existing,
+        });
+      return { id, file, path, line, offset, bytes, journalProblem };
     } finally {
       await handle?.close();
     }
@@ -209,24 +239,6 @@ async function undoAppend(
   return new Error(`${errorMessage(error)} (${free}); nothing was written, the log is as it was`, {
     cause: error,
   });
-}
-
-/** `12.0 KiB free` on the file system holding `dir`, or a note that it is unknown. */
-async function freeSpace(dir: string): Promise<string> {
-  try {
-    const fs = await statfs(dir);
-    const bytes = fs.bavail * fs.bsize;
-    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let value = bytes;
-    let unit = 0;
-    while (value >= 1024 && unit < units.length - 1) {
-      value /= 1024;
-      unit++;
-    }
-    return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]} free on its file system`;
-  } catch {
-    return "free space unknown";
-  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
-import { open } from "node:fs/promises";
+import { open, statfs } from "node:fs/promises";
 
 /** The `code` of a Node system error (`"ENOENT"`, `"EEXIST"`...), or `undefined` for anything else. */
 export function errorCode(error: unknown): string | undefined {
@@ -58,4 +58,22 @@ export async function appendDurably(
   await handle.sync();
   if (file.created) await fsyncDirectory(file.dir);
   return bytes;
+}
+
+/** `12.0 KiB free` on the file system holding `dir`, or a note that it is unknown. */
+export async function freeSpace(dir: string): Promise<string> {
+  try {
+    const fs = await statfs(dir);
+    const bytes = fs.bavail * fs.bsize;
+    const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let value = bytes;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+      value /= 1024;
+      unit++;
+    }
+    return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]} free on its file system`;
+  } catch {
+    return "free space unknown";
+  }
 }

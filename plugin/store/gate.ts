@@ -316,31 +316,52 @@ function keepCopySync(path: string, copy: string): void {
   }
 }
 
+/** Options of {@link appendPrivateText}. */
+export interface AppendOptions {
+  /**
+   * fsync the file (and its folder when new) before resolving. Default true. False only for a copy of bytes
+   * that were just made durable elsewhere (the journal of a daily log's append): the kernel writes it back
+   * within seconds, and the save path pays no second fsync.
+   */
+  sync?: boolean;
+}
+
 /**
  * Redacts `text` and appends it to `path` (created 0600) durably: one write on an `O_APPEND` handle, then
- * fsync, and an fsync of the folder when the file is new. Returns what was redacted.
+ * fsync, and an fsync of the folder when the file is new (see {@link AppendOptions}). Returns what was
+ * redacted, and whether the append created the file.
  */
-export async function appendPrivateText(path: string, text: string): Promise<GateReport> {
+export async function appendPrivateText(
+  path: string,
+  text: string,
+  options: AppendOptions = {},
+): Promise<GateReport & { created: boolean }> {
   const gated = gateText(text);
   await ensurePrivateDir(dirname(path));
   const created = !(await exists(path));
   const handle = await open(path, "a", PRIVATE_FILE_MODE);
   try {
-    await appendDurably(handle, Buffer.from(gated.text, "utf8"), { dir: dirname(path), created });
+    const data = Buffer.from(gated.text, "utf8");
+    if (options.sync === false) await writeAll(handle, data);
+    else await appendDurably(handle, data, { dir: dirname(path), created });
   } finally {
     await handle.close();
   }
-  return { counts: gated.counts, total: gated.total };
+  return { counts: gated.counts, total: gated.total, created };
 }
 
 /**
  * Redacts `value` and appends it as one JSON line to `path` (see {@link appendPrivateText}). Lines of
  * concurrent appenders never interleave on a local file system.
  */
-export async function appendPrivateJsonLine(path: string, value: unknown): Promise<GateReport> {
+export async function appendPrivateJsonLine(
+  path: string,
+  value: unknown,
+  options: AppendOptions = {},
+): Promise<GateReport & { created: boolean }> {
   const gated = gateJson(value);
-  await appendPrivateText(path, `${JSON.stringify(gated.value)}\n`);
-  return { counts: gated.counts, total: gated.total };
+  const appended = await appendPrivateText(path, `${JSON.stringify(gated.value)}\n`, options);
+  return { counts: gated.counts, total: gated.total, created: appended.created };
 }
 
 /**
@@ -374,6 +395,10 @@ export async function appendPrivateJsonLineUnsynced(
  */
 export async function rewriteUserLog(path: string, text: string): Promise<void> {
   await writePrivateBytes(path, Buffer.from(text, "utf8"), { keepMode: true });
+  // The journal takes the log as rewritten for its new baseline, so a log that big-memory itself made
+  // shorter (its blocks archived, secrets scrubbed) is not reported as cut. Loaded here: gate.ts is below it.
+  const { recordRewrite } = await import("./journal.ts");
+  await recordRewrite(path);
 }
 
 async function exists(path: string): Promise<boolean> {

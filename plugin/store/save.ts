@@ -53,6 +53,8 @@ export async function saveSnapshot(options: SaveOptions): Promise<SaveResult> {
   const appended = await appendSnapshotBlock({
     workspaceDir: options.workspaceDir,
     date: at.date,
+    session: meta.session ?? null,
+    ...(options.now === undefined ? {} : { now: options.now }),
     render: async (id) => {
       const snapshot: Snapshot = {
         version: SNAPSHOT_VERSION,

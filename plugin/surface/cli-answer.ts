@@ -155,7 +155,20 @@ export async function answerSnapshot(
   warnings: string[],
   diagnostics: Diagnostic[],
   none: string,
+  asked?: { what: string; session?: string | undefined },
 ): Promise<void> {
+  // A snapshot its log lost (a model's write replaced the log) is still found, in the journal.
+  if (found === null && asked !== undefined) {
+    const lost = await (await import("./journal-view.ts")).lostFromJournal(
+      workspaceDir,
+      asked.what,
+      asked.session,
+    );
+    if (lost !== null) {
+      found = lost.found;
+      warnings.push(lost.warning);
+    }
+  }
   if (found !== null)
     warnings.push(...(await (await import("../recover/stale.ts")).staleWarnings(workspaceDir, found)));
   await answer(
@@ -175,7 +188,16 @@ export async function answerStatus(
   diagnostics: Diagnostic[],
 ): Promise<void> {
   const { statusDoc, statusText } = await import("./cli-status.ts");
-  const doc = await statusDoc(workspaceDir, { ...source, problems: diagnostics.length });
-  await answer(o, { ...doc, diagnostics }, () => statusText(doc, o.io.now(), o.style), diagnostics);
+  // The journal's incidents and the blocks that are no capture are problems of status too (journal-view.ts).
+  const view = await import("./journal-view.ts");
+  const journal = await view.journalSummary(workspaceDir);
+  const all = [...diagnostics, ...journal.diagnostics, ...view.unverifiedCaptures(source.tally)];
+  const doc = {
+    ...(await statusDoc(workspaceDir, { ...source, problems: all.length })),
+    journal: journal.summary,
+  };
+  const text = () =>
+    `${statusText(doc, o.io.now(), o.style)}\n${view.journalStatusText(journal.summary, source.tally, o.style)}`;
+  await answer(o, { ...doc, diagnostics: all }, text, all);
   o.setExit(EXIT.ok);
 }

@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { readClaims } from "../search/claims.ts";
+import { claimOf, readClaims } from "../search/claims.ts";
 import { indexDir, listShardFiles } from "../search/persist.ts";
 import { absentNamed, closeMatches, planQuery } from "../search/query.ts";
 import { scanSearch } from "../search/scan.ts";
@@ -118,6 +118,7 @@ export async function showIndexed(o: ReadOutput, workspaceDir: string, what: str
       warnings,
       run.diagnostics(),
       `No snapshot with id, location or name "${what}".`,
+      { what },
     );
   });
 }
@@ -131,7 +132,8 @@ export async function recallIndexed(
   await withIndex(workspaceDir, o.io, { entriesOnly: true, json: o.json }, async (run) => {
     const ref = run.index.latest(scope);
     const found = ref === null ? null : await run.index.getAt(ref.file, ref.line);
-    await answerSnapshot(o, workspaceDir, found, [], run.diagnostics(), "No snapshot in that scope.");
+    const asked = scope.name === undefined ? undefined : { what: scope.name, session: scope.session };
+    await answerSnapshot(o, workspaceDir, found, [], run.diagnostics(), "No snapshot in that scope.", asked);
   });
 }
 
@@ -140,7 +142,12 @@ export async function statusIndexed(o: ReadOutput, workspaceDir: string): Promis
   await withIndex(workspaceDir, o.io, { entriesOnly: true, json: o.json }, async (run) => {
     const logs = run.index.logs();
     const diagnostics = run.diagnostics();
-    await answerStatus(o, workspaceDir, { tally: tallyOf(run.index.all()), ...logs }, diagnostics);
+    // A claimed flush block counts as a capture (search/tally.ts `isCapture`): the refs do not say which are.
+    const { claims } = await readClaims(workspaceDir);
+    const refs = run.index
+      .all()
+      .map((r) => ({ ...r, claimed: claimOf(claims, r.file, r.line, r.id) !== undefined }));
+    await answerStatus(o, workspaceDir, { tally: tallyOf(refs), ...logs }, diagnostics);
   });
 }
 

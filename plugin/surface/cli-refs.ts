@@ -76,7 +76,7 @@ export async function show(o: ReadOutput, workspaceDir: string, what: string): P
     what,
   );
   const none = `No snapshot with id, location or name "${what}".`;
-  await answerSnapshot(o, workspaceDir, found, warnings, refs.diagnostics(), none);
+  await answerSnapshot(o, workspaceDir, found, warnings, refs.diagnostics(), none, { what });
 }
 
 /**
@@ -103,7 +103,8 @@ export async function recall(
   if (!loaded) return (await index()).recallIndexed(o, workspaceDir, scope);
   const ref = latestIn(refs.sorted(), scope);
   const found = ref === undefined ? null : await refs.getRef(ref);
-  await answerSnapshot(o, workspaceDir, found, [], refs.diagnostics(), "No snapshot in that scope.");
+  const asked = scope.name === undefined ? undefined : { what: scope.name, session: scope.session };
+  await answerSnapshot(o, workspaceDir, found, [], refs.diagnostics(), "No snapshot in that scope.", asked);
 }
 
 /** `status`: every month's tally (counted from its refs only where it must be) and logs' records. */

@@ -56,7 +56,8 @@ export async function statusDoc(workspace: string, source: StatusSource) {
   const lastRestore = new Map<string, RestoreLogEntry>();
   for (const e of log.entries) lastRestore.set(e.session ?? NO_SESSION, e);
   const keys = [...new Set([...Object.keys(tally.sessions), ...lastRestore.keys()])].sort();
-  const last = tally.last;
+  // A capture is a block whose checksum holds or a claimed flush block (search/tally.ts `isCapture`).
+  const last = tally.lastCapture;
   const total = Object.values(source.redactions).reduce((a, n) => a + n, 0);
   return {
     workspace,
@@ -80,7 +81,7 @@ export async function statusDoc(workspace: string, source: StatusSource) {
         session,
         snapshots: v?.snapshots ?? 0,
         autosaves: v?.autosaves ?? 0,
-        lastCapture: v === undefined ? null : capture(v.last),
+        lastCapture: v === undefined || v.lastCapture === null ? null : capture(v.lastCapture),
         lastRestore: r === undefined ? null : { id: r.id, at: r.at, reason: r.reason },
       };
     }),

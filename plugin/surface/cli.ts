@@ -59,6 +59,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
     load: async () => (await import("./cli-manage.ts")).defineManageCommands,
   },
   { names: ["save"], load: async () => (await import("./cli-save.ts")).defineSave },
+  { names: ["repair"], load: async () => (await import("./cli-repair.ts")).defineRepair },
   {
     names: ["doctor"],
     load: async () => {

@@ -20,7 +20,7 @@ const record = (v: unknown): Record<string, unknown> =>
 
 /** The usage text of `/big-memory`. */
 export const COMMAND_USAGE = [
-  "Usage: /big-memory [status | save [name] | recall [query|name|id] | list | search QUERY | resume NAME [--as NEW] | delete NAME | doctor | help]",
+  "Usage: /big-memory [status | save [name] | recall [query|name|id] | list | search QUERY | resume NAME [--as NEW] | delete NAME | doctor | repair | help]",
   "  status          this session's snapshots, pending restore and last restore (default)",
   "  save [name]     save a snapshot now, drafted from this session's activity",
   "  recall [q]      show the latest snapshot, or one by name or id, or the best match for words",
@@ -29,6 +29,7 @@ export const COMMAND_USAGE = [
   "  resume NAME     restore a named checkpoint into the next turn; --as NEW branches a new line of work",
   "  delete NAME     stop offering a checkpoint (its history stays in the log)",
   "  doctor          check that capture and restore work here, with the fix for what does not",
+  "  repair          append again the snapshots a daily log lost (from big-memory's journal); --dry-run",
   "  help            this text",
   "Slash commands run in chat (through the gateway); in a terminal use `big-memory` or `openclaw big-memory`.",
 ].join("\n");
@@ -82,6 +83,7 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
         `pending restore: ${s.pendingRestore === null ? "none" : [s.pendingRestore, ...s.queue].map((p) => `${p.id} (${p.reason})`).join(", then ")}`,
         `last restore: ${s.lastRestore === null ? "none" : `${s.lastRestore.id} (${s.lastRestore.reason}, ${relativeAge(s.lastRestore.at, now)})`}`,
         `observed: ${s.trail.turns} turns, ${s.trail.toolCalls} tool calls, ${s.trail.files.length} files`,
+        ...(await journalLines(ws.dir)),
       ].join("\n");
     }
     case "save": {
@@ -176,6 +178,11 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
     }
     case "help":
       return COMMAND_USAGE;
+    case "repair": {
+      const { repairJournal } = await import("../store/journal-check.ts");
+      const { repairText } = await import("./cli-repair.ts");
+      return repairText(await repairJournal(ws.dir, { dryRun: arg === "--dry-run", now }));
+    }
     case "doctor": {
       const paths = { env: deps.env, cwd: process.cwd() };
       const config = record(deps.openclawConfig);
@@ -192,6 +199,15 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
     default:
       return `big-memory: unknown subcommand "${verb}".\n${COMMAND_USAGE}`;
   }
+}
+
+/** The chat status's lines about daily logs that lost big-memory's blocks (journal-view.ts), none when all is well. */
+async function journalLines(workspaceDir: string): Promise<string[]> {
+  const { journalSummary } = await import("./journal-view.ts");
+  const { summary } = await journalSummary(workspaceDir);
+  return summary.incidents.map(
+    (i) => `daily log: ${i.message.replace("run big-memory repair", "run /big-memory repair")}`,
+  );
 }
 
 /** Registers `/big-memory`. */

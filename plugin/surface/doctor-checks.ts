@@ -2,6 +2,7 @@ import { PluginConfig } from "../config.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import type { LedgerRecord } from "../store/ledger.ts";
 import { ledgerCheck, unobservedChecks } from "./doctor-compactions.ts";
+import { type JournalSummary, journalCheck } from "./journal-view.ts";
 
 /**
  * `big-memory doctor`, the pure part: from facts gathered about OpenClaw's config and the workspace
@@ -52,8 +53,11 @@ export interface DoctorFacts {
     /** Sessions that saw compactions or tool calls but never a user turn (`before_prompt_build`). */
     silent: string[];
   };
+  /** The newest capture: a block whose checksum holds, or a claimed flush block (search/tally.ts `isCapture`). */
   lastCapture: { id: string; timestamp: string } | null;
   lastRestore: { id: string; at: string } | null;
+  /** The daily logs checked against the journal (journal-view.ts). */
+  journal: JournalSummary;
   index: { months: number; unreadable: string[]; missing: string[] };
   logs: { files: number; snapshots: number; problems: number; firstProblem: string | null };
   /** The compaction ledger (`.big-memory/ledger.jsonl`): compactions and resets observed, oldest first. */
@@ -375,6 +379,7 @@ export function doctorChecks(f: DoctorFacts): Check[] {
     ...storageChecks(f),
     ledgerCheck(f),
     ...unobservedChecks(f),
+    journalCheck(f.journal),
   ];
 }
 

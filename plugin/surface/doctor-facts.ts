@@ -1,7 +1,9 @@
 import { readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import JSON5 from "json5";
+import { claimOf, readClaims } from "../search/claims.ts";
 import { indexDir, listShardFiles, loadShardFile } from "../search/persist.ts";
+import { isCapture } from "../search/tally.ts";
 import { SessionState } from "../session/session-state.ts";
 import { errorCode } from "../store/fs-durable.ts";
 import { STATE_DIR_NAME } from "../store/gate.ts";
@@ -9,6 +11,7 @@ import { readLedger } from "../store/ledger.ts";
 import { readRestoreLog } from "../store/restore-log.ts";
 import { readAllSnapshots } from "../store/snapshots.ts";
 import { type DoctorFacts, PLUGIN_ID } from "./doctor-checks.ts";
+import { journalSummary } from "./journal-view.ts";
 import type { OpenClawConfigFile } from "./openclaw-config.ts";
 import { type PathEnv, stateDir, userPath } from "./openclaw-paths.ts";
 
@@ -186,13 +189,23 @@ export async function gatherFacts(input: DoctorInput): Promise<DoctorFacts> {
         () => [],
       )
     : [];
-  const last = logs.snapshots[logs.snapshots.length - 1];
+  // Only a block whose checksum holds, or a claimed flush block, is a capture; the others are problems.
+  const claims = memory === true ? (await readClaims(ws).catch(() => null))?.claims : undefined;
+  const claimed = (s: (typeof logs.snapshots)[number]) =>
+    claims !== undefined && claimOf(claims, s.file, s.line, s.snapshot.id) !== undefined;
+  const last = logs.snapshots.filter((s) => isCapture({ verified: s.verified, claimed: claimed(s) })).at(-1);
   const lastRestore = restores[restores.length - 1];
   const problems = [
     ...unreadable,
     ...logs.snapshots
       .filter((s) => s.verified === false)
       .map((s) => `${s.file}:${s.line}: checksum mismatch`),
+    ...logs.snapshots
+      .filter((s) => s.verified === null && s.snapshot.trigger !== null && !claimed(s))
+      .map(
+        (s) =>
+          `${s.file}:${s.line}: says trigger ${s.snapshot.trigger} without a checksum: not counted as a capture`,
+      ),
     ...logs.diagnostics.map((d) => `${d.file}:${d.line}: ${d.message}`),
   ];
   return {
@@ -217,6 +230,7 @@ export async function gatherFacts(input: DoctorInput): Promise<DoctorFacts> {
       : { count: 0, unreadable: 0, lastActivity: null, lastTurn: null, silent: [] },
     lastCapture: last === undefined ? null : { id: last.snapshot.id, timestamp: last.snapshot.timestamp },
     lastRestore: lastRestore === undefined ? null : { id: lastRestore.id, at: lastRestore.at },
+    journal: exists ? (await journalSummary(ws)).summary : { days: 0, blocks: 0, incidents: [] },
     index: exists ? await readIndex(ws, logMonths) : { months: 0, unreadable: [], missing: [] },
     logs: {
       files: logs.files,

@@ -160,3 +160,48 @@ describe("checkedTally", () => {
     expect(checkedTally(value)).toBeNull();
   });
 });
+
+describe("tallyOf, captures", () => {
+  const ref = (
+    id: string,
+    line: number,
+    verified: boolean | null,
+    trigger: string | null,
+    claimed?: boolean,
+  ) => ({
+    id,
+    timestamp: `2026-11-22T${String(line).padStart(2, "0")}:00:00Z`,
+    file: "memory/2026-11-22.md",
+    line,
+    session: "agent:main:main",
+    trigger,
+    verified,
+    ...(claimed === undefined ? {} : { claimed }),
+  });
+
+  it("takes the last capture from a valid checksum or a claim, and names the rest that carry a trigger", () => {
+    const t = tallyOf([
+      ref("2026-11-22-01", 1, true, "compaction"),
+      ref("2026-11-22-02", 2, null, "flush", true),
+      ref("2026-11-22-03", 3, false, "compaction"),
+      ref("2026-11-22-04", 4, null, null),
+    ]);
+    expect([t.last?.id, t.lastCapture?.id, t.sessions["agent:main:main"]?.lastCapture?.id]).toEqual([
+      "2026-11-22-04",
+      "2026-11-22-02",
+      "2026-11-22-02",
+    ]);
+    expect([t.unverifiedCaptures, t.suspects.map((s) => s.id)]).toEqual([1, ["2026-11-22-03"]]);
+  });
+
+  it("refuses a saved tally without the capture fields (saved before they were counted)", () => {
+    const {
+      lastCapture: _l,
+      unverifiedCaptures: _u,
+      suspects: _s,
+      ...old
+    } = tallyOf([ref("a", 1, true, null)]);
+    expect(checkedTally(JSON.parse(JSON.stringify(old)))).toBeNull();
+    expect(checkedTally(JSON.parse(JSON.stringify(tallyOf([ref("a", 1, true, null)]))))).not.toBeNull();
+  });
+});

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -227,5 +227,71 @@ describe("Workspaces", () => {
       JSON.parse(await readFile(sessionStatePath(ws.stateDir, MAIN.sessionKey), "utf8")),
     );
     expect(written.updatedAt).toBe("2026-11-22T12:00:03.000Z");
+  });
+});
+
+describe("Workspace and the journal", () => {
+  it("warns once in the gateway log when the watcher sees a log lose its blocks, and finds them by id and name", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "big-memory-session-"));
+    const warned: string[] = [];
+    let heard: (message: string) => void = () => {};
+    const ws = new Workspace(dir, {
+      config: parsePluginConfig({ timeZone: "UTC" }),
+      logger: {
+        warn: (m) => {
+          warned.push(m);
+          heard(m);
+        },
+      },
+      now: () => NOW,
+      watch: () => true,
+      sessionFlushMs: 3_600_000,
+    });
+    try {
+      const saved = await ws.save(content("fix the login"), { ...meta, name: "login-fix" });
+      await (await ws.index()).ready();
+      const warning = new Promise<string>((resolve) => {
+        heard = resolve;
+      });
+      // A model's `write` in an ordinary turn replaces the day's log.
+      await writeFile(join(dir, TODAY_LOG), "# Today\n");
+      expect(await warning).toBe(
+        `big-memory: ${TODAY_LOG} lost 1 snapshot big-memory wrote there (${saved.id}) and was cut from ${saved.offset + saved.bytes} to 8 bytes: something replaced or cut it (a model's write tool, an editor). Their copies are in big-memory's journal: run big-memory repair to append them again. Text others wrote there is not kept by big-memory.`,
+      );
+      // Seen again (the next change, the next open): no second warning for the same incident.
+      await appendFile(join(dir, TODAY_LOG), "more\n");
+      await ws.checkJournal(TODAY_LOG);
+      await ws.checkJournal();
+      expect(warned).toHaveLength(1);
+      expect((await ws.byId(saved.id))?.snapshot.goal).toBe("fix the login");
+      expect((await ws.byName("login-fix"))?.snapshot.id).toBe(saved.id);
+      expect((await ws.snapshotIn(TODAY_LOG, saved.id))?.snapshot.session).toBe(MAIN.sessionKey);
+    } finally {
+      await ws.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps a claimed flush block's copy with its session", async () => {
+    const { ws, dir } = await workspace();
+    const block =
+      "<!-- BIG-MEMORY-SNAPSHOT v1 -->\n<!-- snapshot-id: 2026-11-22-01 -->\n### [SNAPSHOT] Active Goal\nship it\n<!-- /BIG-MEMORY-SNAPSHOT -->\n";
+    await mkdir(join(dir, "memory"), { recursive: true });
+    await writeFile(join(dir, TODAY_LOG), block);
+    await ws.claim({
+      at: NOW.toISOString(),
+      file: TODAY_LOG,
+      line: 1,
+      id: "2026-11-22-01",
+      session: MAIN.sessionKey,
+      agent: "main",
+    });
+    await writeFile(join(dir, TODAY_LOG), "");
+    const found = await ws.snapshotIn(TODAY_LOG, "2026-11-22-01");
+    expect([found?.snapshot.goal, found?.snapshot.session, found?.snapshot.trigger]).toEqual([
+      "ship it",
+      MAIN.sessionKey,
+      "flush",
+    ]);
   });
 });

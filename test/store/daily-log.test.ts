@@ -191,9 +191,12 @@ describe("appendSnapshotBlock", () => {
       line: 3,
       offset: 0,
       bytes: Buffer.byteLength(block),
+      journalProblem: null,
     });
     expect(await readFile(logPath, "utf8")).toBe(block);
-    expect(await readdir(workspace)).toEqual(["memory"]);
+    // The block's private copy (store/journal.ts) is the only other file written.
+    expect((await readdir(workspace)).sort()).toEqual([".big-memory", "memory"]);
+    expect(await readdir(join(workspace, ".big-memory", "journal"))).toEqual(["2026-11-22.jsonl"]);
     expect(await readdir(join(workspace, "memory"))).toEqual(["2026-11-22.md"]);
   });
 
@@ -413,7 +416,7 @@ describe("appendSnapshotBlock", () => {
       statsBefore.map((s) => [s.size, s.mtimeMs, s.ino]),
     );
     for (const name of others) expect(await readFile(join(workspace, name), "utf8")).toBe(`# ${name}\n`);
-    expect((await readdir(workspace)).sort()).toEqual(["AGENTS.md", "MEMORY.md", "memory"]);
+    expect((await readdir(workspace)).sort()).toEqual([".big-memory", "AGENTS.md", "MEMORY.md", "memory"]);
     expect((await readdir(join(workspace, "memory"))).sort()).toEqual([
       "2026-11-21.md",
       "2026-11-22.md",

@@ -49,6 +49,7 @@ describe("big-memory doctor", () => {
         "ok    index: 0 months indexed",
         "ok    daily logs: 0 snapshots in 0 daily logs, no problems",
         "ok    compactions: none observed yet",
+        "ok    daily logs vs journal: 0 blocks kept in .big-memory/journal/ for 0 days; every daily log holds them",
         "big-memory will capture and restore in this workspace.",
         "",
       ].join("\n"),
@@ -89,6 +90,7 @@ describe("big-memory doctor", () => {
       "warn  daily logs: 1 problem in 2 daily logs (first: memory/2026-11-21.md:5: snapshot block has no end marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->))",
       "      fix: `big-memory verify` lists them with file and line",
       "ok    compactions: none observed yet",
+      "ok    daily logs vs journal: 1 block kept in .big-memory/journal/ for 1 day; every daily log holds them",
       "big-memory will capture and restore in this workspace.",
       "",
     ]);

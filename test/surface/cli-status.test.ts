@@ -26,7 +26,8 @@ describe("big-memory status", () => {
         {
           session: "(none)",
           snapshots: 2,
-          lastCapture: { id: "2026-11-20-02", timestamp: "2026-11-20T17:40:00", trigger: null },
+          // Hand-written blocks (no checksum, no claim) are snapshots, not captures.
+          lastCapture: null,
         },
         { session: "agent:main:main", snapshots: 1, lastCapture: { id: "2026-11-22-01", trigger: "manual" } },
       ],

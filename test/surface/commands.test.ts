@@ -80,7 +80,7 @@ describe("/big-memory", () => {
 
   it("answers help with the usage, saying slash commands run in chat", async () => {
     const help = await driver().command("help");
-    expect(help).toMatch(/^Usage: \/big-memory \[status .* \| doctor \| help\]\n/);
+    expect(help).toMatch(/^Usage: \/big-memory \[status .* \| doctor \| repair \| help\]\n/);
     expect(help.split("\n").at(-1)).toBe(
       "Slash commands run in chat (through the gateway); in a terminal use `big-memory` or `openclaw big-memory`.",
     );
@@ -378,5 +378,28 @@ describe("planted text", () => {
           "finished work\\.$",
       ),
     );
+  });
+});
+
+describe("/big-memory repair and the journal in status", () => {
+  it("names a log that lost the session's snapshot in status, and appends it again", async () => {
+    const d = driver();
+    await work(d);
+    await d.command("save oauth-dup-fix");
+    const log = join(d.workspace, "memory", `${today()}.md`);
+    // A model's `write` in an ordinary turn replaces the day's log.
+    writeFileSync(log, "# Today\n");
+    const status = await d.command("status");
+    expect(status).toContain(
+      `daily log: memory/${today()}.md lost 1 snapshot big-memory wrote there (${today()}-01) and was cut from`,
+    );
+    expect(status).toContain("run /big-memory repair to append them again");
+    expect(await d.command("repair --dry-run")).toMatch(
+      new RegExp(`^memory/${today()}\\.md: would append 1 snapshot \\(${today()}-01\\)`),
+    );
+    expect(readFileSync(log, "utf8")).toBe("# Today\n");
+    expect(await d.command("repair")).toMatch(new RegExp(`^memory/${today()}\\.md: appended 1 snapshot`));
+    expect(snapshots(d).map((s) => s.name)).toEqual(["oauth-dup-fix"]);
+    expect(await d.command("status")).not.toContain("daily log:");
   });
 });

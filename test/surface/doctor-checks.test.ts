@@ -44,6 +44,7 @@ function facts(
     lastRestore: { id: "2026-11-22-01", at: "2026-11-22T10:30:00Z" },
     index: { months: 1, unreadable: [], missing: [] },
     logs: { files: 1, snapshots: 1, problems: 0, firstProblem: null },
+    journal: { days: 1, blocks: 1, incidents: [] },
     ...rest,
   };
 }
@@ -68,6 +69,7 @@ describe("doctorChecks", () => {
       index: "ok",
       "daily logs": "ok",
       compactions: "ok",
+      "daily logs vs journal": "ok",
     });
     expect(doctorOk(checks)).toBe(true);
     expect(named(checks, "memory flush")?.detail).toBe(
