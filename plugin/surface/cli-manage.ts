@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { danglingClaims, readClaims } from "../search/claims.ts";
+import { echoed } from "../snapshot/echo.ts";
 import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { tombstone } from "../store/save.ts";
@@ -52,21 +53,27 @@ export function defineManageCommands(
         ok,
         checked: ws.snapshots.length,
         problems: problems.map(lineOf),
-        diagnostics: diagnostics.map(({ file, line, message }) => lineOf({ file, line, message })),
+        // Dated logs left in sub-folders are not read: told, but not a problem of the snapshots checked.
+        diagnostics: [...diagnostics, ...ws.strays].map(({ file, line, message }) =>
+          lineOf({ file, line, message }),
+        ),
       };
       out(o.json, doc, () =>
-        ok
-          ? style.green(
-              `ok: ${counted(ws.snapshots.length, "snapshot")} checked in ${counted(ws.files, "daily log")}, no problems`,
-            )
-          : [
-              style.red(
-                `${counted(problems.length, "problem")} in ${counted(ws.snapshots.length, "snapshot")} checked:`,
-              ),
-              ...problems.map(
-                (p) => `  ${p.line > 0 ? `${p.file}:${p.line}` : p.file}  ${p.id ?? "-"}  ${p.problem}`,
-              ),
-            ].join("\n"),
+        [
+          ok
+            ? style.green(
+                `ok: ${counted(ws.snapshots.length, "snapshot")} checked in ${counted(ws.files, "daily log")}, no problems`,
+              )
+            : [
+                style.red(
+                  `${counted(problems.length, "problem")} in ${counted(ws.snapshots.length, "snapshot")} checked:`,
+                ),
+                ...problems.map(
+                  (p) => `  ${p.line > 0 ? `${p.file}:${p.line}` : p.file}  ${p.id ?? "-"}  ${p.problem}`,
+                ),
+              ].join("\n"),
+          ...ws.strays.map((d) => style.yellow(`note: ${d.message}`)),
+        ].join("\n"),
       );
       setExit(ok ? EXIT.ok : EXIT.notFound);
     });
@@ -78,7 +85,7 @@ export function defineManageCommands(
     .action(async (name: string, o: CommonOptions & { session?: string }) => {
       const workspaceDir = resolveWorkspace(o.dir, io);
       if (!(await hasLiveName(workspaceDir, name))) {
-        out(o.json, { deleted: null }, () => `No live checkpoint named "${name}".`);
+        out(o.json, { deleted: null }, () => `No live checkpoint named ${echoed(name)}.`);
         setExit(EXIT.notFound);
         return;
       }
@@ -87,7 +94,7 @@ export function defineManageCommands(
         o.json,
         { deleted: name, id: saved.id, file: saved.file, line: saved.line },
         () =>
-          `deleted checkpoint ${name} (tombstone ${saved.id} in ${saved.file}:${saved.line}; list --all shows its history)`,
+          `deleted checkpoint ${echoed(name)} (tombstone ${saved.id} in ${saved.file}:${saved.line}; list --all shows its history)`,
       );
       setExit(EXIT.ok);
     });
@@ -99,7 +106,7 @@ export function defineManageCommands(
     .requiredOption("--before <date>", "YYYY-MM-DD: logs dated before this day are archived")
     .action(async (o: CommonOptions & { before: string }) => {
       if (!isDailyLogDate(o.before))
-        throw new UsageError(`--before expects a date YYYY-MM-DD, received "${o.before}"`);
+        throw new UsageError(`--before expects a date YYYY-MM-DD, received ${echoed(o.before)}`);
       const result = await archiveBefore(resolveWorkspace(o.dir, io), o.before);
       out(o.json, result, () =>
         [
