@@ -67,6 +67,23 @@ export function memoryRelative(file: string): string | null {
   return rel;
 }
 
+/**
+ * Why `file` (workspace-relative) is not a daily log that the readers read, or null when it is one:
+ * `memory/<dated name>.md` or `memory/.big-memory-archive/<dated name>.md` (see {@link isDailyLogName}).
+ */
+export function logNameProblem(file: string): string | null {
+  const rel = memoryRelative(file);
+  if (rel === null) return "it is outside the workspace's memory/ folder";
+  const parts = rel.split("/");
+  const name = parts[parts.length - 1] ?? "";
+  const folder = parts.slice(1, -1).join("/");
+  if (folder !== "" && folder !== ARCHIVE_DIR)
+    return `it is in a sub-folder of memory/, where big-memory reads no daily log`;
+  if (!isDailyLogName(name))
+    return "it is not a daily log (memory/YYYY-MM-DD.md, or a name starting with a date)";
+  return null;
+}
+
 /** What a file of this type is, for messages. */
 function kindOf(info: Stats): string {
   if (info.isFIFO()) return "a FIFO (named pipe)";
@@ -91,12 +108,7 @@ const outsideName = (file: string) =>
     "outside",
   );
 const loop = (file: string) =>
-  new RefusedFileError(
-    file,
-    "it is a loop of links",
-    "replace the link with the log itself",
-    "loop",
-  );
+  new RefusedFileError(file, "it is a loop of links", "replace the link with the log itself", "loop");
 const notRegular = (file: string, info: Stats) =>
   new RefusedFileError(
     file,

@@ -94,7 +94,7 @@ export function defineManageCommands(
         o.json,
         { deleted: name, id: saved.id, file: saved.file, line: saved.line },
         () =>
-          `deleted checkpoint ${echoed(name)} (tombstone ${saved.id} in ${saved.file}:${saved.line}; list --all shows its history)`,
+          `deleted checkpoint ${name} (tombstone ${saved.id} in ${saved.file}:${saved.line}; list --all shows its history)`,
       );
       setExit(EXIT.ok);
     });
