@@ -125,11 +125,23 @@ export function defineManageCommands(
 
   common(root.command("scrub"))
     .description(
-      "redact big-memory's own files written by older versions and make them private; --logs also redacts the daily logs (backup kept)",
+      "redact big-memory's own files written by older versions and make them private; --logs also shows what it would redact in the snapshot blocks of the daily logs, --apply rewrites them (backup kept)",
     )
-    .option("--logs", "also redact the daily logs and archives under memory/, after a verified backup")
-    .action(async (o: CommonOptions & { logs?: boolean }) => {
-      const report = await runScrub(resolveWorkspace(o.dir, io), { logs: o.logs === true, now: io.now() });
+    .option(
+      "--logs",
+      "also check the snapshot blocks of the daily logs (a preview: nothing in memory/ changes)",
+    )
+    .option("--apply", "with --logs: rewrite those blocks, after a verified backup")
+    .action(async (o: CommonOptions & { logs?: boolean; apply?: boolean }) => {
+      if (o.apply === true && o.logs !== true)
+        throw new UsageError(
+          "--apply goes with --logs: scrub --logs shows what it would change, --logs --apply changes it",
+        );
+      const report = await runScrub(resolveWorkspace(o.dir, io), {
+        logs: o.logs === true,
+        apply: o.apply === true,
+        now: io.now(),
+      });
       out(o.json, report, () => scrubText(report, style));
       setExit(EXIT.ok);
     });
