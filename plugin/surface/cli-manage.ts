@@ -101,26 +101,42 @@ export function defineManageCommands(
 
   common(root.command("archive"))
     .description(
-      "move the snapshot blocks of daily logs older than DATE into memory/.big-memory-archive/ (verified first)",
+      "move the snapshot blocks of daily logs older than DATE (their variants too) into memory/.big-memory-archive/ (verified first)",
     )
     .requiredOption("--before <date>", "YYYY-MM-DD: logs dated before this day are archived")
     .action(async (o: CommonOptions & { before: string }) => {
       if (!isDailyLogDate(o.before))
         throw new UsageError(`--before expects a date YYYY-MM-DD, received ${echoed(o.before)}`);
       const result = await archiveBefore(resolveWorkspace(o.dir, io), o.before);
-      out(o.json, result, () =>
+      const moved = result.archived.reduce((n, a) => n + a.snapshots, 0);
+      const summary =
+        result.problems.length === 0
+          ? null
+          : `Archived ${counted(moved, "snapshot")} from ${counted(result.archived.length, "log")}; ${counted(result.problems.length, "log")} left as ${result.problems.length === 1 ? "it was" : "they were"} (above), so this run is incomplete.`;
+      const { strays, ...rest } = result;
+      // The sub-folders holding dated logs are the document's diagnostics, as in every read command.
+      const lineOf = (d: { file: string; line: number; message: string }) => ({
+        ...d,
+        line: d.line > 0 ? d.line : null,
+      });
+      out(o.json, { ...rest, complete: result.problems.length === 0, diagnostics: strays.map(lineOf) }, () =>
         [
-          result.archived.length === 0 ? `Nothing to archive before ${o.before}.` : "",
+          result.archived.length === 0 && result.problems.length === 0
+            ? `Nothing to archive before ${o.before}.`
+            : "",
           ...result.archived.map(
             (a) =>
               `${a.file}: ${a.snapshots} snapshot${a.snapshots === 1 ? "" : "s"} moved to ${a.archive}${a.removed ? " (the log held nothing else and was removed)" : ""}`,
           ),
           ...result.problems.map((p) => style.yellow(`${p.file}: ${p.problem}`)),
+          ...result.strays.map((d) => style.yellow(`note: ${d.message}`)),
+          summary === null ? "" : style.red(summary),
         ]
           .filter((l) => l !== "")
           .join("\n"),
       );
-      setExit(result.archived.length === 0 ? EXIT.notFound : EXIT.ok);
+      // A partial run is not a success: a log that was to be archived is still as it was.
+      setExit(result.problems.length > 0 || result.archived.length === 0 ? EXIT.notFound : EXIT.ok);
     });
 
   common(root.command("scrub"))

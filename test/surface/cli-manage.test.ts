@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { snapshot } from "../builders.ts";
+import { realWorkspaceFiles } from "../store/fixtures/real-workspace.ts";
 import { cli, SAVE_INPUT, SKILL_LOG, workspaces } from "./cli-harness.ts";
 
 const workspace = workspaces();
@@ -115,6 +116,15 @@ describe("big-memory archive", () => {
         },
       ],
       problems: [],
+      complete: true,
+      diagnostics: [
+        {
+          file: "memory/archive/",
+          line: null,
+          message:
+            "memory/archive/ holds a dated log (memory/archive/2026-10-01.md) that big-memory does not read: it reads the daily logs directly in memory/; move a log that holds snapshots up to memory/ for them to be found",
+        },
+      ],
     });
     expect(readFileSync(join(dir, "memory/archive/2026-10-01.md"), "utf8")).toBe(userArchive);
     const listed = await cli(["list", "--dir", dir, "--all", "--json"]);
@@ -202,5 +212,26 @@ describe("verify, checksum lines", () => {
         },
       ],
     ]);
+  });
+});
+
+describe("big-memory archive, a partial run", () => {
+  it("archives what it can, names each log it leaves with its fix, sums up, and exits 1", async () => {
+    const dir = workspace(realWorkspaceFiles());
+    const r = await cli(["archive", "--dir", dir, "--before", "2026-02-08"]);
+    expect(r.code).toBe(1);
+    const fix =
+      "not archived: its snapshot blocks hold a value that redaction removes (a secret written before the current rules); run big-memory scrub --logs to see them and --logs --apply to redact them, then archive again";
+    expect(r.stdout.split("\n")).toEqual([
+      `memory/2026-02-07.md: ${fix}`,
+      `memory/2026-02-07-0431.md: ${fix}`,
+      "note: memory/archive/ holds a dated log (memory/archive/2025-12-30.md) that big-memory does not read: it reads the daily logs directly in memory/; move a log that holds snapshots up to memory/ for them to be found",
+      "note: memory/daily/ holds a dated log (memory/daily/2026-02-24.md) that big-memory does not read: it reads the daily logs directly in memory/; move a log that holds snapshots up to memory/ for them to be found",
+      "Archived 0 snapshots from 0 logs; 2 logs left as they were (above), so this run is incomplete.",
+      "",
+    ]);
+    const json = await cli(["archive", "--dir", dir, "--before", "2026-02-08", "--json"]);
+    expect(json.code).toBe(1);
+    expect(json.json()).toMatchObject({ archived: [], complete: false });
   });
 });
