@@ -235,3 +235,27 @@ describe("big-memory archive, a partial run", () => {
     expect(json.json()).toMatchObject({ archived: [], complete: false });
   });
 });
+
+describe("big-memory replies to rejected input", () => {
+  it("quote it redacted, never verbatim", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    const token = `ghp_${"Qd5v".repeat(9)}`;
+    const runs = [
+      await cli(["delete", token, "--dir", dir]),
+      await cli(["archive", "--dir", dir, "--before", token]),
+      await cli(["show", token, "--dir", dir]),
+      await cli(["show", `../${token}.md:3`, "--dir", dir]),
+      await cli(["list", "--dir", dir, "--limit", token]),
+    ];
+    for (const r of runs) {
+      expect(r.stdout + r.stderr).not.toContain("Qd5v");
+    }
+    expect(runs.slice(0, 5).map((r) => r.stdout || r.stderr)).toEqual([
+      'No live checkpoint named "[REDACTED:github-token]".\n',
+      'big-memory: --before expects a date YYYY-MM-DD, received "[REDACTED:github-token]"\n',
+      'No snapshot with id, location or name "[REDACTED:github-token]".\n',
+      `big-memory: show "../[REDACTED:github-token].md:3": not read, it is outside the workspace's memory/ folder; show reads the daily logs in memory/ (memory/2026-11-22.md:14), or give a snapshot id or a checkpoint name\n`,
+      'big-memory: --limit expects a whole number of at least 1, or all, received "[REDACTED:github-token]"\n',
+    ]);
+  });
+});
