@@ -205,6 +205,43 @@ export async function openMemoryFile(
   }
 }
 
+/**
+ * The bytes of one of big-memory's own files (under `.big-memory/`), read as a daily log is: opened with
+ * `O_NONBLOCK | O_NOFOLLOW` and read only when the handle is a regular file, so a FIFO or a link put in its
+ * place never blocks or redirects a command. `name` (workspace-relative) names it in a refusal; a missing
+ * file rejects with `ENOENT`, a folder with {@link RefusedFileError} of kind `"folder"`.
+ */
+export async function readStateFile(path: string, name: string): Promise<Buffer> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, READ_FLAGS);
+  } catch (error) {
+    if (errorCode(error) === "ENXIO") throw socket(name);
+    if (errorCode(error) === "ELOOP")
+      throw new RefusedFileError(
+        name,
+        "it is a link",
+        "move it away (big-memory writes it again)",
+        "outside",
+      );
+    throw error;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      throw new RefusedFileError(
+        name,
+        `it is ${kindOf(info)}, not a regular file`,
+        "move it away (big-memory writes it again)",
+        info.isDirectory() ? "folder" : "special",
+      );
+    }
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The bytes of `file` read within the boundary (see {@link openMemoryFile}). */
 export async function readMemoryFile(workspaceDir: string, file: string): Promise<Buffer> {
   const { handle } = await openMemoryFile(workspaceDir, file);

@@ -145,4 +145,19 @@ describe("the state folder at the workspace's boundary", () => {
     expect(scrub.code).toBe(3);
     expect((statSync(target).mode & 0o777).toString(8)).toBe("755");
   });
+
+  it("reads big-memory's own files as regular files only: a FIFO put there does not hang status or list", () => {
+    mkdirSync(join(ws, ".big-memory", "sessions"), { recursive: true });
+    execFileSync("mkfifo", [join(ws, ".big-memory", "restore-log.jsonl")]);
+    execFileSync("mkfifo", [join(ws, ".big-memory", "sessions", "agent-main-main-0123456789.json")]);
+    execFileSync("mkfifo", [join(ws, ".big-memory", "claims.jsonl")]);
+    const status = run(["status", "--json"]);
+    expect(status.code).toBe(0);
+    const doc = JSON.parse(status.stdout) as { diagnostics: { message: string }[] };
+    expect(doc.diagnostics.map((d) => d.message)).toContain(
+      ".big-memory/claims.jsonl is not read: it is a FIFO (named pipe), not a regular file; move it away (big-memory writes it again)",
+    );
+    const list = run(["list"]);
+    expect([list.code, list.stdout.split("\n")[0]]).toEqual([0, expect.stringMatching(/^ID +AGE/)]);
+  });
 });
