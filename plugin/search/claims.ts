@@ -8,10 +8,10 @@
  * that line with that id, or, when lines above it were added or removed since, the block of that id in
  * that file. A line that cannot be read is a problem named by line, never fatal.
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { errorCode } from "../store/fs-durable.ts";
+import { RefusedFileError, readStateFile } from "../store/log-open.ts";
 import type { Claim } from "./claim-schema.ts";
 import type { Entry } from "./document.ts";
 
@@ -30,8 +30,14 @@ const idKeyOf = (file: string, id: string) => `${file}#${id}`;
 export async function readClaims(workspaceDir: string): Promise<{ claims: Claims; problems: Diagnostic[] }> {
   let text = "";
   try {
-    text = await readFile(join(workspaceDir, CLAIMS_FILE), "utf8");
+    text = (await readStateFile(join(workspaceDir, CLAIMS_FILE), CLAIMS_FILE)).toString("utf8");
   } catch (error) {
+    // A FIFO or a link put in its place: told, and no claim is laid over (blocks read as written).
+    if (error instanceof RefusedFileError)
+      return {
+        claims: new Map(),
+        problems: [{ file: CLAIMS_FILE, line: 0, message: error.message.replace(/^big-memory: /, "") }],
+      };
     if (errorCode(error) !== "ENOENT") throw error;
   }
   const claims = new Map<string, Claim>();

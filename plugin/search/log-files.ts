@@ -3,10 +3,11 @@
  * says whether a log still looks the way its fingerprint recorded it. Light on purpose (no parser, no
  * persistence gate): the commands that read saved refs need only this to know which months are fresh.
  */
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { errorCode } from "../store/fs-durable.ts";
+import { RefusedFileError, statMemoryFileSync } from "../store/log-open.ts";
 import type { Fingerprint, LogRecord } from "./codec.ts";
 import { monthOf } from "./shard.ts";
 
@@ -28,17 +29,17 @@ export async function statLog(workspaceDir: string, file: string): Promise<LogSt
   return statLogSync(workspaceDir, file);
 }
 
-/** {@link statLog}, synchronously. */
+/**
+ * {@link statLog}, synchronously. A plain file costs one `lstat`. An entry that big-memory does not read
+ * (a link out of `memory/`, a loop of links, a FIFO, a device: see store/log-open.ts) gets a stat of size 0
+ * and no change time, which no fingerprint matches, so the caller reads it and is told why it is refused;
+ * a folder is no log (null).
+ */
 export function statLogSync(workspaceDir: string, file: string): LogStat | null {
-  try {
-    const info = statSync(join(workspaceDir, file), { throwIfNoEntry: false });
-    return info?.isFile() === true
-      ? { file, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino }
-      : null;
-  } catch (error) {
-    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return null;
-    throw error;
-  }
+  const info = statMemoryFileSync(workspaceDir, file);
+  if (info === null) return null;
+  if (info instanceof RefusedFileError) return info.kind === "folder" ? null : { file, size: 0, mtimeMs: 0 };
+  return { file, size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino };
 }
 
 /**

@@ -4,13 +4,12 @@
  * (null), never an error; one that cannot be read (permissions, a disk error) is told as such, with the
  * diagnostic naming it, and gets no fingerprint, so that it is read again once it can be.
  */
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { readFailure } from "../store/daily-log.ts";
+import { openMemoryFile } from "../store/log-open.ts";
 import type { Fingerprint, LogRecord } from "./codec.ts";
-import { contentHash, statLog } from "./log-files.ts";
+import { contentHash } from "./log-files.ts";
 
 /** A daily log as read: its fingerprint and what parsing found in it. */
 export interface LogRead {
@@ -49,24 +48,29 @@ export function redactionsIn(snapshots: readonly LocatedSnapshot[]): Record<stri
 }
 
 /**
- * Reads a log and fingerprints exactly the bytes read: the times are taken before reading and the read
- * is repeated if the size moved meanwhile (a write in progress). `known` skips parsing when the content
- * hash is unchanged (only the times moved) and its problems were recorded. Null when the log is gone,
- * {@link UnreadableLog} when it cannot be read (see daily-log.ts `readFailure`).
+ * Reads a log and fingerprints exactly the bytes read: the times are those of the open handle, taken
+ * before reading, and the read is repeated if the size moved meanwhile (a write in progress). The log is
+ * opened within the workspace's boundary (store/log-open.ts: its real path inside `memory/`, a regular
+ * file, never blocking). `known` skips parsing when the content hash is unchanged (only the times moved)
+ * and its problems were recorded. Null when the log is gone, {@link UnreadableLog} when it cannot be read
+ * or is refused (see daily-log.ts `readFailure`).
  */
 export async function readLog(
   workspaceDir: string,
   file: string,
   known?: LogRecord,
 ): Promise<(LogRead & { same: boolean }) | UnreadableLog | null> {
-  const path = join(workspaceDir, file);
   for (let attempt = 0; ; attempt++) {
-    let before: Awaited<ReturnType<typeof statLog>>;
+    let before: Awaited<ReturnType<typeof openMemoryFile>>["info"];
     let bytes: Buffer;
     try {
-      before = await statLog(workspaceDir, file);
-      if (before === null) return null;
-      bytes = await readFile(path);
+      const opened = await openMemoryFile(workspaceDir, file);
+      try {
+        before = opened.info;
+        bytes = await opened.handle.readFile();
+      } finally {
+        await opened.handle.close();
+      }
     } catch (error) {
       const problem = readFailure(file, error);
       return problem === null ? null : { unreadable: problem };
@@ -75,8 +79,8 @@ export async function readLog(
     const fingerprint: Fingerprint = {
       size: bytes.length,
       mtimeMs: before.mtimeMs,
-      ...(before.ctimeMs === undefined ? {} : { ctimeMs: before.ctimeMs }),
-      ...(before.ino === undefined ? {} : { ino: before.ino }),
+      ctimeMs: before.ctimeMs,
+      ino: before.ino,
       crc32: contentHash(bytes),
     };
     if (known?.problems !== undefined && known.crc32 === fingerprint.crc32) {

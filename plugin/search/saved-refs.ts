@@ -9,12 +9,11 @@
  * diagnostic of its file and its refs are left out; the other logs answer (the index saves no record of
  * such a log, so it is tried again on every run).
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { END_MARKER, START_MARKER_PREFIX } from "../snapshot/format.ts";
 import { latestCandidate, latestSettled } from "../snapshot/lifecycle.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { errorCode } from "../store/fs-durable.ts";
+import { readMemoryFileSync, strayDailyLogs } from "../store/log-open.ts";
 import { type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import type { LogRecord } from "./codec.ts";
 import { type Entry, entryOf } from "./document.ts";
@@ -51,6 +50,8 @@ export class SavedRefs {
   readonly #book = new LogBook();
   readonly #claims: Claims;
   readonly #claimProblems: Diagnostic[];
+  /** Folders of `memory/` holding dated logs that are not read (store/log-open.ts `strayDailyLogs`). */
+  readonly #strays: Diagnostic[];
 
   private constructor(
     workspaceDir: string,
@@ -64,6 +65,7 @@ export class SavedRefs {
     this.#months = [...logs.keys()].sort().reverse();
     this.#claims = claims.claims;
     this.#claimProblems = claims.problems;
+    this.#strays = strayDailyLogs(workspaceDir);
   }
 
   /** Lists the logs and reads the claims of a workspace; reads no month yet. */
@@ -244,9 +246,12 @@ export class SavedRefs {
     return this.sorted().filter((e) => e.id === id);
   }
 
-  /** Problems found in the logs whose records were read, and in the claims file. */
+  /**
+   * Problems found in the logs whose records were read and in the claims file, and the folders of
+   * `memory/` holding dated logs that are not read.
+   */
   diagnostics(): Diagnostic[] {
-    return [...this.#book.diagnostics(), ...this.#claimProblems];
+    return [...this.#strays, ...this.#book.diagnostics(), ...this.#claimProblems];
   }
 
   /** The logs whose records were read: how many, their bytes, and the `[REDACTED:<kind>]` markers in their snapshots. */
@@ -299,7 +304,7 @@ export class SavedRefs {
  */
 async function readLogBytes(workspaceDir: string, file: string): Promise<Buffer | Diagnostic | null> {
   try {
-    return readFileSync(join(workspaceDir, file));
+    return readMemoryFileSync(workspaceDir, file).bytes;
   } catch (error) {
     if (errorCode(error) === "ENOENT") return null;
     const { readFailure } = await import("../store/daily-log.ts");

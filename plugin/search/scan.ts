@@ -9,12 +9,11 @@
  * built. Reads one log at a time, so memory stays small. A log that cannot be read is a diagnostic, and
  * the others are read.
  */
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { START_MARKER_PREFIX } from "../snapshot/format.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { listDailyLogs, readFailure } from "../store/daily-log.ts";
+import { listDailyLogs, readFailure, strayDailyLogs } from "../store/daily-log.ts";
+import { readMemoryFile } from "../store/log-open.ts";
 import { type Claims, claimed } from "./claims.ts";
 import { buildFrozen } from "./frozen-shard.ts";
 import { indexable, planQuery } from "./query.ts";
@@ -57,14 +56,14 @@ export async function scanSearch(
   const mayHold = screenOf(query);
   const logs = await listDailyLogs(workspaceDir);
   const found: LocatedSnapshot[] = [];
-  const diagnostics: Diagnostic[] = [];
+  const diagnostics: Diagnostic[] = strayDailyLogs(workspaceDir);
   let bytes = 0;
   let parsed = 0;
   let anyBlock = false;
   for (const [i, log] of logs.entries()) {
     let text: string;
     try {
-      text = await readFile(join(workspaceDir, log.file), "utf8");
+      text = (await readMemoryFile(workspaceDir, log.file)).toString("utf8");
     } catch (error) {
       const problem = readFailure(log.file, error);
       if (problem !== null) diagnostics.push(problem);

@@ -9,6 +9,7 @@
  * A watcher re-reads logs that change; index changes are saved shortly after, atomically.
  */
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { strayDailyLogs } from "../store/log-open.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import { refOf } from "./document.ts";
 import { LightShard } from "./light-shard.ts";
@@ -314,7 +315,7 @@ export class SearchService {
 
   /** Problems found in the logs read so far (torn blocks, unknown versions...) and in the claims file. */
   diagnostics(): Diagnostic[] {
-    return [...this.#book.diagnostics(), ...this.#claimProblems];
+    return [...strayDailyLogs(this.workspaceDir), ...this.#book.diagnostics(), ...this.#claimProblems];
   }
 
   /** The logs indexed: how many, their bytes, and the `[REDACTED:<kind>]` markers in their snapshots. */

@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { PluginConfig } from "../config.ts";
 import { appendClaim, type Claim, claimed, readClaims } from "../search/claims.ts";
@@ -13,6 +12,7 @@ import { errorCode, errorMessage } from "../store/fs-durable.ts";
 import { secureStateDir } from "../store/gate.ts";
 import { journaledDate, recordClaim } from "../store/journal.ts";
 import { appendLedger, type LedgerFact } from "../store/ledger.ts";
+import { readMemoryFile } from "../store/log-open.ts";
 import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
 import { type SaveMeta, type SaveResult, saveSnapshot, tombstone } from "../store/save.ts";
 import { JsonState, type Logger } from "../store/state.ts";
@@ -141,7 +141,7 @@ export class Workspace {
   /** The text of a workspace-relative daily log, "" when it does not exist. */
   async readLog(file: string): Promise<string> {
     try {
-      return await readFile(join(this.dir, file), "utf8");
+      return (await readMemoryFile(this.dir, file)).toString("utf8");
     } catch (error) {
       if (errorCode(error) === "ENOENT") return "";
       throw error;
@@ -155,7 +155,7 @@ export class Workspace {
   async snapshotsSince(file: string, offset: number): Promise<LocatedSnapshot[]> {
     let buffer: Buffer;
     try {
-      buffer = await readFile(join(this.dir, file));
+      buffer = await readMemoryFile(this.dir, file);
     } catch (error) {
       if (errorCode(error) === "ENOENT") return [];
       throw error;
@@ -169,7 +169,7 @@ export class Workspace {
   /** One snapshot by id from one daily log, or null. Reads that file only. */
   async snapshotIn(file: string, id: string): Promise<LocatedSnapshot | null> {
     try {
-      const text = await readFile(join(this.dir, file), "utf8");
+      const text = (await readMemoryFile(this.dir, file)).toString("utf8");
       const found = parseDailyLog(text, file).snapshots.find((s) => s.snapshot.id === id);
       if (found !== undefined) return claimed((await readClaims(this.dir)).claims, found);
     } catch (error) {

@@ -1,3 +1,4 @@
+import { echoed, holdsSecret } from "./echo.ts";
 import { CheckpointName } from "./snapshot.ts";
 
 /** Names too generic to find a task by later. */
@@ -36,20 +37,25 @@ export function suggestName(text: string): string {
 }
 
 /**
- * Checks a checkpoint name: kebab-case, 3-64 characters, not generic, not path-like. Returns null
- * when it is good, or a message that says what is wrong and suggests a better name (from `hint`,
- * free text such as the snapshot's goal, when given).
+ * Checks a checkpoint name: kebab-case, 3-64 characters, not generic, not path-like, not a secret. Returns
+ * null when it is good, or a message that says what is wrong and suggests a better name (from `hint`,
+ * free text such as the snapshot's goal, when given). The message quotes the name only as
+ * `echo.ts` `echoed` does (redacted, cleaned, cut), and never suggests a name made from a secret.
  */
 export function nameProblem(name: string, hint = ""): string | null {
-  const suggestion = suggestName(hint === "" ? name : hint);
+  const secret = holdsSecret(name);
+  const suggestion = suggestName(hint !== "" ? hint : secret ? "" : name);
   const tail = ` (try a name that says what the task is, like ${suggestion})`;
+  const quoted = echoed(name);
+  if (secret)
+    return `checkpoint name ${quoted} holds what looks like a secret; a name is shown in lists and replies${tail}`;
   if (/[/\\]|\.\.|^\./.test(name))
-    return `checkpoint name "${name}" looks like a path; names never become files${tail}`;
+    return `checkpoint name ${quoted} looks like a path; names never become files${tail}`;
   if (GENERIC_NAMES.has(name.toLowerCase()))
-    return `checkpoint name "${name}" is too generic to find again${tail}`;
+    return `checkpoint name ${quoted} is too generic to find again${tail}`;
   const parsed = CheckpointName.safeParse(name);
   if (!parsed.success) {
-    return `checkpoint name "${name}" is not valid: ${parsed.error.issues[0]?.message ?? "invalid"}${tail}`;
+    return `checkpoint name ${quoted} is not valid: ${parsed.error.issues[0]?.message ?? "invalid"}${tail}`;
   }
   return null;
 }

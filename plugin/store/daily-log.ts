@@ -3,36 +3,33 @@
  * append, and reads. A daily log is append-only here: nothing in this module rewrites, truncates or reorders
  * one, and nothing outside `memory/` is touched.
  */
+
 import type { FileHandle } from "node:fs/promises";
-import { constants, open, readdir, readFile, stat, unlink } from "node:fs/promises";
+import { constants, open, readdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { appendDurably, errorCode, errorMessage, freeSpace } from "./fs-durable.ts";
 import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
 import { holdsId, laterId, readJournalDay, recordAppend } from "./journal.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
+import {
+  ARCHIVE_DIR,
+  isDailyLogDate,
+  isDailyLogName,
+  MEMORY_DIR,
+  RefusedFileError,
+  readMemoryFile,
+  statMemoryFileSync,
+  strayDailyLogs,
+} from "./log-open.ts";
 
-/** The folder of the daily logs, relative to the workspace. */
-export const MEMORY_DIR = "memory";
-/** big-memory's own archive inside {@link MEMORY_DIR} (`archive --before`), read like the daily logs. */
-export const ARCHIVE_DIR = ".big-memory-archive";
+export { ARCHIVE_DIR, isDailyLogDate, isDailyLogName, MEMORY_DIR, strayDailyLogs };
 /** The lock directory that serialises appends to every daily log of a workspace, inside {@link MEMORY_DIR}. */
 export const LOCK_NAME = ".big-memory.lock";
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const START_MARKER = /^[ \t]*<!--[ \t]*BIG-MEMORY-SNAPSHOT[ \t]+v\d+[ \t]*-->[ \t]*$/;
 const END_MARKER = /^[ \t]*<!--[ \t]*\/BIG-MEMORY-SNAPSHOT[ \t]*-->[ \t]*$/;
 const LINE_ENDING = /\r\n|\r|\n/;
-
-/** `true` when `date` is a real calendar date written `YYYY-MM-DD` (`2026-02-30` is not). */
-export function isDailyLogDate(date: string): boolean {
-  const match = DATE.exec(date);
-  if (match === null) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const probe = new Date(0);
-  probe.setUTCFullYear(year, month - 1, day);
-  return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
-}
 
 /** The local calendar date of `at` as `YYYY-MM-DD`: the daily log a snapshot taken at `at` goes to. */
 export function dailyLogDate(at: Date): string {
@@ -333,7 +330,7 @@ function countLineEndings(text: string): number {
 export async function readDailyLog(workspaceDir: string, date: string): Promise<string | null> {
   const file = dailyLogRelative(date);
   try {
-    return await readFile(dailyLogPath(workspaceDir, date), "utf8");
+    return (await readMemoryFile(workspaceDir, file)).toString("utf8");
   } catch (error) {
     if (errorCode(error) === "ENOENT") return null;
     throw new Error(`big-memory: cannot read ${file}: ${errorMessage(error)}`, { cause: error });
@@ -356,10 +353,19 @@ const MACHINE_FAILURES = new Set(["EMFILE", "ENFILE", "ENOMEM"]);
  * What a failure to read the daily log `file` (workspace-relative) means: `null` when the log is gone
  * (`ENOENT`), else the problem of that log alone, as a diagnostic of the whole file (line 0) whose message
  * names the log, the system's reason and the fix: `memory/2026-11-20.md cannot be read (EACCES: permission
- * denied): check its owner and mode; its snapshots are left out until it can be read`. The caller reads the
- * other logs on. A failure of the machine (out of memory or file descriptors) is rethrown.
+ * denied): check its owner and mode; its snapshots are left out until it can be read`. A file refused at
+ * the workspace's boundary (log-open.ts) is told as such: `memory/2026-11-23.md is not read: it is a FIFO
+ * (named pipe), not a regular file; move it out of memory/; its snapshots are left out`. The caller reads
+ * the other logs on. A failure of the machine (out of memory or file descriptors) is rethrown.
  */
 export function readFailure(file: string, error: unknown): Diagnostic | null {
+  if (error instanceof RefusedFileError) {
+    return {
+      file,
+      line: 0,
+      message: `${file} is not read: ${error.reason}; ${error.fix}; its snapshots are left out`,
+    };
+  }
   const code = errorCode(error);
   if (code === "ENOENT") return null;
   if (code !== undefined && MACHINE_FAILURES.has(code)) throw error;
@@ -387,16 +393,16 @@ export interface DailyLogFile {
   mtimeMs: number;
 }
 
-/** A markdown file whose name starts with a date: `2026-11-22.md`, `2026-11-22-0431.md`, `2026-11-22-slug.md`. */
-const DATED_NAME = /^(\d{4}-\d{2}-\d{2})(?:\D[^/\\]*)?\.md$/;
-
 /**
- * The daily logs of a workspace, oldest date first: regular files (or links to them) directly in `memory/`
- * whose name is `YYYY-MM-DD.md` or starts with a real date (`2026-11-22-0431.md`, `2026-11-22-slug.md`, as
- * OpenClaw's session memory names them); of one date, `YYYY-MM-DD.md` comes first, then the others by name.
- * The logs of big-memory's own archive (`memory/.big-memory-archive/<date>.md`) are listed too, after the
- * logs of their date, so archived snapshots stay findable. Everything else there is ignored, silently
- * (folders, other names). A missing `memory/` gives `[]`, and a file deleted while listing is left out.
+ * The daily logs of a workspace, oldest date first: the entries directly in `memory/` whose name is
+ * `YYYY-MM-DD.md` or starts with a real date (`2026-11-22-0431.md`, `2026-11-22-slug.md`, as OpenClaw's
+ * session memory names them); of one date, `YYYY-MM-DD.md` comes first, then the others by name. The logs
+ * of big-memory's own archive (`memory/.big-memory-archive/<date>.md`) are listed too, after the logs of
+ * their date, so archived snapshots stay findable. Folders and other names are ignored (dated logs in
+ * sub-folders are named by {@link strayDailyLogs}). An entry with a log's name that big-memory does not
+ * read (a link out of `memory/`, a loop of links, a FIFO, a device) is listed with size 0, so that every
+ * reader names it when it reads it (log-open.ts refuses it with the reason and the fix). A missing
+ * `memory/` gives `[]`, and a file deleted while listing is left out. Nothing is opened.
  */
 export async function listDailyLogs(workspaceDir: string): Promise<DailyLogFile[]> {
   const names = await namesIn(workspaceDir, MEMORY_DIR);
@@ -404,10 +410,10 @@ export async function listDailyLogs(workspaceDir: string): Promise<DailyLogFile[
     (n) => `${ARCHIVE_DIR}/${n}`,
   );
   const dated = [...names, ...archived].flatMap((name) => {
-    const date = DATED_NAME.exec(name.slice(name.lastIndexOf("/") + 1))?.[1];
-    return date !== undefined && isDailyLogDate(date) ? [{ date, name }] : [];
+    const base = name.slice(name.lastIndexOf("/") + 1);
+    return isDailyLogName(base) ? [{ date: base.slice(0, 10), name }] : [];
   });
-  const found = await Promise.all(dated.map(({ date, name }) => statDailyLog(workspaceDir, date, name)));
+  const found = dated.map(({ date, name }) => statDailyLog(workspaceDir, date, name));
   const rank = (l: DailyLogFile) =>
     `${l.date}${l.file === `${MEMORY_DIR}/${l.date}.md` ? "0" : "1"}${l.file}`;
   return found
@@ -425,17 +431,16 @@ async function namesIn(workspaceDir: string, rel: string): Promise<string[]> {
   }
 }
 
-async function statDailyLog(workspaceDir: string, date: string, name: string): Promise<DailyLogFile | null> {
+function statDailyLog(workspaceDir: string, date: string, name: string): DailyLogFile | null {
   const file = `${MEMORY_DIR}/${name}`;
   const path = join(workspaceDir, MEMORY_DIR, name);
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) return null;
-    return { date, file, path, size: info.size, mtimeMs: info.mtimeMs };
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return null;
-    throw new Error(`big-memory: cannot read ${file}: ${errorMessage(error)}`, { cause: error });
+  const info = statMemoryFileSync(workspaceDir, file);
+  if (info === null) return null;
+  // A folder with a log's name cannot hold blocks; the walk for stray logs looks into it.
+  if (info instanceof RefusedFileError) {
+    return info.kind === "folder" ? null : { date, file, path, size: 0, mtimeMs: 0 };
   }
+  return { date, file, path, size: info.size, mtimeMs: info.mtimeMs };
 }
 
 function checkDate(date: string): string {

@@ -16,8 +16,10 @@ import {
   fchmodSync,
   fsyncSync,
   linkSync,
+  lstatSync,
   mkdirSync,
   openSync,
+  readlinkSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -37,7 +39,7 @@ import {
   stat,
   writeFile,
 } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import {
   REDACTION_KINDS,
   type Redaction,
@@ -88,6 +90,7 @@ export function gateJson<T>(value: T): { value: T; counts: RedactionCounts; tota
  */
 export async function ensurePrivateDir(dir: string): Promise<string[]> {
   const target = resolve(dir);
+  refuseLinkedStateDir(target);
   let first: string | undefined;
   try {
     first = await mkdir(target, { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -118,6 +121,7 @@ export async function ensurePrivateDir(dir: string): Promise<string[]> {
  */
 export async function secureStateDir(stateDir: string): Promise<string[]> {
   const changed: string[] = [];
+  refuseLinkedStateDir(stateDir);
   let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(stateDir);
@@ -131,6 +135,34 @@ export async function secureStateDir(stateDir: string): Promise<string[]> {
   }
   if (await ensureStateGitignore(stateDir)) changed.push(`${STATE_DIR_NAME}/.gitignore written`);
   return changed;
+}
+
+/**
+ * Throws when a state folder (`.big-memory`) on the way to `target` exists as anything but a real folder:
+ * a link would carry the plugin's private state (and its modes) wherever it points, so it is refused,
+ * never written through.
+ */
+export function refuseLinkedStateDir(target: string): void {
+  const parts = resolve(target).split(sep);
+  for (let i = parts.length; i > 0; i--) {
+    if (parts[i - 1] !== STATE_DIR_NAME) continue;
+    const path = parts.slice(0, i).join(sep) || sep;
+    let info: ReturnType<typeof lstatSync>;
+    try {
+      info = lstatSync(path);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") continue;
+      throw error;
+    }
+    if (info?.isDirectory() === true) continue;
+    const what = info?.isSymbolicLink() === true ? `a link to ${readlinkSync(path)}` : "not a folder";
+    throw Object.assign(
+      new Error(
+        `big-memory: refusing to write through ${path}: it is ${what}; big-memory keeps its private state in a real folder: move the link away (big-memory creates the folder, mode 0700)`,
+      ),
+      { code: "ENOTDIR" },
+    );
+  }
 }
 
 /** Writes the state folder's `.gitignore` when it is missing or differs; `true` when it wrote. */
@@ -241,6 +273,7 @@ export async function writePrivateJson<T>(
 /** {@link ensurePrivateDir} for a process that is exiting: synchronous, the same modes and `.gitignore`. */
 export function ensurePrivateDirSync(dir: string): void {
   const target = resolve(dir);
+  refuseLinkedStateDir(target);
   const first = mkdirSync(target, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (first === undefined) return;
   for (let current = target; ; current = dirname(current)) {
@@ -279,6 +312,7 @@ export function writePrivateJsonSync<T>(
   const gated = gateJson(value);
   const data = Buffer.from(`${JSON.stringify(gated.value)}\n`, "utf8");
   const dir = dirname(path);
+  refuseLinkedStateDir(dir);
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   const fd = openSync(tmp, "wx", PRIVATE_FILE_MODE);
   try {

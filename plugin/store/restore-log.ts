@@ -1,7 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode, errorMessage } from "./fs-durable.ts";
 import { appendPrivateJsonLine, STATE_DIR_NAME } from "./gate.ts";
+import { RefusedFileError, readStateFile } from "./log-open.ts";
 
 /**
  * The restore log, `.big-memory/restore-log.jsonl`: one JSON line per snapshot put back in front of the
@@ -72,10 +72,17 @@ export async function readRestoreLog(workspace: string): Promise<RestoreLogRead>
   const rel = `${STATE_DIR_NAME}/${RESTORE_LOG_FILE}`;
   let text = "";
   try {
-    text = await readFile(join(workspace, rel), "utf8");
+    text = (await readStateFile(join(workspace, rel), rel)).toString("utf8");
   } catch (error) {
     const code = errorCode(error);
-    if (code === "EISDIR") {
+    if (error instanceof RefusedFileError && error.kind !== "folder") {
+      return {
+        entries: [],
+        bad: 0,
+        problem: `${rel} is not read: ${error.reason}; ${error.fix} (restores are not counted)`,
+      };
+    }
+    if (code === "EISDIR" || error instanceof RefusedFileError) {
       return {
         entries: [],
         bad: 0,

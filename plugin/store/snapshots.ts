@@ -1,8 +1,8 @@
-import { readFile } from "node:fs/promises";
 import { duplicateId, parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { timestampMillis } from "../snapshot/time.ts";
-import { listDailyLogs, readFailure } from "./daily-log.ts";
+import { listDailyLogs, readFailure, strayDailyLogs } from "./daily-log.ts";
+import { readMemoryFile } from "./log-open.ts";
 
 /** The read path of snapshots from the daily logs themselves; the write path is store/save.ts. */
 
@@ -11,6 +11,8 @@ export interface WorkspaceSnapshots {
   /** Oldest first (by timestamp, then id). */
   snapshots: LocatedSnapshot[];
   diagnostics: Diagnostic[];
+  /** Folders of `memory/` holding dated logs that are not read (log-open.ts `strayDailyLogs`). */
+  strays: Diagnostic[];
   /** Bytes of daily logs read. */
   bytes: number;
   /** Daily logs read. */
@@ -29,14 +31,16 @@ export function olderFirst(a: LocatedSnapshot, b: LocatedSnapshot): number {
  * Reads and parses every daily log of a workspace. An id found in two files is reported where it
  * repeats (with the other location), and both blocks are kept: ids are unique per workspace as read,
  * so `file:line` tells them apart. A log that vanishes while reading is skipped; one that cannot be read
- * (permissions, a disk error) is a diagnostic (see daily-log.ts `readFailure`), and the others are read.
+ * (permissions, a disk error) or is refused at the workspace's boundary (a link out of `memory/`, a FIFO:
+ * log-open.ts) is a diagnostic (see daily-log.ts `readFailure`), and the others are read. Dated logs in
+ * sub-folders of `memory/` are not read: each such folder is named in `strays`.
  */
 export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceSnapshots> {
   const logs = await listDailyLogs(workspaceDir);
   const texts = await Promise.all(
     logs.map(async (log) => {
       try {
-        return { log, text: await readFile(log.path, "utf8") };
+        return { log, text: (await readMemoryFile(workspaceDir, log.file)).toString("utf8") };
       } catch (error) {
         return readFailure(log.file, error);
       }
@@ -65,5 +69,5 @@ export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceS
     }
   }
   snapshots.sort(olderFirst);
-  return { snapshots, diagnostics, bytes, files };
+  return { snapshots, diagnostics, strays: strayDailyLogs(workspaceDir), bytes, files };
 }

@@ -5,9 +5,11 @@
  */
 import { isAbsolute, normalize, relative, sep } from "node:path";
 import type { SnapshotRef } from "../search/snapshot-index.ts";
+import { echoed } from "../snapshot/echo.ts";
 import { snapshotJson } from "../snapshot/json.ts";
 import { live } from "../snapshot/lifecycle.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { logNameProblem } from "../store/log-open.ts";
 import type { CliIO } from "./cli.ts";
 import { EXIT, UsageError } from "./cli-args.ts";
 import type { StatusSource } from "./cli-status.ts";
@@ -49,15 +51,25 @@ export async function answer(
 /**
  * A `show` argument as the index names things: trimmed, and a location's file relative to the workspace
  * (`./memory/x.md:5` and `/abs/workspace/memory/x.md:5` are `memory/x.md:5`). Throws a usage error when
- * nothing is left.
+ * nothing is left, and when a location names a file that is not a daily log of the workspace's `memory/`
+ * (`memory/../../outside/x.md:3`, `/etc/x.md:1`, `memory/rapport-profile.md:3`): the workspace is the
+ * boundary of what is read, by name as through links (store/log-open.ts).
  */
 export function shownArgument(what: string, workspaceDir: string): string {
   const trimmed = what.trim();
   if (trimmed === "") throw new UsageError("show needs a snapshot id, a file:line or a checkpoint name");
   const at = location(trimmed);
   if (at === null) return trimmed;
-  const file = isAbsolute(at.file) ? relative(workspaceDir, at.file) : normalize(at.file);
-  return `${file.split(sep).join("/")}:${at.line}`;
+  const file = (isAbsolute(at.file) ? relative(workspaceDir, at.file) : normalize(at.file))
+    .split(sep)
+    .join("/");
+  const problem = logNameProblem(file);
+  if (problem !== null) {
+    throw new UsageError(
+      `show ${echoed(trimmed)}: not read, ${problem}; show reads the daily logs in memory/ (memory/2026-11-22.md:14), or give a snapshot id or a checkpoint name`,
+    );
+  }
+  return `${file}:${at.line}`;
 }
 
 /** `memory/2026-11-22.md:14` as a file and a line, or null. */

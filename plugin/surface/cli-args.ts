@@ -1,5 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { echoed } from "../snapshot/echo.ts";
 import type { CliIO } from "./cli.ts";
 import { type OpenClawConfigFile, readOpenClawConfig } from "./openclaw-config.ts";
 import { agentIds, agentWorkspace, configPath, defaultAgentId, normalizeAgentId } from "./openclaw-paths.ts";
@@ -114,7 +115,9 @@ export function chooseWorkspace(
       throw new UsageError("--agent is empty (expected an agent id such as main)");
     const id = normalizeAgentId(opts.agent);
     if (!known.includes(id)) {
-      throw new UsageError(`unknown agent "${opts.agent}" in ${where} (configured: ${known.join(", ")})`);
+      throw new UsageError(
+        `unknown agent ${echoed(opts.agent)} in ${where} (configured: ${known.join(", ")})`,
+      );
     }
   }
   const agent = opts.agent === undefined ? defaultAgentId(file.config) : normalizeAgentId(opts.agent);
@@ -156,7 +159,8 @@ function wholeAtLeastOne(raw: string): number | null {
 
 export function parsePositiveInt(raw: string, flag: string): number {
   const n = wholeAtLeastOne(raw);
-  if (n === null) throw new UsageError(`${flag} expects a whole number of at least 1, received "${raw}"`);
+  if (n === null)
+    throw new UsageError(`${flag} expects a whole number of at least 1, received ${echoed(raw)}`);
   return n;
 }
 
@@ -165,7 +169,7 @@ export function parseLimitOrAll(raw: string, flag: string): number {
   if (raw === "all") return Number.POSITIVE_INFINITY;
   const n = wholeAtLeastOne(raw);
   if (n === null)
-    throw new UsageError(`${flag} expects a whole number of at least 1, or all, received "${raw}"`);
+    throw new UsageError(`${flag} expects a whole number of at least 1, or all, received ${echoed(raw)}`);
   return n;
 }
 

@@ -3,6 +3,7 @@
  * reindex, and list, show, recall and status when the saved refs alone cannot answer (cli-refs.ts), so
  * that the index builds what is missing. Loaded on use by cli-read.ts.
  */
+
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { claimOf, readClaims } from "../search/claims.ts";
@@ -12,6 +13,7 @@ import { scanSearch } from "../search/scan.ts";
 import type { SearchService } from "../search/search-service.ts";
 import type { QueryResult, SearchHit } from "../search/snapshot-index.ts";
 import { tallyOf } from "../search/tally.ts";
+import { echoed } from "../snapshot/echo.ts";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { listDailyLogs } from "../store/daily-log.ts";
@@ -117,7 +119,7 @@ export async function showIndexed(o: ReadOutput, workspaceDir: string, what: str
       found,
       warnings,
       run.diagnostics(),
-      `No snapshot with id, location or name "${what}".`,
+      `No snapshot with id, location or name ${echoed(what)}.`,
       { what },
     );
   });
@@ -165,7 +167,7 @@ export async function searchIndexed(
 ): Promise<void> {
   if (planQuery(query).terms.length === 0)
     throw new UsageError(
-      `search needs words to look for, received "${query}" (punctuation and common words such as "the" are not searched)`,
+      `search needs words to look for, received ${echoed(query)} (punctuation and common words such as "the" are not searched)`,
     );
   // One hit more than shown says whether there are more.
   const wanted = { ...options, limit: options.limit + 1 };

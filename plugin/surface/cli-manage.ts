@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { danglingClaims, readClaims } from "../search/claims.ts";
+import { echoed } from "../snapshot/echo.ts";
 import { archiveBefore } from "../store/archive.ts";
 import { isDailyLogDate } from "../store/daily-log.ts";
 import { tombstone } from "../store/save.ts";
@@ -52,21 +53,27 @@ export function defineManageCommands(
         ok,
         checked: ws.snapshots.length,
         problems: problems.map(lineOf),
-        diagnostics: diagnostics.map(({ file, line, message }) => lineOf({ file, line, message })),
+        // Dated logs left in sub-folders are not read: told, but not a problem of the snapshots checked.
+        diagnostics: [...diagnostics, ...ws.strays].map(({ file, line, message }) =>
+          lineOf({ file, line, message }),
+        ),
       };
       out(o.json, doc, () =>
-        ok
-          ? style.green(
-              `ok: ${counted(ws.snapshots.length, "snapshot")} checked in ${counted(ws.files, "daily log")}, no problems`,
-            )
-          : [
-              style.red(
-                `${counted(problems.length, "problem")} in ${counted(ws.snapshots.length, "snapshot")} checked:`,
-              ),
-              ...problems.map(
-                (p) => `  ${p.line > 0 ? `${p.file}:${p.line}` : p.file}  ${p.id ?? "-"}  ${p.problem}`,
-              ),
-            ].join("\n"),
+        [
+          ok
+            ? style.green(
+                `ok: ${counted(ws.snapshots.length, "snapshot")} checked in ${counted(ws.files, "daily log")}, no problems`,
+              )
+            : [
+                style.red(
+                  `${counted(problems.length, "problem")} in ${counted(ws.snapshots.length, "snapshot")} checked:`,
+                ),
+                ...problems.map(
+                  (p) => `  ${p.line > 0 ? `${p.file}:${p.line}` : p.file}  ${p.id ?? "-"}  ${p.problem}`,
+                ),
+              ].join("\n"),
+          ...ws.strays.map((d) => style.yellow(`note: ${d.message}`)),
+        ].join("\n"),
       );
       setExit(ok ? EXIT.ok : EXIT.notFound);
     });
@@ -78,7 +85,7 @@ export function defineManageCommands(
     .action(async (name: string, o: CommonOptions & { session?: string }) => {
       const workspaceDir = resolveWorkspace(o.dir, io);
       if (!(await hasLiveName(workspaceDir, name))) {
-        out(o.json, { deleted: null }, () => `No live checkpoint named "${name}".`);
+        out(o.json, { deleted: null }, () => `No live checkpoint named ${echoed(name)}.`);
         setExit(EXIT.notFound);
         return;
       }
@@ -94,35 +101,63 @@ export function defineManageCommands(
 
   common(root.command("archive"))
     .description(
-      "move the snapshot blocks of daily logs older than DATE into memory/.big-memory-archive/ (verified first)",
+      "move the snapshot blocks of daily logs older than DATE (their variants too) into memory/.big-memory-archive/ (verified first)",
     )
     .requiredOption("--before <date>", "YYYY-MM-DD: logs dated before this day are archived")
     .action(async (o: CommonOptions & { before: string }) => {
       if (!isDailyLogDate(o.before))
-        throw new UsageError(`--before expects a date YYYY-MM-DD, received "${o.before}"`);
+        throw new UsageError(`--before expects a date YYYY-MM-DD, received ${echoed(o.before)}`);
       const result = await archiveBefore(resolveWorkspace(o.dir, io), o.before);
-      out(o.json, result, () =>
+      const moved = result.archived.reduce((n, a) => n + a.snapshots, 0);
+      const summary =
+        result.problems.length === 0
+          ? null
+          : `Archived ${counted(moved, "snapshot")} from ${counted(result.archived.length, "log")}; ${counted(result.problems.length, "log")} left as ${result.problems.length === 1 ? "it was" : "they were"} (above), so this run is incomplete.`;
+      const { strays, ...rest } = result;
+      // The sub-folders holding dated logs are the document's diagnostics, as in every read command.
+      const lineOf = (d: { file: string; line: number; message: string }) => ({
+        ...d,
+        line: d.line > 0 ? d.line : null,
+      });
+      out(o.json, { ...rest, complete: result.problems.length === 0, diagnostics: strays.map(lineOf) }, () =>
         [
-          result.archived.length === 0 ? `Nothing to archive before ${o.before}.` : "",
+          result.archived.length === 0 && result.problems.length === 0
+            ? `Nothing to archive before ${o.before}.`
+            : "",
           ...result.archived.map(
             (a) =>
               `${a.file}: ${a.snapshots} snapshot${a.snapshots === 1 ? "" : "s"} moved to ${a.archive}${a.removed ? " (the log held nothing else and was removed)" : ""}`,
           ),
           ...result.problems.map((p) => style.yellow(`${p.file}: ${p.problem}`)),
+          ...result.strays.map((d) => style.yellow(`note: ${d.message}`)),
+          summary === null ? "" : style.red(summary),
         ]
           .filter((l) => l !== "")
           .join("\n"),
       );
-      setExit(result.archived.length === 0 ? EXIT.notFound : EXIT.ok);
+      // A partial run is not a success: a log that was to be archived is still as it was.
+      setExit(result.problems.length > 0 || result.archived.length === 0 ? EXIT.notFound : EXIT.ok);
     });
 
   common(root.command("scrub"))
     .description(
-      "redact big-memory's own files written by older versions and make them private; --logs also redacts the daily logs (backup kept)",
+      "redact big-memory's own files written by older versions and make them private; --logs also shows what it would redact in the snapshot blocks of the daily logs, --apply rewrites them (backup kept)",
     )
-    .option("--logs", "also redact the daily logs and archives under memory/, after a verified backup")
-    .action(async (o: CommonOptions & { logs?: boolean }) => {
-      const report = await runScrub(resolveWorkspace(o.dir, io), { logs: o.logs === true, now: io.now() });
+    .option(
+      "--logs",
+      "also check the snapshot blocks of the daily logs (a preview: nothing in memory/ changes)",
+    )
+    .option("--apply", "with --logs: rewrite those blocks, after a verified backup")
+    .action(async (o: CommonOptions & { logs?: boolean; apply?: boolean }) => {
+      if (o.apply === true && o.logs !== true)
+        throw new UsageError(
+          "--apply goes with --logs: scrub --logs shows what it would change, --logs --apply changes it",
+        );
+      const report = await runScrub(resolveWorkspace(o.dir, io), {
+        logs: o.logs === true,
+        apply: o.apply === true,
+        now: io.now(),
+      });
       out(o.json, report, () => scrubText(report, style));
       setExit(EXIT.ok);
     });

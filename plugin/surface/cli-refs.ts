@@ -11,9 +11,11 @@
  * `diagnostics` in JSON, on every run, and the exit code is the answer's own (0 found, 1 nothing found),
  * as the search index's path does (cli-index.ts `withIndex`; `reindex` alone ends with 3 then).
  */
+
 import { type Entry, refOf } from "../search/document.ts";
 import { latestIn, SavedRefs } from "../search/saved-refs.ts";
 import { mergeTallies } from "../search/tally.ts";
+import { echoed } from "../snapshot/echo.ts";
 import { liveNewestFirst, newestOfName } from "../snapshot/lifecycle.ts";
 import {
   answerList,
@@ -75,7 +77,7 @@ export async function show(o: ReadOutput, workspaceDir: string, what: string): P
     },
     what,
   );
-  const none = `No snapshot with id, location or name "${what}".`;
+  const none = `No snapshot with id, location or name ${echoed(what)}.`;
   await answerSnapshot(o, workspaceDir, found, warnings, refs.diagnostics(), none, { what });
 }
 

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { echoed } from "../snapshot/echo.ts";
 import { contentFromInput } from "../snapshot/input.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { Trigger } from "../snapshot/snapshot.ts";
@@ -35,7 +36,7 @@ export function defineSave(root: Command, { io, setExit, common, style, out }: C
         const trigger = Trigger.safeParse(o.trigger);
         if (!trigger.success)
           throw new UsageError(
-            `--trigger expects one of ${Trigger.options.join(", ")}, received "${o.trigger}"`,
+            `--trigger expects one of ${Trigger.options.join(", ")}, received ${echoed(o.trigger)}`,
           );
         if (o.timeZone !== undefined) {
           const problem = timeZoneProblem(o.timeZone);

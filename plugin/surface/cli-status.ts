@@ -1,9 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { NO_SESSION, type TalliedRef, type Tally } from "../search/tally.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { STATE_DIR_NAME } from "../store/gate.ts";
 import { LEDGER_FILE, type LedgerRecord, readLedger } from "../store/ledger.ts";
+import { readStateFile } from "../store/log-open.ts";
 import { RESTORE_LOG_FILE, type RestoreLogEntry, readRestoreLog } from "../store/restore-log.ts";
 import { counted, type Style, table } from "./cli-text.ts";
 
@@ -29,7 +30,14 @@ async function stateText(workspace: string): Promise<string> {
     join(dir, RESTORE_LOG_FILE),
     join(dir, LEDGER_FILE),
   ];
-  const texts = await Promise.all(paths.map((p) => readFile(p, "utf8").catch(() => "")));
+  // Read as regular files only: a FIFO put there by hand must not hang `status`.
+  const texts = await Promise.all(
+    paths.map((p) =>
+      readStateFile(p, p)
+        .then((b) => b.toString("utf8"))
+        .catch(() => ""),
+    ),
+  );
   return texts.join("\n");
 }
 

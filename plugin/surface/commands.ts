@@ -5,6 +5,7 @@ import { staleWarnings } from "../recover/stale.ts";
 import { cleanInline } from "../recover/tokens.ts";
 import { recall, visibility } from "../session/recall.ts";
 import { withCapture, withPendingRestore } from "../session/session-state.ts";
+import { echoed } from "../snapshot/echo.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { doctorText, runDoctor } from "./cli-doctor.ts";
@@ -43,7 +44,8 @@ interface CommandCtx {
 /**
  * Runs `/big-memory ARGS` for a chat session and returns the reply text. Snapshot text in the reply is
  * cleaned value by value, and the whole reply neutralised once more: no control, bidi or invisible
- * characters, and no `<` (or look-alike) that starts a `big-memory` tag.
+ * characters, and no `<` (or look-alike) that starts a `big-memory` tag. What the person typed is quoted
+ * only through `echoed` (redacted, cleaned, cut), never verbatim.
  */
 export async function runCommand(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
   return neutralise(await answer(deps, ctx));
@@ -108,7 +110,7 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
       await session.update((s) =>
         withCapture(s, { id: saved.id, file: saved.file, trigger: "manual", at: now.toISOString() }),
       );
-      return `Saved snapshot ${saved.id}${arg === "" ? "" : ` "${arg}"`} to ${saved.file}:${saved.line}: ${shown(content.goal, 100)}`;
+      return `Saved snapshot ${saved.id}${arg === "" ? "" : ` ${echoed(arg)}`} to ${saved.file}:${saved.line}: ${shown(content.goal, 100)}`;
     }
     case "recall": {
       const byId = /^\d{4}-\d{2}-\d{2}-\d{2,}$/.test(arg);
@@ -150,7 +152,7 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
         if (problem !== null) return `big-memory: ${problem}`;
       }
       const found = await ws.byName(name);
-      if (found === null) return `big-memory: no checkpoint named "${name}". Try /big-memory list.`;
+      if (found === null) return `big-memory: no checkpoint named ${echoed(name)}. Try /big-memory list.`;
       // The session takes the checkpoint's line of work when the restore is delivered, not now: what is
       // captured before that (a compaction in between) is not the checkpoint's. The restore log records the
       // delivery.
@@ -166,15 +168,15 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
         `Resuming: ${shown(s.goal, 100) || "(no goal)"}. Last progress: ${shown(s.state.progress, 200) || "unknown"}. Next action: ${shown(s.next[0] ?? "", 200) || "none recorded"}`,
         ...(as === undefined
           ? []
-          : [`New snapshots of this session are saved as "${as}", branched from "${name}".`]),
+          : [`New snapshots of this session are saved as ${echoed(as)}, branched from ${echoed(name)}.`]),
         ...warnings.map((w) => `warning: ${shown(w, 300)}`),
       ].join("\n");
     }
     case "delete": {
       if (arg === "") return `big-memory: delete needs a checkpoint name.\n${COMMAND_USAGE}`;
-      if ((await ws.byName(arg)) === null) return `big-memory: no checkpoint named "${arg}".`;
+      if ((await ws.byName(arg)) === null) return `big-memory: no checkpoint named ${echoed(arg)}.`;
       const saved = await ws.deleteName(arg, { session: sessionKey, agent: agentId });
-      return `Deleted checkpoint "${arg}" (tombstone ${saved.id}); its history stays in ${saved.file}, and the name can be used again.`;
+      return `Deleted checkpoint ${echoed(arg)} (tombstone ${saved.id}); its history stays in ${saved.file}, and the name can be used again.`;
     }
     case "help":
       return COMMAND_USAGE;
@@ -197,7 +199,7 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
       return doctorText(report);
     }
     default:
-      return `big-memory: unknown subcommand "${verb}".\n${COMMAND_USAGE}`;
+      return `big-memory: unknown subcommand ${echoed(verb)}.\n${COMMAND_USAGE}`;
   }
 }
 

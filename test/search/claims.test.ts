@@ -46,9 +46,18 @@ describe("readClaims and appendClaim", () => {
     ]);
   });
 
-  it("refuses a claims file it cannot read for another reason than its absence", async () => {
+  it("names a claims file that is not a regular file (a folder, a FIFO) and lays no claim over", async () => {
     await mkdir(join(ws.dir, CLAIMS_FILE), { recursive: true });
-    await expect(readClaims(ws.dir)).rejects.toThrow();
+    expect(await readClaims(ws.dir)).toEqual({
+      claims: new Map(),
+      problems: [
+        {
+          file: CLAIMS_FILE,
+          line: 0,
+          message: `${CLAIMS_FILE} is not read: it is a folder, not a regular file; move it away (big-memory writes it again)`,
+        },
+      ],
+    });
   });
 });
 

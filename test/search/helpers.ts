@@ -45,9 +45,10 @@ export function recordingLogger(): { warn(message: string): void; warnings: stri
 }
 
 /**
- * Makes a daily log unreadable as a disk error does, also for root (for whom `chmod 000` does not bite):
- * the log becomes a link to `/proc/self/mem`, which stats as a regular file and fails every read from its
- * start with a real EIO. Returns what puts the log's text back (as a new file: new inode, new times).
+ * Makes a daily log unreadable, also for root (for whom `chmod 000` does not bite): the log becomes a link
+ * to `/proc/self/mem`, which stats as a regular file (and fails every read from its start with a real
+ * EIO); it lies outside `memory/`, so the readers refuse it before opening it, and name it. Returns what
+ * puts the log's text back (as a new file: new inode, new times).
  */
 export async function makeUnreadable(dir: string, file: string): Promise<() => Promise<void>> {
   const path = join(dir, file);
@@ -60,6 +61,6 @@ export async function makeUnreadable(dir: string, file: string): Promise<() => P
   };
 }
 
-/** The diagnostic message of a log made unreadable by {@link makeUnreadable}. */
+/** The diagnostic message of a log made unreadable by {@link makeUnreadable} (read by this process). */
 export const unreadableMessage = (file: string) =>
-  `${file} cannot be read (EIO: i/o error): check the disk it is on; its snapshots are left out until it can be read`;
+  `${file} is not read: it is a link to /proc/${process.pid}/mem, outside memory/; replace the link with the log itself; its snapshots are left out`;

@@ -44,4 +44,19 @@ describe("suggestName", () => {
       "reparer-l-export-csv-de-facturation",
     );
   });
+
+  it("refuses a name holding a secret without quoting it, and suggests no name made from it", () => {
+    const token = `ghp_${"Qd5v".repeat(9)}`;
+    expect(nameProblem(token)).toBe(
+      'checkpoint name "[REDACTED:github-token]" holds what looks like a secret; a name is shown in lists and replies (try a name that says what the task is, like billing-export-fix)',
+    );
+    expect(nameProblem(token, "Rotate the deploy key")).toMatch(/like rotate-the-deploy-key\)$/);
+  });
+
+  it("quotes a rejected name cleaned and cut, never verbatim", () => {
+    const problem = nameProblem(`Bad\u202Ename\n${"x".repeat(200)}`) ?? "";
+    expect(problem).not.toContain("\u202E");
+    expect(problem).not.toContain("\n");
+    expect(problem).toMatch(/^checkpoint name "Bad name x{38}…" is not valid/);
+  });
 });

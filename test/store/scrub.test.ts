@@ -1,4 +1,16 @@
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -6,8 +18,9 @@ import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import type { Snapshot } from "../../plugin/snapshot/snapshot.ts";
 import { STATE_GITIGNORE } from "../../plugin/store/gate.ts";
-import { scrubWorkspace } from "../../plugin/store/scrub.ts";
+import { blockSpans, scrubWorkspace } from "../../plugin/store/scrub.ts";
 import { snapshot as snap } from "../builders.ts";
+import { BLOCK_SECRETS, OWN_LINES, writeRealWorkspace } from "./fixtures/real-workspace.ts";
 
 const TOKEN = `ghp_${"Sc7b".repeat(9)}`;
 const STRIPE = `sk_live_${"Rb8q".repeat(6)}`;
@@ -89,37 +102,38 @@ describe("scrubWorkspace", () => {
       files: [],
       fixed: [],
       indexRemoved: false,
+      logs: [],
+      logsChecked: null,
+      applied: false,
+      problems: [],
       backup: null,
       counts: {},
       total: 0,
     });
   });
 
-  it("with logs: backs up, redacts notes and blocks, and renews the checksum of canonical blocks", async () => {
-    await mkdir(join(ws, "memory", "archive"), { recursive: true });
+  it("with logs and apply: backs up, redacts the blocks alone, and renews the checksum of canonical blocks", async () => {
     const { text: block } = oldBlock();
-    const log = `# notes\nthe deploy token is GITHUB_TOKEN=${TOKEN}\n\n${block}`;
+    const log = `# notes\nthe deploy token is GITHUB_TOKEN=${TOKEN}\n\n${block}\nafter the block: ${TOKEN}\n`;
+    await mkdir(join(ws, "memory"), { recursive: true });
     await writeFile(join(ws, "memory", "2026-11-22.md"), log, { mode: 0o640 });
     await chmod(join(ws, "memory", "2026-11-22.md"), 0o640);
     await writeFile(join(ws, "memory", "2026-11-21.md"), "nothing secret\n");
     const now = new Date("2026-11-23T08:00:00Z");
-    const report = await scrubWorkspace(ws, { logs: true, now });
+    const report = await scrubWorkspace(ws, { logs: true, apply: true, now });
     expect(report.files).toEqual([
-      {
-        file: "memory/2026-11-22.md",
-        redactions: { "github-token": 1, "stripe-key": 1 },
-        total: 2,
-        rechecksummed: 1,
-      },
+      { file: "memory/2026-11-22.md", redactions: { "stripe-key": 1 }, total: 1, rechecksummed: 1 },
     ]);
+    expect([report.applied, report.logsChecked, report.problems]).toEqual([true, 2, []]);
     expect(report.backup).toBe(".big-memory/scrub-backup/2026-11-23T08-00-00-000Z");
     const backup = join(ws, report.backup ?? "", "memory", "2026-11-22.md");
     expect(await readFile(backup, "utf8")).toBe(log);
     expect(await mode(backup)).toBe("600");
     const after = await readFile(join(ws, "memory", "2026-11-22.md"), "utf8");
-    expect(after).not.toContain(TOKEN);
     expect(after).not.toContain(STRIPE);
-    expect(after).toContain("# notes\nthe deploy token is GITHUB_TOKEN=[REDACTED:github-token]\n");
+    // People's own lines, before and after the block, stay as they were written.
+    expect(after.startsWith(`# notes\nthe deploy token is GITHUB_TOKEN=${TOKEN}\n\n`)).toBe(true);
+    expect(after.endsWith(`\nafter the block: ${TOKEN}\n`)).toBe(true);
     expect(await mode(join(ws, "memory", "2026-11-22.md"))).toBe("640");
     const parsed = parseDailyLog(after, "memory/2026-11-22.md");
     expect(parsed.diagnostics).toEqual([]);
@@ -127,5 +141,109 @@ describe("scrubWorkspace", () => {
       ["2026-11-22-01", true, "Rotate [REDACTED:stripe-key]"],
     ]);
     expect(await readFile(join(ws, "memory", "2026-11-21.md"), "utf8")).toBe("nothing secret\n");
+  });
+});
+
+describe("scrubWorkspace on a workspace shaped like a real one", () => {
+  /** Every file under `dir` (memory/ and the root), workspace-relative, with its text. */
+  async function filesOf(dir: string, rel = ""): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const e of await readdir(join(dir, rel), { withFileTypes: true })) {
+      const path = rel === "" ? e.name : `${rel}/${e.name}`;
+      if (path === ".big-memory") continue;
+      if (e.isDirectory()) Object.assign(out, await filesOf(dir, path));
+      else out[path] = await readFile(join(dir, path), "utf8");
+    }
+    return out;
+  }
+
+  it("with logs alone: plans the blocks it would redact, by file, line and id, and changes nothing in memory/", async () => {
+    const files = writeRealWorkspace(ws);
+    const report = await scrubWorkspace(ws, { logs: true, now: new Date("2026-02-09T08:00:00Z") });
+    expect(report.logs).toEqual([
+      {
+        file: "memory/2026-02-07.md",
+        blocks: [{ line: 13, id: "2026-02-07-01", redactions: { "stripe-key": 1 }, total: 1 }],
+        redactions: { "stripe-key": 1 },
+        total: 1,
+      },
+      {
+        file: "memory/2026-02-07-0431.md",
+        blocks: [{ line: 11, id: "2026-02-07-02", redactions: { "github-token": 1 }, total: 1 }],
+        redactions: { "github-token": 1 },
+        total: 1,
+      },
+    ]);
+    expect([report.applied, report.backup, report.logsChecked, report.problems]).toEqual([
+      false,
+      null,
+      4,
+      [],
+    ]);
+    expect(await filesOf(ws)).toEqual(files);
+  });
+
+  it("with apply: rewrites the blocks of the daily logs and variants alone; people's lines and other files stay byte for byte", async () => {
+    const files = writeRealWorkspace(ws);
+    const report = await scrubWorkspace(ws, {
+      logs: true,
+      apply: true,
+      now: new Date("2026-02-09T08:00:00Z"),
+    });
+    expect(report.files.map((f) => f.file)).toEqual(["memory/2026-02-07.md", "memory/2026-02-07-0431.md"]);
+    const after = await filesOf(ws);
+    // Every file but the two logs with blocks is as it was: rapport-profile.md, the sub-folders, the root.
+    const untouched = Object.keys(files).filter((f) => !report.files.some((r) => r.file === f));
+    expect(untouched.map((f) => after[f] === files[f])).toEqual(untouched.map(() => true));
+    for (const file of ["memory/2026-02-07.md", "memory/2026-02-07-0431.md"]) {
+      const text = after[file] ?? "";
+      for (const secret of Object.values(BLOCK_SECRETS)) {
+        // A secret stays only where a person wrote it outside a block.
+        expect(text.includes(secret), `${file} ${secret}`).toBe(
+          OWN_LINES.some((l) => l.includes(secret)) && file === "memory/2026-02-07.md",
+        );
+      }
+      const parsed = parseDailyLog(text, file);
+      expect(parsed.snapshots.map((s) => s.verified)).toEqual([true]);
+    }
+    for (const line of OWN_LINES) expect(after["memory/2026-02-07.md"]).toContain(`${line}\n`);
+    const original = files["memory/2026-02-07.md"] ?? "";
+    const rewritten = after["memory/2026-02-07.md"] ?? "";
+    const head = original.slice(0, original.indexOf("<!-- BIG-MEMORY-SNAPSHOT"));
+    const tail = original.slice(original.indexOf("<!-- /BIG-MEMORY-SNAPSHOT -->") + 29);
+    expect([rewritten.startsWith(head), rewritten.endsWith(tail)]).toEqual([true, true]);
+    expect(await readFile(join(ws, report.backup ?? "", "memory/2026-02-07.md"), "utf8")).toBe(original);
+  });
+
+  it("names a log it does not read (a FIFO, a link out) and scrubs the others", async () => {
+    writeRealWorkspace(ws);
+    execFileSync("mkfifo", [join(ws, "memory", "2026-02-10.md")]);
+    await symlink("/etc/hostname", join(ws, "memory", "2026-02-11.md"));
+    const report = await scrubWorkspace(ws, { logs: true, apply: true });
+    expect(report.problems.map((p) => p.message)).toEqual([
+      "memory/2026-02-10.md is not read: it is a FIFO (named pipe), not a regular file; move it out of memory/; its snapshots are left out",
+      `memory/2026-02-11.md is not read: it is a link to ${await realpath("/etc/hostname")}, outside memory/; replace the link with the log itself; its snapshots are left out`,
+    ]);
+    expect(report.files.map((f) => f.file)).toEqual(["memory/2026-02-07.md", "memory/2026-02-07-0431.md"]);
+  });
+
+  it("leaves a torn block, and everything after it, as written", async () => {
+    await mkdir(join(ws, "memory"), { recursive: true });
+    const torn = `# notes\n<!-- BIG-MEMORY-SNAPSHOT v1 -->\n<!-- snapshot-id: 2026-02-07-01 -->\nkey ${STRIPE}\nmy own line ${TOKEN}\n`;
+    await writeFile(join(ws, "memory", "2026-02-07.md"), torn);
+    const report = await scrubWorkspace(ws, { logs: true, apply: true });
+    expect([report.logs, report.files]).toEqual([[], []]);
+    expect(await readFile(join(ws, "memory", "2026-02-07.md"), "utf8")).toBe(torn);
+  });
+});
+
+describe("blockSpans", () => {
+  it("spans complete blocks from their start line to the end of their end line, never a torn one", () => {
+    const text =
+      "a\r\n<!-- BIG-MEMORY-SNAPSHOT v1 -->\r\nx\r\n<!-- /BIG-MEMORY-SNAPSHOT -->\r\nb\n<!-- BIG-MEMORY-SNAPSHOT v1 -->\nc\n<!-- BIG-MEMORY-SNAPSHOT v1 -->\nd\n<!-- /BIG-MEMORY-SNAPSHOT -->";
+    expect(blockSpans(text).map((s) => [s.line, text.slice(s.start, s.end)])).toEqual([
+      [2, "<!-- BIG-MEMORY-SNAPSHOT v1 -->\r\nx\r\n<!-- /BIG-MEMORY-SNAPSHOT -->"],
+      [8, "<!-- BIG-MEMORY-SNAPSHOT v1 -->\nd\n<!-- /BIG-MEMORY-SNAPSHOT -->"],
+    ]);
   });
 });

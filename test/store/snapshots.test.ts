@@ -42,7 +42,13 @@ describe("readAllSnapshots", () => {
   });
 
   it("returns nothing for a workspace without memory/", async () => {
-    expect(await readAllSnapshots(ws)).toEqual({ snapshots: [], diagnostics: [], bytes: 0, files: 0 });
+    expect(await readAllSnapshots(ws)).toEqual({
+      snapshots: [],
+      diagnostics: [],
+      strays: [],
+      bytes: 0,
+      files: 0,
+    });
   });
 
   it("keeps both blocks of an id found in two logs and reports the second where it is", async () => {

@@ -125,7 +125,9 @@ describe("parsePositiveInt and parseLimitOrAll", () => {
       expect(() => parsePositiveInt(bad, "--limit"), bad).toThrow(
         /--limit expects a whole number of at least 1/,
       );
-      expect(() => parseLimitOrAll(bad, "--limit"), bad).toThrow(`or all, received "${bad}"`);
+      expect(() => parseLimitOrAll(bad, "--limit"), bad).toThrow(
+        `or all, received ${JSON.stringify(bad.trim())}`,
+      );
     }
   });
 });

@@ -100,7 +100,7 @@ describe("searchIndexed", () => {
       expect([r.code, r.stdout, r.stderr]).toEqual([
         2,
         "",
-        `big-memory: search needs words to look for, received "${query}" (punctuation and common words such as "the" are not searched)\n`,
+        `big-memory: search needs words to look for, received ${JSON.stringify(query.trim())} (punctuation and common words such as "the" are not searched)\n`,
       ]);
     }
   });

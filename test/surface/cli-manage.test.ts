@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { snapshot } from "../builders.ts";
+import { realWorkspaceFiles } from "../store/fixtures/real-workspace.ts";
 import { cli, SAVE_INPUT, SKILL_LOG, workspaces } from "./cli-harness.ts";
 
 const workspace = workspaces();
@@ -115,6 +116,15 @@ describe("big-memory archive", () => {
         },
       ],
       problems: [],
+      complete: true,
+      diagnostics: [
+        {
+          file: "memory/archive/",
+          line: null,
+          message:
+            "memory/archive/ holds a dated log (memory/archive/2026-10-01.md) that big-memory does not read: it reads the daily logs directly in memory/; move a log that holds snapshots up to memory/ for them to be found",
+        },
+      ],
     });
     expect(readFileSync(join(dir, "memory/archive/2026-10-01.md"), "utf8")).toBe(userArchive);
     const listed = await cli(["list", "--dir", dir, "--all", "--json"]);
@@ -201,6 +211,51 @@ describe("verify, checksum lines", () => {
             "checksum line removed: the block carries big-memory's own metadata (a trigger other than flush, or a tombstone) but no checksum",
         },
       ],
+    ]);
+  });
+});
+
+describe("big-memory archive, a partial run", () => {
+  it("archives what it can, names each log it leaves with its fix, sums up, and exits 1", async () => {
+    const dir = workspace(realWorkspaceFiles());
+    const r = await cli(["archive", "--dir", dir, "--before", "2026-02-08"]);
+    expect(r.code).toBe(1);
+    const fix =
+      "not archived: its snapshot blocks hold a value that redaction removes (a secret written before the current rules); run big-memory scrub --logs to see them and --logs --apply to redact them, then archive again";
+    expect(r.stdout.split("\n")).toEqual([
+      `memory/2026-02-07.md: ${fix}`,
+      `memory/2026-02-07-0431.md: ${fix}`,
+      "note: memory/archive/ holds a dated log (memory/archive/2025-12-30.md) that big-memory does not read: it reads the daily logs directly in memory/; move a log that holds snapshots up to memory/ for them to be found",
+      "note: memory/daily/ holds a dated log (memory/daily/2026-02-24.md) that big-memory does not read: it reads the daily logs directly in memory/; move a log that holds snapshots up to memory/ for them to be found",
+      "Archived 0 snapshots from 0 logs; 2 logs left as they were (above), so this run is incomplete.",
+      "",
+    ]);
+    const json = await cli(["archive", "--dir", dir, "--before", "2026-02-08", "--json"]);
+    expect(json.code).toBe(1);
+    expect(json.json()).toMatchObject({ archived: [], complete: false });
+  });
+});
+
+describe("big-memory replies to rejected input", () => {
+  it("quote it redacted, never verbatim", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    const token = `ghp_${"Qd5v".repeat(9)}`;
+    const runs = [
+      await cli(["delete", token, "--dir", dir]),
+      await cli(["archive", "--dir", dir, "--before", token]),
+      await cli(["show", token, "--dir", dir]),
+      await cli(["show", `../${token}.md:3`, "--dir", dir]),
+      await cli(["list", "--dir", dir, "--limit", token]),
+    ];
+    for (const r of runs) {
+      expect(r.stdout + r.stderr).not.toContain("Qd5v");
+    }
+    expect(runs.slice(0, 5).map((r) => r.stdout || r.stderr)).toEqual([
+      'No live checkpoint named "[REDACTED:github-token]".\n',
+      'big-memory: --before expects a date YYYY-MM-DD, received "[REDACTED:github-token]"\n',
+      'No snapshot with id, location or name "[REDACTED:github-token]".\n',
+      `big-memory: show "../[REDACTED:github-token].md:3": not read, it is outside the workspace's memory/ folder; show reads the daily logs in memory/ (memory/2026-11-22.md:14), or give a snapshot id or a checkpoint name\n`,
+      'big-memory: --limit expects a whole number of at least 1, or all, received "[REDACTED:github-token]"\n',
     ]);
   });
 });

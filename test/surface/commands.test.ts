@@ -78,6 +78,33 @@ describe("/big-memory", () => {
     expect(await d.command("resume")).toMatch(/^big-memory: resume needs a checkpoint name/);
   });
 
+  it("never echoes rejected input verbatim: a secret typed as a name, a subcommand or a checkpoint comes back redacted", async () => {
+    const d = driver();
+    await work(d);
+    const token = `ghp_${"Qd5v".repeat(9)}`;
+    const stripe = `sk_live_${"Tm3k".repeat(6)}`;
+    const replies = [
+      await d.command(`save ${token}`),
+      await d.command(`save fix-${stripe}`),
+      await d.command(`${token} now`),
+      await d.command(`resume ${token}`),
+      await d.command(`resume oauth-dup-fix --as ${token}`),
+      await d.command(`delete ${token}`),
+    ];
+    for (const reply of replies) {
+      expect(reply).not.toContain(token);
+      expect(reply).not.toContain(stripe);
+      expect(reply).not.toContain("Qd5v");
+    }
+    expect(replies[0]).toBe(
+      'big-memory: checkpoint name "[REDACTED:github-token]" holds what looks like a secret; a name is shown in lists and replies (try a name that says what the task is, like billing-export-fix)',
+    );
+    expect(replies[2]).toMatch(/^big-memory: unknown subcommand "\[REDACTED:github-token\]"\.\n/);
+    expect(replies[5]).toBe('big-memory: no checkpoint named "[REDACTED:github-token]".');
+    // Nothing was saved under a secret name: nothing was saved at all.
+    expect(existsSync(join(d.workspace, "memory", `${today()}.md`))).toBe(false);
+  });
+
   it("answers help with the usage, saying slash commands run in chat", async () => {
     const help = await driver().command("help");
     expect(help).toMatch(/^Usage: \/big-memory \[status .* \| doctor \| repair \| help\]\n/);

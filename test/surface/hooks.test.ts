@@ -424,7 +424,9 @@ describe("hooks OpenClaw does not await", () => {
     for (const h of handlers) void h({ reason: "reset", messages: [] }, ctx);
     for (const service of d.reg.services) await service.stop?.();
     expect(snapshots(d).map((s) => s.snapshot.trigger)).toEqual(["reset"]);
-    const state = readdirSync(join(d.workspace, ".big-memory", "sessions")).filter((n) => n.endsWith(".json"));
+    const state = readdirSync(join(d.workspace, ".big-memory", "sessions")).filter((n) =>
+      n.endsWith(".json"),
+    );
     expect(state).toHaveLength(1);
     const saved = JSON.parse(
       readFileSync(join(d.workspace, ".big-memory", "sessions", state[0] ?? ""), "utf8"),

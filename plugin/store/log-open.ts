@@ -1,0 +1,357 @@
+/**
+ * Opening a file of the workspace's `memory/` for reading, with the workspace as the boundary: the file's
+ * real path (every link resolved) must lie inside the real `memory/`, which must itself lie inside the
+ * workspace; only a regular file is read, as the open handle says (`fstat` after an `open` with
+ * `O_NONBLOCK | O_NOFOLLOW`), so a FIFO, a device or a socket is refused without blocking, and a link
+ * swapped in after the check is not followed. A file that is refused is told with an error naming it, the
+ * reason and the fix ({@link RefusedFileError}); a file that is gone rejects with its `ENOENT` error.
+ * Also the names of daily logs, and the dated logs left in sub-folders of `memory/`, which are not read.
+ */
+import type { Dirent, Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
+import { type FileHandle, open, realpath } from "node:fs/promises";
+import { isAbsolute, join, posix, relative } from "node:path";
+import type { Diagnostic } from "../snapshot/snapshot.ts";
+import { errorCode } from "./fs-durable.ts";
+
+/** The folder of the daily logs, relative to the workspace. */
+export const MEMORY_DIR = "memory";
+/** big-memory's own archive inside {@link MEMORY_DIR} (`archive --before`), read like the daily logs. */
+export const ARCHIVE_DIR = ".big-memory-archive";
+
+/** Flags of every read open: no blocking on a FIFO, no following of a final link. */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW;
+
+/**
+ * A file of `memory/` that big-memory does not read: outside `memory/` (by its name or through a link),
+ * not a regular file, or a link that never ends. `code` is `"EREFUSED"`; the message names the file, the
+ * reason and the fix: `big-memory: memory/2026-11-21.md is not read: it is a link to /home/me/x.md, outside
+ * memory/; replace the link with the log itself`.
+ */
+export class RefusedFileError extends Error {
+  readonly code = "EREFUSED";
+  readonly file: string;
+  readonly reason: string;
+  readonly fix: string;
+  /** Why, as a word: outside `memory/` (by name or link), a loop of links, a folder, another special file. */
+  readonly kind: "outside" | "loop" | "folder" | "special";
+
+  constructor(file: string, reason: string, fix: string, kind: RefusedFileError["kind"]) {
+    super(`big-memory: ${file} is not read: ${reason}; ${fix}`);
+    this.name = "RefusedFileError";
+    this.file = file;
+    this.reason = reason;
+    this.fix = fix;
+    this.kind = kind;
+  }
+}
+
+/**
+ * `file` (workspace-relative, `/` or the system's separator) normalized to `memory/...`, or null when its
+ * name alone leads outside `memory/` (`memory/../x.md`, `/etc/x.md`, `notes.md`).
+ */
+export function memoryRelative(file: string): string | null {
+  if (isAbsolute(file)) return null;
+  const rel = posix.normalize(file.split("\\").join("/"));
+  if (!rel.startsWith(`${MEMORY_DIR}/`) || rel.split("/").includes("..")) return null;
+  return rel;
+}
+
+/**
+ * Why `file` (workspace-relative) is not a daily log that the readers read, or null when it is one:
+ * `memory/<dated name>.md` or `memory/.big-memory-archive/<dated name>.md` (see {@link isDailyLogName}).
+ */
+export function logNameProblem(file: string): string | null {
+  const rel = memoryRelative(file);
+  if (rel === null) return "it is outside the workspace's memory/ folder";
+  const parts = rel.split("/");
+  const name = parts[parts.length - 1] ?? "";
+  const folder = parts.slice(1, -1).join("/");
+  if (folder !== "" && folder !== ARCHIVE_DIR)
+    return `it is in a sub-folder of memory/, where big-memory reads no daily log`;
+  if (!isDailyLogName(name))
+    return "it is not a daily log (memory/YYYY-MM-DD.md, or a name starting with a date)";
+  return null;
+}
+
+/** What a file of this type is, for messages. */
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return "a FIFO (named pipe)";
+  if (info.isCharacterDevice()) return "a character device";
+  if (info.isBlockDevice()) return "a block device";
+  if (info.isSocket()) return "a socket";
+  if (info.isDirectory()) return "a folder";
+  return "not a regular file";
+}
+
+/** Whether `inner` is `outer` or lies inside it (both real, absolute). */
+function within(outer: string, inner: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+const outsideName = (file: string) =>
+  new RefusedFileError(
+    file,
+    "it is outside the workspace's memory/ folder",
+    "name a daily log in memory/ (memory/2026-11-22.md)",
+    "outside",
+  );
+const loop = (file: string) =>
+  new RefusedFileError(file, "it is a loop of links", "replace the link with the log itself", "loop");
+const notRegular = (file: string, info: Stats) =>
+  new RefusedFileError(
+    file,
+    `it is ${kindOf(info)}, not a regular file`,
+    "move it out of memory/",
+    info.isDirectory() ? "folder" : "special",
+  );
+
+const socket = (file: string) =>
+  new RefusedFileError(file, "it is a socket, not a regular file", "move it out of memory/", "special");
+
+/** The checks shared by both resolvers once the real paths are known. */
+function checkReal(file: string, root: string, memory: string, real: string): string {
+  if (!within(root, memory)) {
+    throw new RefusedFileError(
+      file,
+      `memory/ is a link to ${memory}, outside the workspace`,
+      "replace the link with the folder itself",
+      "outside",
+    );
+  }
+  if (!within(memory, real) || real === memory) {
+    throw new RefusedFileError(
+      file,
+      `it is a link to ${real}, outside memory/`,
+      "replace the link with the log itself",
+      "outside",
+    );
+  }
+  return real;
+}
+
+/** Turns a loop of links into its refusal; rethrows the rest (ENOENT: the file is gone). */
+function refuseLoop(file: string, error: unknown): never {
+  if (errorCode(error) === "ELOOP") throw loop(file);
+  throw error;
+}
+
+/**
+ * The real path of `file` (workspace-relative) after the boundary checks; rejects with
+ * {@link RefusedFileError} or the system's error (`ENOENT` when it, or the target of its link, is gone).
+ */
+export async function resolveMemoryFile(workspaceDir: string, file: string): Promise<string> {
+  const rel = memoryRelative(file);
+  if (rel === null) throw outsideName(file);
+  const [root, memory] = await Promise.all([
+    realpath(workspaceDir),
+    realpath(join(workspaceDir, MEMORY_DIR)),
+  ]);
+  const real = await realpath(join(workspaceDir, rel)).catch((error: unknown) => refuseLoop(file, error));
+  return checkReal(file, root, memory, real);
+}
+
+/** {@link resolveMemoryFile}, synchronously. */
+export function resolveMemoryFileSync(workspaceDir: string, file: string): string {
+  const rel = memoryRelative(file);
+  if (rel === null) throw outsideName(file);
+  const root = realpathSync(workspaceDir);
+  const memory = realpathSync(join(workspaceDir, MEMORY_DIR));
+  let real: string;
+  try {
+    real = realpathSync(join(workspaceDir, rel));
+  } catch (error) {
+    refuseLoop(file, error);
+  }
+  return checkReal(file, root, memory, real);
+}
+
+/**
+ * Opens `file` (workspace-relative) for reading within the boundary (see the module comment) and returns
+ * the handle with its `fstat`; the caller closes it. Rejects with {@link RefusedFileError}, or with the
+ * system's error (`ENOENT` when the file is gone).
+ */
+export async function openMemoryFile(
+  workspaceDir: string,
+  file: string,
+): Promise<{ handle: FileHandle; info: Stats }> {
+  const real = await resolveMemoryFile(workspaceDir, file);
+  let handle: FileHandle;
+  try {
+    handle = await open(real, READ_FLAGS);
+  } catch (error) {
+    // A socket cannot be opened at all; a link swapped in after the check is not followed.
+    if (errorCode(error) === "ENXIO") throw socket(file);
+    refuseLoop(file, error);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw notRegular(file, info);
+    return { handle, info };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/**
+ * The bytes of one of big-memory's own files (under `.big-memory/`), read as a daily log is: opened with
+ * `O_NONBLOCK | O_NOFOLLOW` and read only when the handle is a regular file, so a FIFO or a link put in its
+ * place never blocks or redirects a command. `name` (workspace-relative) names it in a refusal; a missing
+ * file rejects with `ENOENT`, a folder with {@link RefusedFileError} of kind `"folder"`.
+ */
+export async function readStateFile(path: string, name: string): Promise<Buffer> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, READ_FLAGS);
+  } catch (error) {
+    if (errorCode(error) === "ENXIO") throw socket(name);
+    if (errorCode(error) === "ELOOP")
+      throw new RefusedFileError(
+        name,
+        "it is a link",
+        "move it away (big-memory writes it again)",
+        "outside",
+      );
+    throw error;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      throw new RefusedFileError(
+        name,
+        `it is ${kindOf(info)}, not a regular file`,
+        "move it away (big-memory writes it again)",
+        info.isDirectory() ? "folder" : "special",
+      );
+    }
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The bytes of `file` read within the boundary (see {@link openMemoryFile}). */
+export async function readMemoryFile(workspaceDir: string, file: string): Promise<Buffer> {
+  const { handle } = await openMemoryFile(workspaceDir, file);
+  try {
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** {@link readMemoryFile}, synchronously, with the `fstat` of the handle the bytes were read from. */
+export function readMemoryFileSync(workspaceDir: string, file: string): { bytes: Buffer; info: Stats } {
+  const real = resolveMemoryFileSync(workspaceDir, file);
+  let fd: number;
+  try {
+    fd = openSync(real, READ_FLAGS);
+  } catch (error) {
+    if (errorCode(error) === "ENXIO") throw socket(file);
+    refuseLoop(file, error);
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw notRegular(file, info);
+    return { bytes: readFileSync(fd), info };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The stat of `file` when it is a regular file within the boundary, null when it is gone, or the
+ * {@link RefusedFileError} that reading it would meet. Cheap for the common case: a plain file in its
+ * folder costs one `lstat`; only a link is resolved. (The folders are checked when the file is read.)
+ */
+export function statMemoryFileSync(workspaceDir: string, file: string): Stats | RefusedFileError | null {
+  const rel = memoryRelative(file);
+  if (rel === null) return outsideName(file);
+  const path = join(workspaceDir, rel);
+  try {
+    const info = lstatSync(path);
+    if (info.isFile()) return info;
+    if (!info.isSymbolicLink()) return notRegular(file, info);
+    resolveMemoryFileSync(workspaceDir, rel);
+    const target = statSync(path);
+    return target.isFile() ? target : notRegular(file, target);
+  } catch (error) {
+    if (error instanceof RefusedFileError) return error;
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return null;
+    if (errorCode(error) === "ELOOP") return loop(file);
+    throw error;
+  }
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** A markdown file whose name starts with a date: `2026-11-22.md`, `2026-11-22-0431.md`, `2026-11-22-slug.md`. */
+const DATED_NAME = /^(\d{4}-\d{2}-\d{2})(?:\D[^/\\]*)?\.md$/;
+
+/** `true` when `date` is a real calendar date written `YYYY-MM-DD` (`2026-02-30` is not). */
+export function isDailyLogDate(date: string): boolean {
+  const match = DATE.exec(date);
+  if (match === null) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const probe = new Date(0);
+  probe.setUTCFullYear(year, month - 1, day);
+  return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
+}
+
+/** Whether `name` is a daily log's: a dated `.md` name whose date exists on the calendar. */
+export function isDailyLogName(name: string): boolean {
+  const date = DATED_NAME.exec(name)?.[1];
+  return date !== undefined && isDailyLogDate(date);
+}
+
+/** How deep {@link strayDailyLogs} looks under `memory/`. */
+const STRAY_DEPTH = 4;
+
+/**
+ * Dated logs that big-memory does not read because they sit in a sub-folder of `memory/` (it reads the
+ * daily logs directly in `memory/`, where it writes them, and its own archive): one diagnostic per such
+ * folder (line 0), naming the folder, how many dated logs it holds, the first of them, and what to do.
+ * Hidden folders (`.obsidian`, big-memory's own) and links to folders are not entered; folders are looked
+ * into up to four levels deep. Nothing is opened or read but folder listings.
+ */
+export function strayDailyLogs(workspaceDir: string): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const visit = (rel: string, depth: number) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(workspaceDir, rel), { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (rel !== MEMORY_DIR) {
+      const logs = entries
+        .filter((e) => !e.isDirectory() && isDailyLogName(e.name))
+        .map((e) => `${rel}/${e.name}`)
+        .sort();
+      if (logs.length > 0) {
+        out.push({
+          file: `${rel}/`,
+          line: 0,
+          message: `${rel}/ holds ${logs.length === 1 ? "a dated log" : `${logs.length} dated logs`} (${logs[0]}${logs.length > 1 ? ", ..." : ""}) that big-memory does not read: it reads the daily logs directly in ${MEMORY_DIR}/; move a log that holds snapshots up to ${MEMORY_DIR}/ for them to be found`,
+        });
+      }
+    }
+    if (depth >= STRAY_DEPTH) return;
+    for (const e of entries) {
+      if (e.isDirectory() && !e.name.startsWith(".")) visit(`${rel}/${e.name}`, depth + 1);
+    }
+  };
+  visit(MEMORY_DIR, 0);
+  return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
