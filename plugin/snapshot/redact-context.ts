@@ -1,4 +1,4 @@
-import { type Pick, type Rule, rule, secret } from "./redact-engine.ts";
+import { type Pick, type Rule, rule, type Span, secret } from "./redact-engine.ts";
 import {
   classifyName,
   isBasicCredentials,
@@ -92,7 +92,7 @@ const flagValue: Pick = (m) => {
   return ok ? { start: found.range[0], end: found.range[1] } : undefined;
 };
 
-/** The value of a command-specific password option (`sshpass -p`, `mysql -p…`, `curl -u user:…`). */
+/** The value of a command-specific password option (`-passin pass:…`). */
 const commandPassword: Pick = (m) => {
   const found = valueGroup(m);
   return found !== undefined && passwordValue(found.value, 3)
@@ -101,8 +101,42 @@ const commandPassword: Pick = (m) => {
 };
 
 const QUOTED_OR_BARE = String.raw`(?:(?<q>["'])(?<secret>[^"'\s]{1,256})\k<q>|(?<secret2>[^\s"'\`;|&<>()]{1,256}))`;
-/** The rest of a shell command up to the option: no pipe or command separator, `\` line continuations allowed. */
-const SAME_COMMAND = String.raw`(?:[^\n|;&]|\\\r?\n)*?[ \t]`;
+/**
+ * The rest of a shell command after its name: no pipe or command separator outside quotes, `\` line
+ * continuations allowed. Greedy, and nothing after it can fail, so a match never backtracks.
+ */
+const REST_OF_COMMAND = String.raw`(?<rest>(?:[^\n|;&\\'"]|\\\r?\n|\\|'[^'\n]*'|"[^"\n]*"|['"])*)`;
+
+/**
+ * A password option of a command (`sshpass -p X`, `mysql -pX`, `curl -u user:X`): the rule takes the
+ * command name and the rest of the command, and its pick reads every `option` in that rest. Matching the
+ * command first and the option within it keeps the time linear: a lazy `command.*?option` pattern tried
+ * at every occurrence of the command reads the rest of the line again each time, so a line holding the
+ * command name thousands of times took minutes.
+ */
+function commandOption(
+  command: string,
+  option: string,
+  options: { triggers: readonly string[]; reach: number },
+): Rule {
+  const optionPattern = new RegExp(option, "gd");
+  return rule("cli-flag", String.raw`\b${command}\b${REST_OF_COMMAND}`, {
+    ...options,
+    resume: "end",
+    pick: (m) => {
+      const rest = m.groups?.rest ?? "";
+      const offset = m.indices?.groups?.rest?.[0] ?? m.index;
+      const spans: Span[] = [];
+      optionPattern.lastIndex = 0;
+      for (let o = optionPattern.exec(rest); o !== null; o = optionPattern.exec(rest)) {
+        const found = valueGroup(o);
+        if (found !== undefined && passwordValue(found.value, 3))
+          spans.push({ start: found.range[0] + offset, end: found.range[1] + offset });
+      }
+      return spans;
+    },
+  });
+}
 const CALLEES =
   /^(?:log_?in|logon|sign_?in|auth|authenticate|authorize|set_?token|set_?api_?key|set_?auth(?:_?token)?|set_?credentials?|with_?token|use_?token|token|api_?key|\w*client|\w*bot|octokit|openai|anthropic|groq|mistral|cohere)$/i;
 
@@ -183,43 +217,26 @@ export const CONTEXT_RULES: readonly Rule[] = [
       pick: secret(isBasicCredentials),
     },
   ),
-  rule(
-    "cli-flag",
-    String.raw`\bcurl\b${SAME_COMMAND}(?:-u|--user)(?:=|[ \t]+)(?:(?<q>["'])[^"':\s]*:(?<secret>[^"'\s]+)\k<q>|[^\s"':]*:(?<secret2>[^\s"'\`;|&<>]+))`,
-    {
-      triggers: ["curl"],
-      reach: 6,
-      pick: commandPassword,
-    },
+  commandOption(
+    "curl",
+    String.raw`[ \t](?:-u|--user)(?:=|[ \t]+)(?:(?<q>["'])[^"':\s]*:(?<secret>[^"'\s]+)\k<q>|[^\s"':]*:(?<secret2>[^\s"'\`;|&<>]+))`,
+    { triggers: ["curl"], reach: 6 },
   ),
-  rule("cli-flag", String.raw`\bsshpass\b${SAME_COMMAND}-p[ \t]*${QUOTED_OR_BARE}`, {
-    triggers: ["sshpass"],
-    reach: 2,
-    pick: commandPassword,
-  }),
+  commandOption("sshpass", String.raw`[ \t]-p[ \t]*${QUOTED_OR_BARE}`, { triggers: ["sshpass"], reach: 2 }),
   // `mysql -pSECRET`: the password is attached; `-p` alone (or `-p dbname`) prompts for it.
-  rule(
-    "cli-flag",
-    String.raw`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b${SAME_COMMAND}-p${QUOTED_OR_BARE}`,
-    {
-      triggers: ["mysql", "mariadb"],
-      reach: 2,
-      pick: commandPassword,
-    },
+  commandOption(
+    "(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)",
+    String.raw`[ \t]-p${QUOTED_OR_BARE}`,
+    { triggers: ["mysql", "mariadb"], reach: 2 },
   ),
-  rule(
-    "cli-flag",
-    String.raw`\b(?:docker|podman|nerdctl|oras|skopeo|helm registry|az)[ \t]+login\b${SAME_COMMAND}-p[ \t]+${QUOTED_OR_BARE}`,
-    {
-      triggers: ["login"],
-      reach: 2,
-      pick: commandPassword,
-    },
+  commandOption(
+    "(?:docker|podman|nerdctl|oras|skopeo|helm registry|az)[ \\t]+login",
+    String.raw`[ \t]-p[ \t]+${QUOTED_OR_BARE}`,
+    { triggers: ["login"], reach: 2 },
   ),
-  rule("cli-flag", String.raw`\bredis-cli\b${SAME_COMMAND}-a[ \t]+${QUOTED_OR_BARE}`, {
+  commandOption("redis-cli", String.raw`[ \t]-a[ \t]+${QUOTED_OR_BARE}`, {
     triggers: ["redis-cli"],
     reach: 2,
-    pick: commandPassword,
   }),
   // openssl `-passin pass:SECRET`, `-passout pass:SECRET`, `-k SECRET` is left to the flag rule.
   rule("cli-flag", String.raw`-pass(?:in|out)?[ \t]+pass:${QUOTED_OR_BARE}`, {

@@ -1,5 +1,6 @@
 import { lintSource } from "@secretlint/core";
 import { creator as recommended } from "@secretlint/secretlint-rule-preset-recommend";
+import { RE2JS } from "re2js";
 import { redact } from "../../plugin/snapshot/redact.ts";
 import { CONTEXT_RULES } from "../../plugin/snapshot/redact-context.ts";
 import { compileRules } from "../../plugin/snapshot/redact-engine.ts";
@@ -8,6 +9,7 @@ import { PROVIDER_RULES } from "../../plugin/snapshot/redact-providers.ts";
 import { NEGATIVES, POSITIVES, type PositiveCase } from "../snapshot/fixtures/secret-corpus.ts";
 import { CONTEXT_POSITIVES } from "../snapshot/fixtures/secret-corpus-context.ts";
 import { PROVIDER_POSITIVES } from "../snapshot/fixtures/secret-corpus-providers.ts";
+import { PATHOLOGICAL_FRAGMENTS, repeatTo } from "../snapshot/redact-pathological.ts";
 import { dailyLogText, generateCorpus } from "./corpus.ts";
 import { fmt, printTable } from "./table.ts";
 
@@ -150,4 +152,59 @@ export async function runRedactBench(opts: { quick?: boolean } = {}): Promise<vo
     if (withSecretlint) row("secretlint preset-recommend (baseline)", await speed(secretlintSpans, 3));
   }
   printTable("Redaction throughput (CPU time, best of several rounds)", rows);
+  await runPathologicalBench(combined);
+}
+
+/**
+ * Each pathological family at 1 MB through `redact`, against the goal of 50 ms, beside one pass of the
+ * trigger regex over the same text. Then the engines: a lazy `command.*?option` pattern of the kind that was
+ * quadratic, in V8 (backtracking) and in re2js (linear, pure JavaScript), and one simple assignment
+ * pattern over a text dense with matches in both, to show what a linear-time engine would cost.
+ */
+async function runPathologicalBench(triggers: RegExp): Promise<void> {
+  const size = 1_000_000;
+  const goal = 50;
+  const rows: string[][] = [
+    ["family (1 MB)", "redact ms", "MB/s", "goal", "trigger regex ms", "vs trigger regex"],
+  ];
+  for (const [name, fragment] of PATHOLOGICAL_FRAGMENTS) {
+    const text = repeatTo(fragment, size);
+    const ms = await cpuMs(() => redact(text), 3);
+    const base = await cpuMs(() => text.match(triggers), 3);
+    rows.push([
+      name,
+      fmt(ms, 1),
+      fmt(size / 1e6 / (ms / 1000), 1),
+      ms <= goal ? `<= ${goal} ms: met` : `<= ${goal} ms: NOT met`,
+      fmt(base, 1),
+      `${fmt(ms / base, 1)}x`,
+    ]);
+  }
+  printTable("Pathological inputs: each family at 1 MB (CPU time, best of 3)", rows);
+
+  const lazy = String.raw`\bmysql\b(?:[^\n|;&]|\\\r?\n)*?[ \t]-p([^\s"'\x60;|&<>()]{1,256})`;
+  const assignment = String.raw`(?:password|passwd|secret)[ \t]*[:=][ \t]*([^\s"'\x60,;()\[\]{}<>]{1,512})`;
+  const v8 = (source: string, text: string) => () => {
+    const re = new RegExp(source, "gi");
+    let n = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) n++;
+    return n;
+  };
+  const re2 = (source: string, text: string) => () => {
+    const m = RE2JS.compile(source, RE2JS.CASE_INSENSITIVE).matcher(text);
+    let n = 0;
+    while (m.find()) n++;
+    return n;
+  };
+  const engines: string[][] = [["pattern", "input", "V8 irregexp ms", "re2js ms", "re2js vs V8"]];
+  for (const [name, source, text] of [
+    ["lazy `mysql .*? -p` (the old rule)", lazy, repeatTo("mysql ", 20_000)],
+    ["lazy `mysql .*? -p` (the old rule)", lazy, repeatTo("mysql ", 40_000)],
+    ["`password: value`", assignment, repeatTo("password: ", size)],
+  ] as const) {
+    const a = await cpuMs(v8(source, text), 3);
+    const b = await cpuMs(re2(source, text), 3);
+    engines.push([name, `${fmt(text.length / 1e3, 0)} KB`, fmt(a, 1), fmt(b, 1), `${fmt(b / a, 2)}x`]);
+  }
+  printTable("Regular expression engines on pathological inputs (CPU time, best of 3)", engines);
 }
