@@ -7,6 +7,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseDailyLog } from "../snapshot/parse.ts";
+import type { JudgedBlocks } from "../snapshot/redact-judged.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { readFailure } from "../store/daily-log.ts";
 import type { Fingerprint, LogRecord } from "./codec.ts";
@@ -51,13 +52,15 @@ export function redactionsIn(snapshots: readonly LocatedSnapshot[]): Record<stri
 /**
  * Reads a log and fingerprints exactly the bytes read: the times are taken before reading and the read
  * is repeated if the size moved meanwhile (a write in progress). `known` skips parsing when the content
- * hash is unchanged (only the times moved) and its problems were recorded. Null when the log is gone,
+ * hash is unchanged (only the times moved) and its problems were recorded; `judged` spares the redaction
+ * of blocks judged clean before (see `parseDailyLog`). Null when the log is gone,
  * {@link UnreadableLog} when it cannot be read (see daily-log.ts `readFailure`).
  */
 export async function readLog(
   workspaceDir: string,
   file: string,
   known?: LogRecord,
+  judged?: JudgedBlocks,
 ): Promise<(LogRead & { same: boolean }) | UnreadableLog | null> {
   const path = join(workspaceDir, file);
   for (let attempt = 0; ; attempt++) {
@@ -82,7 +85,7 @@ export async function readLog(
     if (known?.problems !== undefined && known.crc32 === fingerprint.crc32) {
       return { fingerprint, snapshots: [], diagnostics: [], redactions: {}, same: true };
     }
-    const parsed = parseDailyLog(bytes.toString("utf8"), file);
+    const parsed = parseDailyLog(bytes.toString("utf8"), file, judged === undefined ? {} : { judged });
     return {
       fingerprint,
       snapshots: parsed.snapshots,

@@ -8,6 +8,8 @@
  * left out and no fingerprint of it is kept, so it is read again on every load until it can be read.
  * A watcher re-reads logs that change; index changes are saved shortly after, atomically.
  */
+import { REDACTION_RULES_VERSION } from "../snapshot/redact.ts";
+import { JudgedBlocks } from "../snapshot/redact-judged.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import { refOf } from "./document.ts";
@@ -48,6 +50,7 @@ export class SearchService {
   readonly #options: SearchServiceOptions;
   readonly #index = new SnapshotIndex();
   readonly #book = new LogBook();
+  readonly #judged = new JudgedBlocks(REDACTION_RULES_VERSION); // a log read again redacts its new blocks
   /** Months not loaded yet, with their logs as listed at open. */
   readonly #pending = new Map<string, LogStat[]>();
   readonly #dirty = new Set<string>();
@@ -247,7 +250,7 @@ export class SearchService {
     const known = this.#book.record(file);
     const log = await statLog(this.workspaceDir, file);
     if (log !== null && unchanged(log, known)) return;
-    const read = log === null ? null : await readLog(this.workspaceDir, file, known);
+    const read = log === null ? null : await readLog(this.workspaceDir, file, known, this.#judged);
     if (read === null || isUnreadable(read)) {
       if (read === null) this.#book.gone(file);
       else this.#book.cannotRead(read.unreadable);

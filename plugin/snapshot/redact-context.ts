@@ -290,3 +290,9 @@ export const CONTEXT_RULES: readonly Rule[] = [
     pick: assignedValue,
   }),
 ];
+
+/** The sources of the helpers the picks above call, for the rules version (`redact-judged.ts`). */
+export const CONTEXT_JUDGEMENT_SOURCES: readonly string[] = [
+  ...[assignment, valueGroup, passwordValue, commandOption].map(String),
+  CALLEES.source,
+];

@@ -96,3 +96,6 @@ export const LABEL_RULES: readonly Rule[] = [
     },
   }),
 ];
+
+/** The label words and the helpers the pick above calls, for the rules version (`redact-judged.ts`). */
+export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [JSON.stringify(LABELS), String(digestAt)];

@@ -209,3 +209,25 @@ export function isBasicCredentials(value: string): boolean {
     decoded.includes(":")
   );
 }
+
+/**
+ * The sources of everything above that judges names and values, for the rules version
+ * (`redact-judged.ts`): a change to a word list, a pattern or a predicate changes the version.
+ */
+export const JUDGEMENT_SOURCES: readonly string[] = [
+  [...STRONG_WORDS, "|", ...STRONG_LAST_WORDS, "|", ...WEAK_WORDS].join(" "),
+  [...PLAIN_KEY_QUALIFIERS, "|", ...PLAIN_TOKEN_QUALIFIERS, "|", ...META_WORDS].join(" "),
+  ...[SECRET_WORD_HINT, PLACEHOLDER, TEMPLATE, NUMBERED_NAME, ...NOT_SECRET].map(
+    (re) => `${re.source}/${re.flags}`,
+  ),
+  ...[
+    classifyName,
+    isWeakWord,
+    isPlaceholder,
+    looksSecret,
+    looksSecretFor,
+    classCount,
+    isWordsAndNumbers,
+  ].map(String),
+  ...[isDigest, isPlaceholderBody, isBasicCredentials].map(String),
+];

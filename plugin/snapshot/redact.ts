@@ -7,6 +7,7 @@ import {
   mayFindSecrets,
   type Span,
 } from "./redact-engine.ts";
+import { rulesVersion } from "./redact-judged.ts";
 import { LABEL_RULES } from "./redact-labels.ts";
 import { classifyName, looksSecretFor } from "./redact-names.ts";
 import { PROVIDER_RULES } from "./redact-providers.ts";
@@ -114,6 +115,12 @@ export function redactionMarker(kind: RedactionKind): string {
 
 /** Provider formats, then the private-key and context rules, then prose labels. */
 const RULES = compileRules([...PROVIDER_RULES, ...CONTEXT_RULES, ...LABEL_RULES]);
+
+/**
+ * The version of the rules `redact` applies: changes whenever a rule or a judgement of names and values
+ * changes (see `redact-judged.ts`). A block remembered clean under another version is judged again.
+ */
+export const REDACTION_RULES_VERSION = rulesVersion(RULES.rules);
 
 /**
  * Replace every secret in `text` by `[REDACTED:<kind>]`. Pure.
