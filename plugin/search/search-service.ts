@@ -8,8 +8,7 @@
  * left out and no fingerprint of it is kept, so it is read again on every load until it can be read.
  * A watcher re-reads logs that change; index changes are saved shortly after, atomically.
  */
-import { REDACTION_RULES_VERSION } from "../snapshot/redact.ts";
-import { JudgedBlocks } from "../snapshot/redact-judged.ts";
+import { judgedBlocks } from "../snapshot/redact.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import { refOf } from "./document.ts";
@@ -50,7 +49,7 @@ export class SearchService {
   readonly #options: SearchServiceOptions;
   readonly #index = new SnapshotIndex();
   readonly #book = new LogBook();
-  readonly #judged = new JudgedBlocks(REDACTION_RULES_VERSION); // a log read again redacts its new blocks
+  readonly #judged = judgedBlocks(); // a log read again redacts only its new blocks
   /** Months not loaded yet, with their logs as listed at open. */
   readonly #pending = new Map<string, LogStat[]>();
   readonly #dirty = new Set<string>();

@@ -1,11 +1,14 @@
 import { type Pick, type Rule, rule, type Span, secret } from "./redact-engine.ts";
 import {
+  BRACKETS,
   classifyName,
   isBasicCredentials,
+  isPassphrase,
   isPlaceholder,
   isPlaceholderBody,
   looksSecret,
   looksSecretFor,
+  type Strength,
 } from "./redact-names.ts";
 
 /**
@@ -16,7 +19,18 @@ import {
 
 const NL = String.raw`(?:\r?\n|\\r?\\n)`;
 /** Lower-case fragments of every secret name `classifyName` accepts; rules judged by a name run near one. */
-export const SECRET_NAME_TRIGGERS = ["pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"];
+export const SECRET_NAME_TRIGGERS = [
+  "pass",
+  "pwd",
+  "pw",
+  "secret",
+  "token",
+  "key",
+  "auth",
+  "credential",
+  "sig",
+  "pat",
+];
 const notPlaceholder = (value: string) => !isPlaceholder(value);
 
 const AUTHORIZATION = String.raw`(?<![A-Za-z0-9-])(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*(?:["'][ \t]*)?`;
@@ -25,18 +39,40 @@ const AUTHORIZATION = String.raw`(?<![A-Za-z0-9-])(?:proxy-)?authorization["']?[
  * is matched atomically (`(?=(…))\k<…>`), so a long identifier is not backtracked through character by
  * character when no separator follows it. Compiled with the `i` flag.
  */
-const NAME = String.raw`(?<![A-Za-z0-9_.:/=@?&\\-])(?:--?)?(?<nq>["'\`]?)(?=[A-Za-z0-9_.-]{0,127}?(?:pass|pwd|secret|token|key|auth|credential|sig))(?=(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}))\k<name>\k<nq>(?:\*{1,2})?[ \t]*(?::=|=>|=(?!=)|:)[ \t]*(?:\*{1,2}[ \t]*)?`;
+const NAME = String.raw`(?<![A-Za-z0-9_.:/=@?&\\-])(?:--?)?(?<nq>["'\`]?)(?=[A-Za-z0-9_.-]{0,127}?(?:pass|pwd|pw|secret|token|key|auth|credential|sig|pat))(?=(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}))\k<name>\k<nq>(?:\*{1,2})?[ \t]*(?::=|=>|=(?!=)|:)[ \t]*(?:\*{1,2}[ \t]*)?`;
 const UNQUOTED = String.raw`[^\s"'\`,;()\[\]{}<>]`;
 
 /**
  * Judge an assigned value by its name, read together with the word before it when they are separated by
  * a space only (`public key: …` is a public key, `API key: …` an API key).
  */
-function assignment(value: string, m: RegExpExecArray): boolean {
+function assignment(value: string, m: RegExpExecArray, quoted = false): boolean {
+  const strength = strengthOf(m);
+  return (
+    strength !== undefined &&
+    (looksSecretFor(value, strength) || (quoted && strength === "strong" && isPassphrase(value)))
+  );
+}
+
+function strengthOf(m: RegExpExecArray): Strength | undefined {
   const name = m.groups?.name ?? "";
   const before = /([A-Za-z][A-Za-z0-9]*)[ \t]+$/.exec(m.input.slice(Math.max(0, m.index - 40), m.index))?.[1];
-  const strength = classifyName(before === undefined ? name : `${before}_${name}`);
-  return strength !== undefined && looksSecretFor(value, strength);
+  return classifyName(before === undefined ? name : `${before}_${name}`);
+}
+
+const count = (text: string, ch: string) => text.split(ch).length - 1;
+
+/**
+ * Where a bare password value really ends: at the next white space or quote, whatever punctuation it
+ * holds (`p@ss,w(rd);x`), less the punctuation that ends a sentence and a closing bracket it did not open.
+ */
+export function passwordEnd(input: string, start: number, end: number): number {
+  let stop = end;
+  while (stop < input.length && stop - start < 512 && !/[\s"'`]/.test(input[stop] ?? " ")) stop++;
+  let value = input.slice(start, stop).replace(/[.,;:!?]+$/, "");
+  for (const [open, close] of BRACKETS)
+    while (value.endsWith(close) && count(value, close) > count(value, open)) value = value.slice(0, -1);
+  return start + Math.max(value.length, end - start);
 }
 
 /**
@@ -56,7 +92,12 @@ const assignedValue: Pick = (m) => {
     let value = m.groups?.[name] ?? "";
     // A bare value loses its trailing dots (the end of a sentence); a value on the next line is not a key.
     if (name === "bare") value = value.replace(/\.+$/, "");
-    if (value === "" || (name === "nl" && value.endsWith(":")) || !assignment(value, m)) return undefined;
+    const quoted = name === "dq" || name === "sq" || name === "bq";
+    if (value === "" || (name === "nl" && value.endsWith(":")) || !assignment(value, m, quoted))
+      return undefined;
+    // A password runs on to the next space whatever punctuation it holds (`DB_PASSWORD=a,b;c(d)`).
+    if (name === "bare" && strengthOf(m) === "strong")
+      return { start: range[0], end: passwordEnd(m.input, range[0], range[0] + value.length) };
     return { start: range[0], end: range[0] + value.length };
   }
   return undefined;
@@ -161,10 +202,15 @@ export const CONTEXT_RULES: readonly Rule[] = [
     { triggers: ["://"], pick: secret((value) => looksSecret(value, "weak", 20)) },
   ),
   // scheme://user:password@host: the password is the last stretch before the last `@` of the authority.
+  // scheme://user:password@host, also JSON-escaped (`mysql:\/\/user:pass@host`): the password runs to the
+  // last `@` before white space, whatever it holds (`#`, `/`, `?`), as people paste them unencoded.
   rule(
     "url-credentials",
-    String.raw`(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:@/?#"'<>\[\]]*:(?<secret>[^\s/?#"'<>]+)@`,
-    { triggers: ["://"], pick: secret((value) => notPlaceholder(value) && value !== "x-oauth-basic") },
+    String.raw`(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/|\\\/\\\/)[^\s:@/?#"'<>\[\]\\]{0,256}:(?<secret>[^\s/?#"'<>]+(?=@)|[^\s"'<>@]{1,256}(?:@[^\s"'<>@]{1,256}){0,3}(?=@))@`,
+    {
+      triggers: ["://", ":\\/\\/"],
+      pick: secret((value) => notPlaceholder(value) && value !== "x-oauth-basic"),
+    },
   ),
   rule(
     "url-credentials",
@@ -197,6 +243,60 @@ export const CONTEXT_RULES: readonly Rule[] = [
     {
       triggers: ["Bearer"],
       pick: secret((value) => looksSecret(value, "weak", 16)),
+    },
+  ),
+  // Every other scheme (`SSWS`, `ApiKey`, `Api-Key`, `Key`, `OAuth`, `Digest …`, `AWS4-HMAC-SHA256 …`):
+  // the credentials are the rest of the header.
+  rule(
+    "bearer",
+    String.raw`${AUTHORIZATION}(?!(?:bearer|token|basic)[ \t])(?<scheme>[A-Za-z][A-Za-z0-9_-]{1,30})[ \t]+(?<secret>[^\r\n'\x60]{8,512})`,
+    {
+      flags: "i",
+      triggers: ["authorization"],
+      caseSensitive: false,
+      pick: (m) => {
+        const range = m.indices?.groups?.secret;
+        let value = (m.groups?.secret ?? "").replace(/[ \t,;]+$/, "");
+        // A quoted header (`-H "Authorization: Digest …"`) ends at its closing quote.
+        if (count(value, '"') % 2 === 1)
+          value = value.slice(0, value.lastIndexOf('"')).replace(/[ \t,;]+$/, "");
+        if (range === undefined || isPlaceholder(value) || isPlaceholderBody(value) || !/[0-9]/.test(value))
+          return undefined;
+        return { start: range[0], end: range[0] + value.length };
+      },
+    },
+  ),
+  // A header that holds a token without a scheme: `Authorization: 3f9a…`.
+  rule("bearer", String.raw`${AUTHORIZATION}(?<secret>[A-Za-z0-9._~+/=-]{16,1024})(?![^\s"'\x60,;])`, {
+    flags: "i",
+    triggers: ["authorization"],
+    caseSensitive: false,
+    pick: secret((value) => looksSecret(value, "weak", 16) && !isPlaceholderBody(value)),
+  }),
+  // `Cookie: a=1; session=…` (every value) and `Set-Cookie: session=…; Path=/` (the first): a session cookie
+  // is a bearer credential.
+  rule(
+    "session-cookie",
+    String.raw`(?<![A-Za-z0-9-])(?<set>set-)?cookie["']?[ \t]*[:=][ \t]*["']?(?<rest>[^\r\n"']{1,4096})`,
+    {
+      flags: "i",
+      triggers: ["cookie"],
+      caseSensitive: false,
+      pick: (m) => {
+        const rest = m.groups?.rest ?? "";
+        const offset = m.indices?.groups?.rest?.[0] ?? m.index;
+        const spans: Span[] = [];
+        const pair = /(?:^|;)[ \t]*(?<name>[^=;\s]{1,128})=(?<value>[^;\s]{1,4096})/dg;
+        for (let p = pair.exec(rest); p !== null; p = pair.exec(rest)) {
+          const value = p.groups?.value ?? "";
+          const at = p.indices?.groups?.value?.[0];
+          if (at !== undefined && value.length >= 8 && !isPlaceholder(value) && !/^\d+$/.test(value))
+            spans.push({ start: offset + at, end: offset + at + value.length });
+          if (m.groups?.set !== undefined) break;
+        }
+        return spans;
+      },
+      resume: "end",
     },
   ),
   rule(

@@ -7,7 +7,7 @@ import {
   mayFindSecrets,
   type Span,
 } from "./redact-engine.ts";
-import { rulesVersion } from "./redact-judged.ts";
+import { JudgedBlocks, rulesVersion } from "./redact-judged.ts";
 import { LABEL_RULES } from "./redact-labels.ts";
 import { classifyName, looksSecretFor } from "./redact-names.ts";
 import { PROVIDER_RULES } from "./redact-providers.ts";
@@ -71,6 +71,7 @@ export const REDACTION_KINDS = [
   "service-token",
   "url-credentials",
   "bearer",
+  "session-cookie",
   "basic-auth",
   "cli-flag",
   "credential-call",
@@ -121,6 +122,11 @@ const RULES = compileRules([...PROVIDER_RULES, ...CONTEXT_RULES, ...LABEL_RULES]
  * changes (see `redact-judged.ts`). A block remembered clean under another version is judged again.
  */
 export const REDACTION_RULES_VERSION = rulesVersion(RULES.rules);
+
+/** An empty memory of the blocks judged clean by the rules `redact` applies (see `parseDailyLog`). */
+export function judgedBlocks(): JudgedBlocks {
+  return new JudgedBlocks(REDACTION_RULES_VERSION);
+}
 
 /**
  * Replace every secret in `text` by `[REDACTED:<kind>]`. Pure.
