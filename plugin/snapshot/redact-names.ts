@@ -113,9 +113,12 @@ const ENV_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
 const MEMBER_PATH = /^[A-Za-z_$][A-Za-z_$]*\d{0,3}(?:[?!]?\.#?[A-Za-z_$][A-Za-z_$]*\d{0,3})+$/;
 /** A name with a version or counter at its end (`retiredCopilotCustodyBlockedV1`, `cache_key_2`). */
 const NUMBERED_NAME = /^[A-Za-z_$][A-Za-z_$.-]*[0-9]{1,3}$/;
-/** A path or a file name; an extension is lower case (`Summer2024.Prod` is a password, not a file). */
+/**
+ * A path or a file name; an extension is lower case and starts with a letter (`Summer2024.Prod` and
+ * `Gizli.2025` are passwords, not files).
+ */
 const FILE_PATH =
-  /^(?:(?:~|\.{1,2})?\/[\w.@~-]*(?:\/[\w.@~-]*)*|[\w.-]+(?:\/[\w.-]+)*\.[a-z0-9]{1,8}|[A-Za-z]:\\.*)$/;
+  /^(?:(?:~|\.{1,2})?\/[\w.@~-]*(?:\/[\w.@~-]*)*|[\w.-]+(?:\/[\w.-]+)*\.[a-z][a-z0-9]{0,7}|[A-Za-z]:\\.*)$/;
 const URL_VALUE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 /** Content digests: `sha512-…` (lockfile integrity), `sha256:…` (image digests), `md5:…`. */
 const DIGEST = /^(?:sha(?:1|224|256|384|512)|md5|blake2b|blake3)[-:~][A-Za-z0-9+/=_-]+$/i;
@@ -208,14 +211,19 @@ const PROSE_WORDS = new Set(
 
 /**
  * Whether a quoted value of several words is a passphrase (`"correct horse battery staple"`, `"Mi casa 42!"`):
- * 2 to 8 words, none of them a word of prose or of a form (`"at least 8 characters"`, `"see the vault"`),
- * the last not ending a sentence.
+ * 2 to 8 words in Latin letters, none of them a word of prose or of a form (`"at least 8 characters"`,
+ * `"see the vault"`), the last not ending a sentence.
  */
 export function isPassphrase(value: string): boolean {
   const words = value.trim().split(/\s+/);
   if (words.length < 2 || words.length > 8 || /[.?]$/.test(value.trim()) || isPlaceholder(value))
     return false;
-  return words.every((w) => !PROSE_WORDS.has(w.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "")));
+  // Words in Latin letters only: a few words in another script are prose this list cannot tell apart.
+  return words.every(
+    (w) =>
+      /^[\x21-\x7e\u00c0-\u024f]+$/.test(w) &&
+      !PROSE_WORDS.has(w.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "")),
+  );
 }
 
 /** `looksSecret` with the usual minimum length: 6 for strong names, 16 for weak ones. */

@@ -8,8 +8,8 @@ import {
   type Span,
 } from "./redact-engine.ts";
 import { JudgedBlocks, rulesVersion } from "./redact-judged.ts";
-import { LABEL_RULES } from "./redact-labels.ts";
-import { classifyName, looksSecretFor } from "./redact-names.ts";
+import { LABEL_RULES, labelStrength } from "./redact-labels.ts";
+import { classifyName, isPassphrase, looksSecretFor, type Strength } from "./redact-names.ts";
 import { PROVIDER_RULES } from "./redact-providers.ts";
 
 /**
@@ -222,7 +222,8 @@ const LABEL_KEYS = ["label", "name", "key"] as const;
  * booleans, null and non-plain objects are kept as they are. Object keys are redacted as text too (a tool's
  * arguments may hold a token as a key); two keys that redact to the same text keep the last value. A
  * string property whose
- * key is a secret name (`password`, `apiKey`; or the `label`/`name`/`key` of a `{ label, value }` pair) is
+ * key is a secret name (`password`, `apiKey`; or the `label`/`name`/`key` of a `{ label, value }` pair, in
+ * any language the label rules know: `пароль`, `密码`, `senha`) is
  * judged as an assignment of that name, and a secret-looking value is replaced whole
  * (`secret-assignment`); the `label`/`name`/`key` strings themselves are only redacted as text. Counts are
  * summed over all strings. Returns a new value; the input is not changed. With a `deadline` that passes,
@@ -257,15 +258,18 @@ function redactValue<T>(
   collectStrings(value, texts);
   const marked = mayFindSecrets(texts, RULES);
   const toRedact = new Set(texts.filter((_, i) => marked[i] === true));
-  const redactString = (text: string, name: string | undefined): string => {
+  const redactString = (text: string, name: Name | undefined): string => {
     let redacted = text;
     if (toRedact.has(text)) {
       const result = redactText(text, deadline);
       if (result.total > 0) for (const kind of REDACTION_KINDS) add(kind, result.counts[kind] ?? 0);
       redacted = result.text;
     }
-    const strength = name === undefined ? undefined : classifyName(name);
-    if (strength !== undefined && looksSecretFor(redacted, strength)) {
+    const strength = strengthOfName(name);
+    if (
+      strength !== undefined &&
+      (looksSecretFor(redacted, strength) || (strength === "strong" && isPassphrase(redacted)))
+    ) {
       add("secret-assignment", 1);
       return redactionMarker("secret-assignment");
     }
@@ -276,7 +280,7 @@ function redactValue<T>(
     if (result.total > 0) for (const kind of REDACTION_KINDS) add(kind, result.counts[kind] ?? 0);
     return result.text;
   };
-  const walk = (node: unknown, name: string | undefined): unknown => {
+  const walk = (node: unknown, name: Name | undefined): unknown => {
     if (typeof node === "string") return redactString(node, name);
     if (Array.isArray(node)) return node.map((item) => walk(item, undefined));
     if (!isPlainObject(node)) return node;
@@ -286,7 +290,12 @@ function redactValue<T>(
       Object.entries(node).map(([key, child]) => {
         // A label names the value beside it; it is not itself the value of a secret called `key`.
         const labelKey = LABEL_KEYS.some((k) => k === key);
-        const name = key === "value" && typeof label === "string" ? label : labelKey ? undefined : key;
+        const name: Name | undefined =
+          key === "value" && typeof label === "string"
+            ? { text: label, label: true }
+            : labelKey
+              ? undefined
+              : { text: key, label: false };
         return [toRedact.has(key) ? redactKey(key) : key, walk(child, name)];
       }),
     );
@@ -303,6 +312,22 @@ function replaceStrings(node: unknown, marker: string): unknown {
   return Object.fromEntries(
     Object.values(node).map((child, i) => [`${marker}${i}`, replaceStrings(child, marker)]),
   );
+}
+
+/** The name a string stands under: an object key, or the label of a `{ label, value }` pair. */
+interface Name {
+  readonly text: string;
+  readonly label: boolean;
+}
+
+/**
+ * How strongly `name` says its value is a secret: as an assignment name (`password`, `apiKey`), and for a
+ * label, also as a label in any language `redact` knows (`пароль`, `服务器密码`, `senha do banco`), so a
+ * label kept apart from its value is read with it wherever it stands.
+ */
+function strengthOfName(name: Name | undefined): Strength | undefined {
+  if (name === undefined) return undefined;
+  return classifyName(name.text) ?? (name.label ? labelStrength(name.text) : undefined);
 }
 
 /** Every string `redactDeep` visits in `node`, appended to `out`. */

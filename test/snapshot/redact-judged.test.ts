@@ -77,3 +77,32 @@ describe("parseDailyLog with a memory of judged blocks", () => {
     expect([snapshots[0]?.verified, judged.size]).toEqual([false, 0]);
   });
 });
+
+describe("parseDailyLog on a hand-written block whose labels stand apart from their values", () => {
+  const values = ["Qx7-Prod-2024", "Xk9#mP2vL", "Banco!2026", "Berg-Tal-9x", "Kata-Sandi-77", "Gizli.2025"];
+  const block = [
+    "<!-- BIG-MEMORY-SNAPSHOT v1 -->",
+    "<!-- snapshot-id: 2026-11-20-03 -->",
+    "### [SNAPSHOT] Active Goal",
+    "Move the database",
+    "### [SNAPSHOT] Key Names & Values",
+    `- пароль: ${values[0]}`,
+    `- 服务器密码: \`${values[1]}\``,
+    `- senha do banco: ${values[2]}`,
+    `- Passwort: ${values[3]}`,
+    `- kata sandi: ${values[4]}`,
+    `- şifre: ${values[5]}`,
+    "- region: eu-west-1",
+    "<!-- /BIG-MEMORY-SNAPSHOT -->",
+    "",
+  ].join("\n");
+
+  it("judges each value with its label, in every language, and keeps the others", () => {
+    const names = parseDailyLog(block, FILE).snapshots[0]?.snapshot.names ?? [];
+    expect(names.map((n) => n.value)).toEqual([
+      ...values.map(() => "[REDACTED:secret-assignment]"),
+      "eu-west-1",
+    ]);
+    expect(values.filter((v) => JSON.stringify(names).includes(v))).toEqual([]);
+  });
+});

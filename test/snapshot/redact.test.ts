@@ -418,3 +418,26 @@ describe("redact with a deadline", () => {
     });
   });
 });
+
+describe("redactDeep with a label apart from its value", () => {
+  it("judges a { label, value } pair with a label in any language the label rules know", () => {
+    const names = [
+      { label: "пароль от сервера", value: "Qx7-Prod-2024" },
+      { label: "DB 密码", value: "Xk9#mP2vL" },
+      { label: "wachtwoord", value: "Zomer2025!" },
+      { label: "mật khẩu", value: "MatKhau#88" },
+      { label: "password", value: "correct horse battery staple" },
+      { label: "пароль", value: "обязательное поле" },
+      { label: "region", value: "Qx7-Prod-2024" },
+    ];
+    expect(redactDeep(names).value.map((n) => n.value)).toEqual([
+      "[REDACTED:secret-assignment]",
+      "[REDACTED:secret-assignment]",
+      "[REDACTED:secret-assignment]",
+      "[REDACTED:secret-assignment]",
+      "[REDACTED:secret-assignment]",
+      "обязательное поле",
+      "Qx7-Prod-2024",
+    ]);
+  });
+});
