@@ -11,6 +11,8 @@ import { PROVIDER_RULES } from "../../plugin/snapshot/redact-providers.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { NEGATIVES, POSITIVES, type PositiveCase } from "../snapshot/fixtures/secret-corpus.ts";
 import { CONTEXT_POSITIVES } from "../snapshot/fixtures/secret-corpus-context.ts";
+import { FORMAT_POSITIVES, TOKEN_FORMATS } from "../snapshot/fixtures/secret-corpus-formats.ts";
+import { LABEL_LANGUAGES, LABEL_POSITIVES } from "../snapshot/fixtures/secret-corpus-labels.ts";
 import { PROVIDER_POSITIVES } from "../snapshot/fixtures/secret-corpus-providers.ts";
 import { PATHOLOGICAL_FRAGMENTS, repeatTo } from "../snapshot/redact-pathological.ts";
 import { dailyLogText, generateCorpus } from "./corpus.ts";
@@ -104,6 +106,8 @@ export async function runRedactBench(opts: { quick?: boolean } = {}): Promise<vo
         "detector",
         "recall: provider formats",
         "recall: context rules",
+        `recall: ${TOKEN_FORMATS.length} formats`,
+        `recall: labels, ${LABEL_LANGUAGES.length} languages`,
         "recall: all",
         "false positives",
         "ms per KB",
@@ -112,6 +116,8 @@ export async function runRedactBench(opts: { quick?: boolean } = {}): Promise<vo
         "big-memory redact",
         recall(PROVIDER_POSITIVES, ours),
         recall(CONTEXT_POSITIVES, ours),
+        recall(FORMAT_POSITIVES, ours),
+        recall(LABEL_POSITIVES, ours),
         recall(POSITIVES, ours),
         `${ourFalse} (${pct(ourFalse, NEGATIVES.length)})`,
         fmt(ourMs / kb, 3),
@@ -120,12 +126,25 @@ export async function runRedactBench(opts: { quick?: boolean } = {}): Promise<vo
         "secretlint preset-recommend (baseline)",
         recall(PROVIDER_POSITIVES, theirs),
         recall(CONTEXT_POSITIVES, theirs),
+        recall(FORMAT_POSITIVES, theirs),
+        recall(LABEL_POSITIVES, theirs),
         recall(POSITIVES, theirs),
         `${theirFalse} (${pct(theirFalse, NEGATIVES.length)})`,
         fmt(theirMs / kb, 3),
       ],
     ],
   );
+
+  const caught = POSITIVES.filter(ours).length;
+  const goals: [string, boolean][] = [
+    [`recall 100% (${caught} of ${POSITIVES.length})`, caught === POSITIVES.length],
+    [`0 false positives (${ourFalse} of ${NEGATIVES.length})`, ourFalse === 0],
+    [`>= 1,500 positives (${POSITIVES.length})`, POSITIVES.length >= 1500],
+    [`>= 150 provider formats (${TOKEN_FORMATS.length} named by their source)`, TOKEN_FORMATS.length >= 150],
+    [`password labels in >= 20 languages (${LABEL_LANGUAGES.length})`, LABEL_LANGUAGES.length >= 20],
+    [`>= 1,000 hard negatives (${NEGATIVES.length})`, NEGATIVES.length >= 1000],
+  ];
+  for (const [goal, met] of goals) console.log(`${met ? "met   " : "MISSED"}  ${goal}`);
 
   const set = compileRules([...PROVIDER_RULES, ...CONTEXT_RULES, ...LABEL_RULES]);
   const escaped = set.scanner.literals.map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
