@@ -47,6 +47,8 @@ const UNQUOTED = String.raw`[^\s"'\`,;()\[\]{}<>]`;
  * a space only (`public key: …` is a public key, `API key: …` an API key).
  */
 function assignment(value: string, m: RegExpExecArray, quoted = false): boolean {
+  // No name takes a value under 6 characters: said before the name is read, which costs more.
+  if (value.length < 6) return false;
   const strength = strengthOf(m);
   return (
     strength !== undefined &&
