@@ -5,6 +5,7 @@
  * diagnostic naming it, and gets no fingerprint, so that it is read again once it can be.
  */
 import { parseDailyLog } from "../snapshot/parse.ts";
+import type { JudgedBlocks } from "../snapshot/redact-judged.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { readFailure } from "../store/daily-log.ts";
 import { openMemoryFile } from "../store/log-open.ts";
@@ -52,13 +53,15 @@ export function redactionsIn(snapshots: readonly LocatedSnapshot[]): Record<stri
  * before reading, and the read is repeated if the size moved meanwhile (a write in progress). The log is
  * opened within the workspace's boundary (store/log-open.ts: its real path inside `memory/`, a regular
  * file, never blocking). `known` skips parsing when the content hash is unchanged (only the times moved)
- * and its problems were recorded. Null when the log is gone, {@link UnreadableLog} when it cannot be read
- * or is refused (see daily-log.ts `readFailure`).
+ * and its problems were recorded; `judged` spares the redaction of blocks judged clean before (see
+ * `parseDailyLog`). Null when the log is gone, {@link UnreadableLog} when it cannot be read or is refused
+ * (see daily-log.ts `readFailure`).
  */
 export async function readLog(
   workspaceDir: string,
   file: string,
   known?: LogRecord,
+  judged?: JudgedBlocks,
 ): Promise<(LogRead & { same: boolean }) | UnreadableLog | null> {
   for (let attempt = 0; ; attempt++) {
     let before: Awaited<ReturnType<typeof openMemoryFile>>["info"];
@@ -86,7 +89,7 @@ export async function readLog(
     if (known?.problems !== undefined && known.crc32 === fingerprint.crc32) {
       return { fingerprint, snapshots: [], diagnostics: [], redactions: {}, same: true };
     }
-    const parsed = parseDailyLog(bytes.toString("utf8"), file);
+    const parsed = parseDailyLog(bytes.toString("utf8"), file, judged === undefined ? {} : { judged });
     return {
       fingerprint,
       snapshots: parsed.snapshots,

@@ -8,6 +8,7 @@
  * left out and no fingerprint of it is kept, so it is read again on every load until it can be read.
  * A watcher re-reads logs that change; index changes are saved shortly after, atomically.
  */
+import { judgedBlocks } from "../snapshot/redact.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { strayDailyLogs } from "../store/log-open.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
@@ -49,6 +50,7 @@ export class SearchService {
   readonly #options: SearchServiceOptions;
   readonly #index = new SnapshotIndex();
   readonly #book = new LogBook();
+  readonly #judged = judgedBlocks(); // a log read again redacts only its new blocks
   /** Months not loaded yet, with their logs as listed at open. */
   readonly #pending = new Map<string, LogStat[]>();
   readonly #dirty = new Set<string>();
@@ -248,7 +250,7 @@ export class SearchService {
     const known = this.#book.record(file);
     const log = await statLog(this.workspaceDir, file);
     if (log !== null && unchanged(log, known)) return;
-    const read = log === null ? null : await readLog(this.workspaceDir, file, known);
+    const read = log === null ? null : await readLog(this.workspaceDir, file, known, this.#judged);
     if (read === null || isUnreadable(read)) {
       if (read === null) this.#book.gone(file);
       else this.#book.cannotRead(read.unreadable);

@@ -10,7 +10,8 @@ import {
   stripCr,
   versionProblem,
 } from "./read-tolerant.ts";
-import { redactDeep } from "./redact.ts";
+import { REDACTION_RULES_VERSION, redactDeep } from "./redact.ts";
+import type { JudgedBlocks } from "./redact-judged.ts";
 import type { Diagnostic, LocatedSnapshot } from "./snapshot.ts";
 
 /** Everything read from one daily log: valid snapshots in file order, and what was skipped and why. */
@@ -139,9 +140,13 @@ function regionOf(text: string, start: number): { end: number; closed: boolean }
  * written: daily logs are also written by people and models, and this is the one function that reads
  * snapshots out of them, so nothing indexed, printed, returned by a tool or injected carries a secret.
  *
+ * A verified block whose checksum `options.judged` remembers as clean under the current rules is not
+ * redacted again (its content is the content that was judged); every other block is, and a verified block
+ * in which redaction finds nothing is remembered.
+ *
  * @param file the workspace-relative path used in results and diagnostics (`memory/2026-11-22.md`)
  */
-export function parseDailyLog(text: string, file: string): ParsedLog {
+export function parseDailyLog(text: string, file: string, options: ParseOptions = {}): ParsedLog {
   const starts = markerLines(text, START_MARKER_PREFIX);
   if (starts.length === 0) return { snapshots: [], diagnostics: [] };
   const found: LocatedSnapshot[] = [];
@@ -189,15 +194,28 @@ export function parseDailyLog(text: string, file: string): ParsedLog {
     else {
       diagnostics.push(duplicateId(s, { file, line: first }));
     }
-    snapshots.push(redactLocated(s));
+    snapshots.push(redactLocated(s, options.judged));
   }
   diagnostics.sort((a, b) => a.line - b.line);
   return { snapshots, diagnostics };
 }
 
-/** The snapshot with every value redacted; the same object when there was nothing to redact. */
-function redactLocated(located: LocatedSnapshot): LocatedSnapshot {
+/** Options of `parseDailyLog`. */
+export interface ParseOptions {
+  /** Checksums of blocks the current rules judged clean; blocks judged clean now are added. */
+  readonly judged?: JudgedBlocks;
+}
+
+/**
+ * The snapshot with every value redacted; the same object when there was nothing to redact. A verified
+ * block `judged` remembers is returned as it is, and one found clean is remembered.
+ */
+function redactLocated(located: LocatedSnapshot, judged: JudgedBlocks | undefined): LocatedSnapshot {
+  const checksum =
+    located.verified === true && judged?.version === REDACTION_RULES_VERSION ? located.checksum : null;
+  if (checksum !== null && judged?.has(checksum) === true) return located;
   const redacted = redactDeep(located.snapshot);
+  if (redacted.total === 0 && checksum !== null) judged?.add(checksum);
   return redacted.total === 0 ? located : { ...located, snapshot: redacted.value };
 }
 

@@ -1,11 +1,14 @@
-import { type Pick, type Rule, rule, secret } from "./redact-engine.ts";
+import { type Pick, type Rule, rule, type Span, secret } from "./redact-engine.ts";
 import {
+  BRACKETS,
   classifyName,
   isBasicCredentials,
+  isPassphrase,
   isPlaceholder,
   isPlaceholderBody,
   looksSecret,
   looksSecretFor,
+  type Strength,
 } from "./redact-names.ts";
 
 /**
@@ -16,7 +19,18 @@ import {
 
 const NL = String.raw`(?:\r?\n|\\r?\\n)`;
 /** Lower-case fragments of every secret name `classifyName` accepts; rules judged by a name run near one. */
-export const SECRET_NAME_TRIGGERS = ["pass", "pwd", "secret", "token", "key", "auth", "credential", "sig"];
+export const SECRET_NAME_TRIGGERS = [
+  "pass",
+  "pwd",
+  "pw",
+  "secret",
+  "token",
+  "key",
+  "auth",
+  "credential",
+  "sig",
+  "pat",
+];
 const notPlaceholder = (value: string) => !isPlaceholder(value);
 
 const AUTHORIZATION = String.raw`(?<![A-Za-z0-9-])(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*(?:["'][ \t]*)?`;
@@ -25,18 +39,42 @@ const AUTHORIZATION = String.raw`(?<![A-Za-z0-9-])(?:proxy-)?authorization["']?[
  * is matched atomically (`(?=(…))\k<…>`), so a long identifier is not backtracked through character by
  * character when no separator follows it. Compiled with the `i` flag.
  */
-const NAME = String.raw`(?<![A-Za-z0-9_.:/=@?&\\-])(?:--?)?(?<nq>["'\`]?)(?=[A-Za-z0-9_.-]{0,127}?(?:pass|pwd|secret|token|key|auth|credential|sig))(?=(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}))\k<name>\k<nq>(?:\*{1,2})?[ \t]*(?::=|=>|=(?!=)|:)[ \t]*(?:\*{1,2}[ \t]*)?`;
+const NAME = String.raw`(?<![A-Za-z0-9_.:/=@?&\\-])(?:--?)?(?<nq>["'\`]?)(?=[A-Za-z0-9_.-]{0,127}?(?:pass|pwd|pw|secret|token|key|auth|credential|sig|pat))(?=(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127}))\k<name>\k<nq>(?:\*{1,2})?[ \t]*(?::=|=>|=(?!=)|:)[ \t]*(?:\*{1,2}[ \t]*)?`;
 const UNQUOTED = String.raw`[^\s"'\`,;()\[\]{}<>]`;
 
 /**
  * Judge an assigned value by its name, read together with the word before it when they are separated by
  * a space only (`public key: …` is a public key, `API key: …` an API key).
  */
-function assignment(value: string, m: RegExpExecArray): boolean {
+function assignment(value: string, m: RegExpExecArray, quoted = false): boolean {
+  // No name takes a value under 6 characters: said before the name is read, which costs more.
+  if (value.length < 6) return false;
+  const strength = strengthOf(m);
+  return (
+    strength !== undefined &&
+    (looksSecretFor(value, strength) || (quoted && strength === "strong" && isPassphrase(value)))
+  );
+}
+
+function strengthOf(m: RegExpExecArray): Strength | undefined {
   const name = m.groups?.name ?? "";
   const before = /([A-Za-z][A-Za-z0-9]*)[ \t]+$/.exec(m.input.slice(Math.max(0, m.index - 40), m.index))?.[1];
-  const strength = classifyName(before === undefined ? name : `${before}_${name}`);
-  return strength !== undefined && looksSecretFor(value, strength);
+  return classifyName(before === undefined ? name : `${before}_${name}`);
+}
+
+const count = (text: string, ch: string) => text.split(ch).length - 1;
+
+/**
+ * Where a bare password value really ends: at the next white space or quote, whatever punctuation it
+ * holds (`p@ss,w(rd);x`), less the punctuation that ends a sentence and a closing bracket it did not open.
+ */
+export function passwordEnd(input: string, start: number, end: number): number {
+  let stop = end;
+  while (stop < input.length && stop - start < 512 && !/[\s"'`]/.test(input[stop] ?? " ")) stop++;
+  let value = input.slice(start, stop).replace(/[.,;:!?]+$/, "");
+  for (const [open, close] of BRACKETS)
+    while (value.endsWith(close) && count(value, close) > count(value, open)) value = value.slice(0, -1);
+  return start + Math.max(value.length, end - start);
 }
 
 /**
@@ -56,7 +94,12 @@ const assignedValue: Pick = (m) => {
     let value = m.groups?.[name] ?? "";
     // A bare value loses its trailing dots (the end of a sentence); a value on the next line is not a key.
     if (name === "bare") value = value.replace(/\.+$/, "");
-    if (value === "" || (name === "nl" && value.endsWith(":")) || !assignment(value, m)) return undefined;
+    const quoted = name === "dq" || name === "sq" || name === "bq";
+    if (value === "" || (name === "nl" && value.endsWith(":")) || !assignment(value, m, quoted))
+      return undefined;
+    // A password runs on to the next space whatever punctuation it holds (`DB_PASSWORD=a,b;c(d)`).
+    if (name === "bare" && strengthOf(m) === "strong")
+      return { start: range[0], end: passwordEnd(m.input, range[0], range[0] + value.length) };
     return { start: range[0], end: range[0] + value.length };
   }
   return undefined;
@@ -92,7 +135,7 @@ const flagValue: Pick = (m) => {
   return ok ? { start: found.range[0], end: found.range[1] } : undefined;
 };
 
-/** The value of a command-specific password option (`sshpass -p`, `mysql -p…`, `curl -u user:…`). */
+/** The value of a command-specific password option (`-passin pass:…`). */
 const commandPassword: Pick = (m) => {
   const found = valueGroup(m);
   return found !== undefined && passwordValue(found.value, 3)
@@ -101,8 +144,42 @@ const commandPassword: Pick = (m) => {
 };
 
 const QUOTED_OR_BARE = String.raw`(?:(?<q>["'])(?<secret>[^"'\s]{1,256})\k<q>|(?<secret2>[^\s"'\`;|&<>()]{1,256}))`;
-/** The rest of a shell command up to the option: no pipe or command separator, `\` line continuations allowed. */
-const SAME_COMMAND = String.raw`(?:[^\n|;&]|\\\r?\n)*?[ \t]`;
+/**
+ * The rest of a shell command after its name: no pipe or command separator outside quotes, `\` line
+ * continuations allowed. Greedy, and nothing after it can fail, so a match never backtracks.
+ */
+const REST_OF_COMMAND = String.raw`(?<rest>(?:[^\n|;&\\'"]|\\\r?\n|\\|'[^'\n]*'|"[^"\n]*"|['"])*)`;
+
+/**
+ * A password option of a command (`sshpass -p X`, `mysql -pX`, `curl -u user:X`): the rule takes the
+ * command name and the rest of the command, and its pick reads every `option` in that rest. Matching the
+ * command first and the option within it keeps the time linear: a lazy `command.*?option` pattern tried
+ * at every occurrence of the command reads the rest of the line again each time, so a line holding the
+ * command name thousands of times took minutes.
+ */
+function commandOption(
+  command: string,
+  option: string,
+  options: { triggers: readonly string[]; reach: number },
+): Rule {
+  const optionPattern = new RegExp(option, "gd");
+  return rule("cli-flag", String.raw`\b${command}\b${REST_OF_COMMAND}`, {
+    ...options,
+    resume: "end",
+    pick: (m) => {
+      const rest = m.groups?.rest ?? "";
+      const offset = m.indices?.groups?.rest?.[0] ?? m.index;
+      const spans: Span[] = [];
+      optionPattern.lastIndex = 0;
+      for (let o = optionPattern.exec(rest); o !== null; o = optionPattern.exec(rest)) {
+        const found = valueGroup(o);
+        if (found !== undefined && passwordValue(found.value, 3))
+          spans.push({ start: found.range[0] + offset, end: found.range[1] + offset });
+      }
+      return spans;
+    },
+  });
+}
 const CALLEES =
   /^(?:log_?in|logon|sign_?in|auth|authenticate|authorize|set_?token|set_?api_?key|set_?auth(?:_?token)?|set_?credentials?|with_?token|use_?token|token|api_?key|\w*client|\w*bot|octokit|openai|anthropic|groq|mistral|cohere)$/i;
 
@@ -127,10 +204,15 @@ export const CONTEXT_RULES: readonly Rule[] = [
     { triggers: ["://"], pick: secret((value) => looksSecret(value, "weak", 20)) },
   ),
   // scheme://user:password@host: the password is the last stretch before the last `@` of the authority.
+  // scheme://user:password@host, also JSON-escaped (`mysql:\/\/user:pass@host`): the password runs to the
+  // last `@` before white space, whatever it holds (`#`, `/`, `?`), as people paste them unencoded.
   rule(
     "url-credentials",
-    String.raw`(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s:@/?#"'<>\[\]]*:(?<secret>[^\s/?#"'<>]+)@`,
-    { triggers: ["://"], pick: secret((value) => notPlaceholder(value) && value !== "x-oauth-basic") },
+    String.raw`(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/|\\\/\\\/)[^\s:@/?#"'<>\[\]\\]{0,256}:(?<secret>[^\s/?#"'<>]+(?=@)|[^\s"'<>@]{1,256}(?:@[^\s"'<>@]{1,256}){0,3}(?=@))@`,
+    {
+      triggers: ["://", ":\\/\\/"],
+      pick: secret((value) => notPlaceholder(value) && value !== "x-oauth-basic"),
+    },
   ),
   rule(
     "url-credentials",
@@ -165,6 +247,60 @@ export const CONTEXT_RULES: readonly Rule[] = [
       pick: secret((value) => looksSecret(value, "weak", 16)),
     },
   ),
+  // Every other scheme (`SSWS`, `ApiKey`, `Api-Key`, `Key`, `OAuth`, `Digest …`, `AWS4-HMAC-SHA256 …`):
+  // the credentials are the rest of the header.
+  rule(
+    "bearer",
+    String.raw`${AUTHORIZATION}(?!(?:bearer|token|basic)[ \t])(?<scheme>[A-Za-z][A-Za-z0-9_-]{1,30})[ \t]+(?<secret>[^\r\n'\x60]{8,512})`,
+    {
+      flags: "i",
+      triggers: ["authorization"],
+      caseSensitive: false,
+      pick: (m) => {
+        const range = m.indices?.groups?.secret;
+        let value = (m.groups?.secret ?? "").replace(/[ \t,;]+$/, "");
+        // A quoted header (`-H "Authorization: Digest …"`) ends at its closing quote.
+        if (count(value, '"') % 2 === 1)
+          value = value.slice(0, value.lastIndexOf('"')).replace(/[ \t,;]+$/, "");
+        if (range === undefined || isPlaceholder(value) || isPlaceholderBody(value) || !/[0-9]/.test(value))
+          return undefined;
+        return { start: range[0], end: range[0] + value.length };
+      },
+    },
+  ),
+  // A header that holds a token without a scheme: `Authorization: 3f9a…`.
+  rule("bearer", String.raw`${AUTHORIZATION}(?<secret>[A-Za-z0-9._~+/=-]{16,1024})(?![^\s"'\x60,;])`, {
+    flags: "i",
+    triggers: ["authorization"],
+    caseSensitive: false,
+    pick: secret((value) => looksSecret(value, "weak", 16) && !isPlaceholderBody(value)),
+  }),
+  // `Cookie: a=1; session=…` (every value) and `Set-Cookie: session=…; Path=/` (the first): a session cookie
+  // is a bearer credential.
+  rule(
+    "session-cookie",
+    String.raw`(?<![A-Za-z0-9-])(?<set>set-)?cookie["']?[ \t]*[:=][ \t]*["']?(?<rest>[^\r\n"']{1,4096})`,
+    {
+      flags: "i",
+      triggers: ["cookie"],
+      caseSensitive: false,
+      pick: (m) => {
+        const rest = m.groups?.rest ?? "";
+        const offset = m.indices?.groups?.rest?.[0] ?? m.index;
+        const spans: Span[] = [];
+        const pair = /(?:^|;)[ \t]*(?<name>[^=;\s]{1,128})=(?<value>[^;\s]{1,4096})/dg;
+        for (let p = pair.exec(rest); p !== null; p = pair.exec(rest)) {
+          const value = p.groups?.value ?? "";
+          const at = p.indices?.groups?.value?.[0];
+          if (at !== undefined && value.length >= 8 && !isPlaceholder(value) && !/^\d+$/.test(value))
+            spans.push({ start: offset + at, end: offset + at + value.length });
+          if (m.groups?.set !== undefined) break;
+        }
+        return spans;
+      },
+      resume: "end",
+    },
+  ),
   rule(
     "basic-auth",
     String.raw`${AUTHORIZATION}basic[ \t]+(?<secret>[A-Za-z0-9+/]+={0,2})(?![A-Za-z0-9+/=])`,
@@ -183,43 +319,26 @@ export const CONTEXT_RULES: readonly Rule[] = [
       pick: secret(isBasicCredentials),
     },
   ),
-  rule(
-    "cli-flag",
-    String.raw`\bcurl\b${SAME_COMMAND}(?:-u|--user)(?:=|[ \t]+)(?:(?<q>["'])[^"':\s]*:(?<secret>[^"'\s]+)\k<q>|[^\s"':]*:(?<secret2>[^\s"'\`;|&<>]+))`,
-    {
-      triggers: ["curl"],
-      reach: 6,
-      pick: commandPassword,
-    },
+  commandOption(
+    "curl",
+    String.raw`[ \t](?:-u|--user)(?:=|[ \t]+)(?:(?<q>["'])[^"':\s]*:(?<secret>[^"'\s]+)\k<q>|[^\s"':]*:(?<secret2>[^\s"'\`;|&<>]+))`,
+    { triggers: ["curl"], reach: 6 },
   ),
-  rule("cli-flag", String.raw`\bsshpass\b${SAME_COMMAND}-p[ \t]*${QUOTED_OR_BARE}`, {
-    triggers: ["sshpass"],
-    reach: 2,
-    pick: commandPassword,
-  }),
+  commandOption("sshpass", String.raw`[ \t]-p[ \t]*${QUOTED_OR_BARE}`, { triggers: ["sshpass"], reach: 2 }),
   // `mysql -pSECRET`: the password is attached; `-p` alone (or `-p dbname`) prompts for it.
-  rule(
-    "cli-flag",
-    String.raw`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b${SAME_COMMAND}-p${QUOTED_OR_BARE}`,
-    {
-      triggers: ["mysql", "mariadb"],
-      reach: 2,
-      pick: commandPassword,
-    },
+  commandOption(
+    "(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)",
+    String.raw`[ \t]-p${QUOTED_OR_BARE}`,
+    { triggers: ["mysql", "mariadb"], reach: 2 },
   ),
-  rule(
-    "cli-flag",
-    String.raw`\b(?:docker|podman|nerdctl|oras|skopeo|helm registry|az)[ \t]+login\b${SAME_COMMAND}-p[ \t]+${QUOTED_OR_BARE}`,
-    {
-      triggers: ["login"],
-      reach: 2,
-      pick: commandPassword,
-    },
+  commandOption(
+    "(?:docker|podman|nerdctl|oras|skopeo|helm registry|az)[ \\t]+login",
+    String.raw`[ \t]-p[ \t]+${QUOTED_OR_BARE}`,
+    { triggers: ["login"], reach: 2 },
   ),
-  rule("cli-flag", String.raw`\bredis-cli\b${SAME_COMMAND}-a[ \t]+${QUOTED_OR_BARE}`, {
+  commandOption("redis-cli", String.raw`[ \t]-a[ \t]+${QUOTED_OR_BARE}`, {
     triggers: ["redis-cli"],
     reach: 2,
-    pick: commandPassword,
   }),
   // openssl `-passin pass:SECRET`, `-passout pass:SECRET`, `-k SECRET` is left to the flag rule.
   rule("cli-flag", String.raw`-pass(?:in|out)?[ \t]+pass:${QUOTED_OR_BARE}`, {
@@ -272,4 +391,10 @@ export const CONTEXT_RULES: readonly Rule[] = [
     reach: 1,
     pick: assignedValue,
   }),
+];
+
+/** The sources of the helpers the picks above call, for the rules version (`redact-judged.ts`). */
+export const CONTEXT_JUDGEMENT_SOURCES: readonly string[] = [
+  ...[assignment, valueGroup, passwordValue, commandOption].map(String),
+  CALLEES.source,
 ];

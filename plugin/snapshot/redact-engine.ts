@@ -17,8 +17,11 @@ export interface Span {
   readonly end: number;
 }
 
-/** The part of a match to replace, or `undefined` when the match is not a secret after all. */
-export type Pick = (match: RegExpExecArray) => Span | undefined;
+/**
+ * The part of a match to replace, several parts (in text order), or `undefined` when the match is not a
+ * secret after all.
+ */
+export type Pick = (match: RegExpExecArray) => Span | readonly Span[] | undefined;
 
 export interface Rule {
   readonly kind: RedactionKind;
@@ -35,6 +38,12 @@ export interface Rule {
   readonly caseSensitive: boolean;
   /** How many lines after a trigger's line a match may reach into. */
   readonly reach: number;
+  /**
+   * Where the rule goes on after a match that yields nothing new: `next`, one character after the match's
+   * start (a secret may start inside it); `end`, after the match (a rule whose match takes the rest of a
+   * command and whose pick reads every option in it: trying again inside would read the same options).
+   */
+  readonly resume: "next" | "end";
 }
 
 export interface RuleOptions {
@@ -43,6 +52,7 @@ export interface RuleOptions {
   readonly caseSensitive?: boolean;
   readonly reach?: number;
   readonly pick?: Pick;
+  readonly resume?: "next" | "end";
 }
 
 /** A rule from a pattern source; by default it replaces the whole match, case-sensitive triggers, reach 0. */
@@ -54,6 +64,7 @@ export function rule(kind: RedactionKind, source: string, options: RuleOptions):
     triggers: options.triggers,
     caseSensitive: options.caseSensitive ?? true,
     reach: options.reach ?? 0,
+    resume: options.resume ?? "next",
   };
 }
 
@@ -222,6 +233,24 @@ function endOfLine(text: string, from: number): number {
   return nl === -1 ? text.length : nl;
 }
 
+/**
+ * When a redaction must give up: at `at` on the clock `now` (milliseconds, any origin). The engine looks
+ * at the clock between rules and between the windows of a rule; every rule reads a window in linear
+ * time, so a call overruns its deadline by at most one rule over one window.
+ */
+export interface Deadline {
+  readonly at: number;
+  readonly now: () => number;
+}
+
+/** Thrown by `findSecrets` when its deadline has passed; callers turn it into a fail-closed result. */
+export class DeadlineExceeded extends Error {
+  constructor() {
+    super("big-memory: redaction ran past its time budget");
+    this.name = "DeadlineExceeded";
+  }
+}
+
 /** A replacement: the span and the kind of secret in it. */
 export interface Finding extends Span {
   readonly kind: RedactionKind;
@@ -232,9 +261,10 @@ const MARKER = /\[REDACTED:[a-z0-9-]+\]/g;
 /**
  * Every secret in `text`, as non-overlapping findings in text order. Rules run in priority order; a match
  * that overlaps a marker already in the text or a finding of an earlier rule is dropped and its rule
- * resumes one character later, so a secret inside it can still be found.
+ * resumes one character later, so a secret inside it can still be found. Throws `DeadlineExceeded` once
+ * `deadline` has passed.
  */
-export function findSecrets(text: string, set: RuleSet): Finding[] {
+export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Finding[] {
   const markers: Span[] = text.includes("[REDACTED:")
     ? Array.from(text.matchAll(new RegExp(MARKER)), (m) => ({ start: m.index, end: m.index + m[0].length }))
     : [];
@@ -248,22 +278,20 @@ export function findSecrets(text: string, set: RuleSet): Finding[] {
     for (let w = 0; w + 1 < list.length; w += 2) {
       const start = list[w] ?? 0;
       const end = list[w + 1] ?? text.length;
+      if (deadline !== undefined && deadline.now() > deadline.at) throw new DeadlineExceeded();
       const slice = end - start === text.length ? text : text.slice(start, end);
       re.lastIndex = 0;
       for (let m = re.exec(slice); m !== null; m = re.exec(slice)) {
-        const local = r.pick(m);
-        const span = local && { start: local.start + start, end: local.end + start };
-        if (
-          span === undefined ||
-          span.end <= span.start ||
-          overlaps(markers, span) ||
-          overlaps(found, span)
-        ) {
-          re.lastIndex = m.index + 1;
-          continue;
+        const picked = r.pick(m);
+        let added = 0;
+        for (const local of picked === undefined ? [] : "start" in picked ? [picked] : picked) {
+          const span = { start: local.start + start, end: local.end + start };
+          if (span.end <= span.start || overlaps(markers, span) || overlaps(found, span)) continue;
+          found.splice(firstEndingAfter(found, span.start), 0, { ...span, kind: r.kind });
+          added++;
         }
-        found.splice(firstEndingAfter(found, span.start), 0, { ...span, kind: r.kind });
-        if (m[0].length === 0) re.lastIndex += 1;
+        if (added === 0 && r.resume === "next") re.lastIndex = m.index + 1;
+        else if (m[0].length === 0) re.lastIndex = m.index + 1;
       }
     }
   }

@@ -1,5 +1,5 @@
 import { type Rule, rule } from "./redact-engine.ts";
-import { isDigest, looksSecretFor, type Strength } from "./redact-names.ts";
+import { BRACKETS, isDigest, isPassphrase, looksSecretFor, type Strength } from "./redact-names.ts";
 
 /**
  * Secrets written as prose in the languages people take notes in: `the root password is hunter2-Prod`,
@@ -8,7 +8,12 @@ import { isDigest, looksSecretFor, type Strength } from "./redact-names.ts";
  * `是`, `—`, …) and one printable ASCII word as the value, judged like an assignment to that label.
  */
 
-/** Label words and whether their value is a secret whatever it looks like (`strong`) or only when random. */
+/**
+ * Label words and whether their value is a secret whatever it looks like (`strong`) or only when random.
+ * Password words of the twenty most spoken languages (English, Mandarin, Hindi, Spanish, French, Arabic,
+ * Bengali, Portuguese, Russian, Urdu, Indonesian, German, Japanese, Marathi, Telugu, Turkish, Tamil,
+ * Vietnamese, Korean, Italian) and of Dutch, Polish and Swedish, with their common inflected forms.
+ */
 const LABELS: readonly (readonly [string, Strength])[] = [
   ["password", "strong"],
   ["passwd", "strong"],
@@ -31,6 +36,29 @@ const LABELS: readonly (readonly [string, Strength])[] = [
   ["パスワード", "strong"],
   ["비밀번호", "strong"],
   ["암호", "strong"],
+  ["पासवर्ड", "strong"],
+  ["कूटशब्द", "strong"],
+  ["كلمة المرور", "strong"],
+  ["كلمة السر", "strong"],
+  ["পাসওয়ার্ড", "strong"],
+  ["পাসওয়ার্ড", "strong"],
+  ["پاس ورڈ", "strong"],
+  ["پاسورڈ", "strong"],
+  ["kata sandi", "strong"],
+  ["kata laluan", "strong"],
+  ["పాస్‌వర్డ్", "strong"],
+  ["పాస్వర్డ్", "strong"],
+  ["şifre", "strong"],
+  ["şifresi", "strong"],
+  ["parola", "strong"],
+  ["parolası", "strong"],
+  ["கடவுச்சொல்", "strong"],
+  ["mật khẩu", "strong"],
+  ["wachtwoord", "strong"],
+  ["hasło", "strong"],
+  ["haslo", "strong"],
+  ["lösenord", "strong"],
+  ["lösenordet", "strong"],
   ["token", "weak"],
   ["api key", "weak"],
   ["access key", "weak"],
@@ -51,18 +79,34 @@ const alternation = (labels: readonly string[]) => labels.map((l) => l.replace(/
 const SPACED_LABELS = alternation(LABELS.map(([l]) => l).filter((l) => !UNSPACED.test(l)));
 const UNSPACED_LABELS = alternation(LABELS.map(([l]) => l).filter((l) => UNSPACED.test(l)));
 
-const QUALIFIER = String.raw`(?:[ \t]+(?:for|of|on|to|de|del|da|do|du|des|für|zum|zur|vom|от|для)(?:[ \t]+[^\s:=：,.;]{1,24}){1,3}?)?`;
-const SEPARATOR = String.raw`(?:[ \t]*(?:是|为|為|は|는|은)[ \t]*[:：]?|[ \t]+(?:is|was|est|es|é|ist|lautet|это)(?![\p{L}])[ \t]*[:：]?|[ \t]*(?::=|[:=：])|[ \t]+[-—–](?=[ \t])|[ \t]*[—–])[ \t]*`;
 /**
- * Printable ASCII without quotes, brackets or `, ;`: a value ends at the first character of prose. Written
- * as a positive class: under the `iu` flags a negated class of non-ASCII would exclude `k` and `s` too
- * (they fold to the Kelvin sign and the long s).
+ * The strength of a label standing apart from its value (a `label` field beside a `value`): the strength
+ * of the first label word it holds, in any of the languages above (`пароль от сервера`, `DB 密码`).
  */
-const VALUE_CHAR = String.raw`[!#-&*+\-./0-9:=?-Z\\^_a-z|~]`;
-const OPEN = String.raw`(?<open>["'\x60“‘«「『]|\*\*)?`;
+export function labelStrength(label: string): Strength | undefined {
+  const lower = label.toLowerCase();
+  let found: Strength | undefined;
+  for (const [word, strength] of LABELS) {
+    if (!lower.includes(word)) continue;
+    if (strength === "strong") return strength;
+    found = strength;
+  }
+  return found;
+}
+
+const QUALIFIER = String.raw`(?:[ \t]+(?:for|of|on|to|de|del|da|do|du|des|di|della|per|für|zum|zur|vom|van|voor|dla|för|от|для|için|untuk|của|का|की|के)(?:[ \t]+[^\s:=：,.;|]{1,24}){1,3}?)?`;
+/** `:`, `=`, `is` and its translations, a dash, a table cell border, the `>` of an XML element. */
+const SEPARATOR = String.raw`(?:[ \t]*(?:是|为|為|は|는|은|が)[ \t]*[:：]?|[ \t]+(?:is|was|est|es|é|è|ist|lautet|это|to|är|adalah|là|هي|هو|है|হলো|హ|dir|olarak)(?![\p{L}\p{M}])[ \t]*[:：]?|[ \t]*(?::=|[:=：])|[ \t]+[-—–](?=[ \t])|[ \t]*[—–]|[ \t]*\|[ \t]*|>(?=[^\s<]{1,256}<\/))[ \t]*`;
+/** A character of a bare value: anything but white space, quotes, CJK text and CJK punctuation. */
+const VALUE_CHAR = String.raw`[^\s"'\x60“”‘’«»「」『』，。；、：！？\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]`;
+/**
+ * A value: quoted (it may hold spaces: a passphrase), or bare up to the next white space or quote whatever
+ * punctuation it holds (`p@ss,w(rd)#1`); CJK text and punctuation end it (`Xk9#mP2vL，请勿外传`).
+ */
+const VALUE = String.raw`(?:(?<q>["'\x60“‘«「『])(?<quoted>[^"'\x60”’»」』\r\n]{1,256})[”’»」』"'\x60]|(?<open>\*\*)?(?<secret>${VALUE_CHAR}{1,256})(?!${VALUE_CHAR}))`;
 
 /** A spaced label starts prose: at the start, after a space or opening punctuation, not inside `a:secret:b`. */
-const PATTERN = String.raw`(?:(?<![^\s(*"'\x60“«「『>#|])(?<spaced>${SPACED_LABELS})(?![\p{L}\p{N}_])|(?<unspaced>${UNSPACED_LABELS}))${QUALIFIER}${SEPARATOR}${OPEN}(?<secret>${VALUE_CHAR}{1,256})(?!${VALUE_CHAR})`;
+const PATTERN = String.raw`(?:(?<![^\s(*"'\x60“«「『>#|<])(?<spaced>${SPACED_LABELS})(?![\p{L}\p{M}\p{N}_])|(?<unspaced>${UNSPACED_LABELS}))${QUALIFIER}${SEPARATOR}${VALUE}`;
 
 /**
  * Whether the value at `start` is the hex of a digest whose algorithm the qualifier's last word names
@@ -76,6 +120,20 @@ function digestAt(input: string, start: number, value: string): boolean {
   return word !== undefined && isDigest(`${word}:${value}`);
 }
 
+/**
+ * The bare value of a match as a password: less sentence punctuation at its end (`… is hunter2-Prod.`),
+ * the `**` that closes a bold value, the closing tag of an XML element (`<password>x</password>`) and a
+ * closing bracket it did not open.
+ */
+function bareValue(value: string, bold: boolean): string {
+  let v = value.split("</")[0] ?? "";
+  v = v.replace(/[.,;:!?]+$/, "");
+  if (bold) v = v.replace(/\*\*$/, "").replace(/[.,;:!?]+$/, "");
+  for (const [open, close] of BRACKETS)
+    while (v.endsWith(close) && v.split(close).length > v.split(open).length) v = v.slice(0, -1);
+  return v;
+}
+
 /** The prose rule: `labelled-secret`. */
 export const LABEL_RULES: readonly Rule[] = [
   rule("labelled-secret", PATTERN, {
@@ -85,14 +143,25 @@ export const LABEL_RULES: readonly Rule[] = [
     pick: (m) => {
       const label = (m.groups?.spaced ?? m.groups?.unspaced ?? "").toLowerCase().replace(/\s+/g, " ");
       const strength = strengthOf.get(label);
+      if (strength === undefined) return undefined;
+      const quoted = m.indices?.groups?.quoted;
+      if (quoted !== undefined) {
+        const value = m.groups?.quoted ?? "";
+        const ok = looksSecretFor(value, strength) || (strength === "strong" && isPassphrase(value));
+        return ok ? { start: quoted[0], end: quoted[1] } : undefined;
+      }
       const range = m.indices?.groups?.secret;
-      // Sentence punctuation after the value is prose, not part of it (`… is hunter2-Prod.`), and so is the
-      // `**` that closes a bold value (`… is **hunter2-Prod**`).
-      let value = (m.groups?.secret ?? "").replace(/[.:?]+$/, "");
-      if (m.groups?.open === "**") value = value.replace(/\*\*$/, "").replace(/[.:?]+$/, "");
-      if (strength === undefined || range === undefined || !looksSecretFor(value, strength)) return undefined;
-      if (digestAt(m.input, range[0], value)) return undefined;
+      if (range === undefined) return undefined;
+      const value = bareValue(m.groups?.secret ?? "", m.groups?.open === "**");
+      if (!looksSecretFor(value, strength) || digestAt(m.input, range[0], value)) return undefined;
       return { start: range[0], end: range[0] + value.length };
     },
   }),
+];
+
+/** The label words and the helpers the pick above calls, for the rules version (`redact-judged.ts`). */
+export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
+  JSON.stringify(LABELS),
+  String(digestAt),
+  String(bareValue),
 ];

@@ -11,8 +11,8 @@ export type Strength = "strong" | "weak";
 
 /** Name words whose value is a secret whatever it looks like (numbers and identifiers aside). */
 const STRONG_WORDS = new Set(["password", "passwd", "passphrase", "passcode", "secret"]);
-/** Strong only as the last word: `SMTP_PASS`, `db_pwd`; not `passThrough`, `pwdFile`. */
-const STRONG_LAST_WORDS = new Set(["pass", "pwd"]);
+/** Strong only as the last word: `SMTP_PASS`, `db_pwd`, `DB_PW`; not `passThrough`, `pwdFile`. */
+const STRONG_LAST_WORDS = new Set(["pass", "pwd", "pw"]);
 /** Name words whose value is a secret only when it looks random. */
 const WEAK_WORDS = new Set([
   "token",
@@ -27,12 +27,14 @@ const WEAK_WORDS = new Set([
   "credential",
   "credentials",
   "sig",
+  "pat",
 ]);
 /** Words before `key` that make it an ordinary key (`sort_key`, `public_key`), not a secret. */
 const PLAIN_KEY_QUALIFIERS = new Set(
   (
     "public pub sort cache primary foreign partition range idempotency dedup dedupe lookup row shard unique " +
-    "object translation i18n message group routing index map hash recv gpg pgp gnupg"
+    "object translation i18n message group routing index map hash recv gpg pgp gnupg image img file media " +
+    "avatar icon photo video audio attachment thumbnail upload"
   ).split(" "),
 );
 /** Words before `token` that make it a pagination or sync cursor (`next_page_token`), not a secret. */
@@ -59,7 +61,7 @@ const META_WORDS = new Set(
   ).split(" "),
 );
 /** Any of these in a name may make it a secret name; most names have none, so this is checked first. */
-const SECRET_WORD_HINT = /pass|pwd|secret|token|key|auth|credential|sig/i;
+const SECRET_WORD_HINT = /pass|pwd|pw|secret|token|key|auth|credential|sig|pat/i;
 
 /**
  * Classify an assignment name: `strong` when a word says password/secret, `weak` when it says
@@ -101,16 +103,22 @@ export const PLACEHOLDER =
 const NUMBER = /^[-+]?\d[\d_,.:/]*(?:e[-+]?\d+)?[a-zA-Z%]{0,3}$/;
 /** Letters with `_ $ . -` only: a code identifier, an English word or a kebab name. */
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z_$.-]*$/;
+/** A word or words in any script without digits or symbols: `обязательное`, `请联系管理员`, `obrigatória`. */
+const WORD = /^[\p{L}\p{M}][\p{L}\p{M}_.-]*$/u;
 const ENV_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
 /**
- * `process.env.API_KEY`, `ctx.opts?.token`, `config.session!.key`: segments are letters with at most
- * trailing digits, unlike random tokens.
+ * `process.env.API_KEY`, `ctx.opts?.token`, `config.session!.key`: segments are letters with at most three
+ * trailing digits, unlike random tokens and passwords such as `Summer2024.Prod`.
  */
-const MEMBER_PATH = /^[A-Za-z_$][A-Za-z_$]*\d*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*\d*)+$/;
+const MEMBER_PATH = /^[A-Za-z_$][A-Za-z_$]*\d{0,3}(?:[?!]?\.#?[A-Za-z_$][A-Za-z_$]*\d{0,3})+$/;
 /** A name with a version or counter at its end (`retiredCopilotCustodyBlockedV1`, `cache_key_2`). */
 const NUMBERED_NAME = /^[A-Za-z_$][A-Za-z_$.-]*[0-9]{1,3}$/;
+/**
+ * A path or a file name; an extension is lower case and starts with a letter (`Summer2024.Prod` and
+ * `Gizli.2025` are passwords, not files).
+ */
 const FILE_PATH =
-  /^(?:(?:~|\.{1,2})?\/[\w.@~-]*(?:\/[\w.@~-]*)*|[\w.-]+(?:\/[\w.-]+)*\.[A-Za-z0-9]{1,8}|[A-Za-z]:\\.*)$/;
+  /^(?:(?:~|\.{1,2})?\/[\w.@~-]*(?:\/[\w.@~-]*)*|[\w.-]+(?:\/[\w.-]+)*\.[a-z][a-z0-9]{0,7}|[A-Za-z]:\\.*)$/;
 const URL_VALUE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 /** Content digests: `sha512-…` (lockfile integrity), `sha256:…` (image digests), `md5:…`. */
 const DIGEST = /^(?:sha(?:1|224|256|384|512)|md5|blake2b|blake3)[-:~][A-Za-z0-9+/=_-]+$/i;
@@ -124,7 +132,20 @@ const IDENTIFIERS = /^[A-Za-z_$][A-Za-z_$.-]*(?:[:/=][A-Za-z_$][A-Za-z_$.-]*)+$/
 const REFERENCE = /^(?:[A-Za-z_$][\w$-]*[.:/[("']+)+[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+["')\]]*$/;
 /** Code: `!flag`, `a?.b`, `x ?? y`, `a && b`, `a || b`, `() => x`. */
 const EXPRESSION = /\?\?|\?\.|&&|\|\||=>|^!+[A-Za-z_$][A-Za-z_$.]*$/;
+/** An OpenClaw session key: `agent:main:main`, `agent:main:telegram:direct:123…`, `agent:ops:cron:<uuid>`. */
+const SESSION_KEY = /^agent:[A-Za-z0-9_-]+:[A-Za-z0-9_:+.@-]+$/;
+/** A Feishu (Lark) image, file or media key: `img_v3_02ab_<uuid-like>`; it names an upload, it grants nothing. */
+const FEISHU_KEY = /^(?:img|file|media)_v\d_[0-9a-z]{4}_[0-9a-z-]+$/;
+/** Arithmetic: `32×4=128`, `3*7=21`, `1.5+2`. */
+const ARITHMETIC = /^[-+]?\d[\d.,]*(?:[ \t]*[×x*+\-/÷^=][ \t]*[-+]?\d[\d.,]*)+$/;
+/** A call in code: `getpass.getpass(`, `z.string().min(8),`, `deriveKey(salt,`. */
+const CALL = /^[A-Za-z_$][A-Za-z_$.]{2,}\(/;
 const NOT_SECRET = [
+  CALL,
+  SESSION_KEY,
+  FEISHU_KEY,
+  ARITHMETIC,
+  WORD,
   EXPRESSION,
   PLACEHOLDER,
   NUMBER,
@@ -162,7 +183,8 @@ export function looksSecret(value: string, strength: Strength, minLength: number
   if (value.length < minLength || /\s/.test(value) || value.includes("[REDACTED:")) return false;
   if (strength === "strong" && /^\d{6,}$/.test(value)) return true;
   // `process.env.API_KEY!` and `config.token?` are member paths with a TypeScript or Ruby suffix.
-  if (isPlaceholder(value) || NOT_SECRET.some((re) => re.test(value))) return false;
+  if (isPlaceholder(value) || (NOT_SECRET.some((re) => re.test(value)) && !isRandomLetters(value)))
+    return false;
   if (MEMBER_PATH.test(value.replace(/[!?]$/, ""))) return false;
   if (strength === "strong") return true;
   // A generated token is printable ASCII; a random-looking string of other characters is not one.
@@ -170,9 +192,56 @@ export function looksSecret(value: string, strength: Strength, minLength: number
   return classCount(value) >= 2 && !isWordsAndNumbers(value);
 }
 
+/** Opening and closing brackets, for values that end in one they did not open. */
+export const BRACKETS: readonly (readonly [string, string])[] = [
+  ["(", ")"],
+  ["[", "]"],
+  ["{", "}"],
+  ["<", ">"],
+];
+
+/** Words of prose and of forms that a passphrase of a few words would not hold. */
+const PROSE_WORDS = new Set(
+  (
+    "the a an is are was be must should at least of in on to for and or with your my our not no see use used " +
+    "required characters character chars enter invalid incorrect wrong empty stored kept vault ask contact " +
+    "set change reset same as from by this that here there please if when"
+  ).split(" "),
+);
+
+/**
+ * Whether a quoted value of several words is a passphrase (`"correct horse battery staple"`, `"Mi casa 42!"`):
+ * 2 to 8 words in Latin letters, none of them a word of prose or of a form (`"at least 8 characters"`,
+ * `"see the vault"`), the last not ending a sentence.
+ */
+export function isPassphrase(value: string): boolean {
+  const words = value.trim().split(/\s+/);
+  if (words.length < 2 || words.length > 8 || /[.?]$/.test(value.trim()) || isPlaceholder(value))
+    return false;
+  // Words in Latin letters only: a few words in another script are prose this list cannot tell apart.
+  return words.every(
+    (w) =>
+      /^[\x21-\x7e\u00c0-\u024f]+$/.test(w) &&
+      !PROSE_WORDS.has(w.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "")),
+  );
+}
+
 /** `looksSecret` with the usual minimum length: 6 for strong names, 16 for weak ones. */
 export function looksSecretFor(value: string, strength: Strength): boolean {
   return looksSecret(value, strength, strength === "strong" ? 6 : 16);
+}
+
+/**
+ * Whether a value of letters only is random rather than an identifier: 16+ letters of both cases whose
+ * camelCase words average under 3.5 letters (`lpZPtskzBUNMeiVwmJLk`: lp, ZP, tskz, BUNM, …), where an
+ * identifier is made of words (`getAccessTokenFromCache`: 4.6). Generated keys hold no digit often enough
+ * (one in 60 of 24 random letters and digits) that leaving them to the identifier rule would leak them.
+ */
+function isRandomLetters(value: string): boolean {
+  if (value.length < 16 || !/^[A-Za-z]+$/.test(value) || !/[a-z]/.test(value) || !/[A-Z]/.test(value))
+    return false;
+  const words = value.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g) ?? [];
+  return value.length / Math.max(1, words.length) < 3.5;
 }
 
 /** How many of lower case, upper case and digits occur in `value`. */
@@ -209,3 +278,26 @@ export function isBasicCredentials(value: string): boolean {
     decoded.includes(":")
   );
 }
+
+/**
+ * The sources of everything above that judges names and values, for the rules version
+ * (`redact-judged.ts`): a change to a word list, a pattern or a predicate changes the version.
+ */
+export const JUDGEMENT_SOURCES: readonly string[] = [
+  [...STRONG_WORDS, "|", ...STRONG_LAST_WORDS, "|", ...WEAK_WORDS].join(" "),
+  [...PLAIN_KEY_QUALIFIERS, "|", ...PLAIN_TOKEN_QUALIFIERS, "|", ...META_WORDS].join(" "),
+  ...[SECRET_WORD_HINT, PLACEHOLDER, TEMPLATE, NUMBERED_NAME, ...NOT_SECRET].map(
+    (re) => `${re.source}/${re.flags}`,
+  ),
+  ...[
+    classifyName,
+    isWeakWord,
+    isPlaceholder,
+    looksSecret,
+    looksSecretFor,
+    classCount,
+    isWordsAndNumbers,
+  ].map(String),
+  ...[isDigest, isPlaceholderBody, isBasicCredentials, isPassphrase].map(String),
+  [...PROSE_WORDS].join(" "),
+];

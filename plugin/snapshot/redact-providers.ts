@@ -41,7 +41,7 @@ const SERVICE_TOKENS: readonly (readonly [string, string])[] = [
   ["EZAK|EZTK", "EZ[AT]K[A-Za-z0-9]{54}"], // EasyPost
   ["EAAC|EAAM", "EAA[CM][A-Za-z0-9]{100,}"], // Facebook page token
   ["fo1_", "fo1_[A-Za-z0-9_-]{43}"], // Fly.io
-  ["fm2_", "fm2_[A-Za-z0-9+/]{100,}={0,3}"],
+  ["fm2_", "fm2_[A-Za-z0-9+/]{100,}={0,3}"], // Fly.io
   ["fio-u-", "fio-u-[A-Za-z0-9_=-]{64}"], // Frame.io
   ["FLWSECK", "FLWSECK(?:_TEST)?-[a-h0-9]{32}-X"], // Flutterwave
   ["glc_", "glc_[A-Za-z0-9+/]{32,400}={0,3}"], // Grafana Cloud
@@ -72,6 +72,36 @@ const SERVICE_TOKENS: readonly (readonly [string, string])[] = [
   ["sk.eyJ", "sk\\.eyJ[A-Za-z0-9_-]{50,}\\.[A-Za-z0-9_-]{20,}"], // Mapbox secret token
   ["sgp_", "sgp_(?:[a-fA-F0-9]{16}_)?[a-fA-F0-9]{40}"], // Sourcegraph
   ["ATBB", "ATBB[A-Za-z0-9_=.-]{32}"], // Bitbucket app password
+  ["pat", "pat[A-Za-z0-9]{14}\\.[a-f0-9]{64}"], // Airtable personal access token
+  ["cmVmd", "cmVmd[A-Za-z0-9]{59}"], // JFrog Artifactory reference token
+  [
+    ".acc_|.acc-",
+    "(?:sc|ext|scauth|authress)_[a-z0-9]{5,30}\\.[a-z0-9]{4,6}\\.acc[_-][a-z0-9-]{10,32}\\.[A-Za-z0-9+/_=-]{30,120}",
+  ], // Authress
+  ["bedrock-api-key-", "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=]{0,2000}"], // AWS Bedrock short-lived
+  ["4b1d", "4b1d[A-Za-z0-9]{38}"], // ClickHouse Cloud
+  ["dnkey-", "dnkey-[a-z0-9=_-]{26}-[a-z0-9=_-]{52}"], // Defined Networking
+  ["sl.", "sl\\.[A-Za-z0-9_=-]{130,152}"], // Dropbox short-lived
+  ["FLWSECK_TEST", "FLWSECK_TEST[a-h0-9]{12}"], // Flutterwave encryption key
+  ["fm1a_|fm1r_", "fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}"], // Fly.io macaroons
+  ["pat.|sat.", "(?:pat|sat)\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{20}"], // Harness
+  ["s-s4t2", "s-s4t2(?:ud|af)-[a-f0-9]{64}"], // 42 intra
+  ["-us", "[a-f0-9]{32}-us[0-9]{1,2}"], // Mailchimp
+  ["API-", "API-[A-Z0-9]{26}"], // Octopus Deploy
+  ["sha256~", "sha256~[A-Za-z0-9_-]{43}"], // OpenShift user token
+  ["sm_aat_|sm_pat_|sm_sat_", "sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}"], // SettleMint
+  ["sqp_|squ_|sqa_", "sq[pua]_[a-f0-9]{40}"], // SonarQube
+  ["t1.", "t1\\.[A-Za-z0-9_-]+={0,2}\\.[A-Za-z0-9_-]{86}={0,2}"], // Yandex IAM token
+  ["AQVN", "AQVN[A-Za-z0-9_-]{35,38}"], // Yandex API key
+  [
+    "access-sandbox-|access-development-|access-production-",
+    "access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+  ], // Plaid
+  ["tvly-", "tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}"], // Tavily
+  ["re_", "re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}"], // Resend
+  ["lsv2_", "lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"], // LangSmith
+  ["pcsk_", "pcsk_[A-Za-z0-9]{5,6}_[A-Za-z0-9]{50,}"], // Pinecone
+  ["AAAAAAAAAAAAAAAAAAAAA", "A{22}(?<body>[A-Za-z0-9%]{80,100})"], // Twitter bearer token
 ];
 
 /** Every provider rule, most specific first. */
@@ -111,10 +141,21 @@ export const PROVIDER_RULES: readonly Rule[] = [
       "GR1348941",
     ],
   ),
-  token("slack-token", "(?:xoxe\\.)?xox[abeoprs]-[0-9][A-Za-z0-9-]{8,}|xapp-[0-9]-[A-Za-z0-9-]{10,}", [
-    "xox",
-    "xapp-",
-  ]),
+  // Bot, user, app, refresh and legacy tokens; `xoxc-` (a browser client's token) and `xoxd-` (its session
+  // cookie, URL-encoded) act as the user they belong to.
+  token(
+    "slack-token",
+    "(?:xoxe\\.)?xox[abceoprs]-[0-9][A-Za-z0-9-]{8,}|xoxd-[A-Za-z0-9%_.+/=-]{20,}|xapp-[0-9]-[A-Za-z0-9-]{10,}",
+    ["xox", "xapp-"],
+  ),
+  // A Microsoft Teams incoming webhook URL: whoever holds it can post to the channel.
+  token(
+    "service-token",
+    String.raw`https://[a-z0-9-]+\.webhook\.office\.com/webhookb2/[a-f0-9-]{36}@[a-f0-9-]{36}/IncomingWebhook/[a-f0-9]{32}/[a-f0-9-]{36}`,
+    [".webhook.office.com/"],
+  ),
+  // GitLab's session cookie.
+  token("gitlab-token", "_gitlab_session=(?<body>[0-9a-z]{32})", ["_gitlab_session="]),
   rule(
     "slack-token",
     String.raw`hooks\.slack\.com/(?:services/T[A-Z0-9]+/B[A-Z0-9]+|workflows/[A-Za-z0-9]+/[A-Za-z0-9]+|triggers/[A-Za-z0-9]+/[0-9]+)/(?<secret>[A-Za-z0-9]{16,})`,
@@ -122,7 +163,7 @@ export const PROVIDER_RULES: readonly Rule[] = [
   ),
   rule(
     "stripe-key",
-    `(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test|prod)_(?<body>[A-Za-z0-9]{10,99})|whsec_[A-Za-z0-9]{24,})(?![A-Za-z0-9_])`,
+    `(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test|prod)_(?<body>[A-Za-z0-9]{10,247})|whsec_[A-Za-z0-9]{24,})(?![A-Za-z0-9_])`,
     {
       triggers: ["sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_", "whsec_"],
       pick: real,

@@ -35,7 +35,8 @@ function caseOf(text: string, mode: "lower" | "upper"): number[] {
  * Matching ignores case: ASCII letters by folding, other letters by their one-character upper case.
  *
  * Every code unit is first mapped to a 7-bit code: ASCII to itself (letters folded to lower case),
- * non-ASCII characters that begin a literal to one of the free control codes, everything else to 0. The
+ * non-ASCII characters that begin a literal to one of the free control codes (shared when there are more
+ * such characters than codes), everything else to 0. The
  * codes of two neighbouring characters index a table of the literals that begin with them, so the loop has
  * no branch that depends on the text except the rare hit.
  */
@@ -50,13 +51,14 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
   for (let code = 32; code < 127; code++) fold[code] = code >= 65 && code <= 90 ? code | 32 : code;
   // Control codes other than tab, newline and carriage return name the non-ASCII leading characters.
   const free = [...Array(32).keys()].filter((c) => c > 0 && c !== 9 && c !== 10 && c !== 13);
+  let next = 0;
   const codeOf = (lower: number, upper: number): number => {
     if (lower < 128) return fold[lower] ?? 0;
     const existing = fold[lower] ?? 0;
     if (existing !== 0) return existing;
-    const code = free.shift();
-    if (code === undefined)
-      throw new Error("big-memory: redact triggers: too many distinct non-ASCII leading characters");
+    // Past the free codes, characters share them: a shared code only sends more candidates to the full
+    // comparison, which tells them apart.
+    const code = free[next++ % free.length] ?? 1;
     fold[lower] = code;
     fold[upper] = code;
     return code;

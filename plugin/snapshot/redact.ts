@@ -1,7 +1,15 @@
 import { CONTEXT_RULES } from "./redact-context.ts";
-import { compileRules, findSecrets, mayFindSecrets, type Span } from "./redact-engine.ts";
-import { LABEL_RULES } from "./redact-labels.ts";
-import { classifyName, looksSecretFor } from "./redact-names.ts";
+import {
+  compileRules,
+  type Deadline,
+  DeadlineExceeded,
+  findSecrets,
+  mayFindSecrets,
+  type Span,
+} from "./redact-engine.ts";
+import { JudgedBlocks, rulesVersion } from "./redact-judged.ts";
+import { LABEL_RULES, labelStrength } from "./redact-labels.ts";
+import { classifyName, isPassphrase, looksSecretFor, type Strength } from "./redact-names.ts";
 import { PROVIDER_RULES } from "./redact-providers.ts";
 
 /**
@@ -63,6 +71,7 @@ export const REDACTION_KINDS = [
   "service-token",
   "url-credentials",
   "bearer",
+  "session-cookie",
   "basic-auth",
   "cli-flag",
   "credential-call",
@@ -74,12 +83,31 @@ export type RedactionKind = (typeof REDACTION_KINDS)[number];
 /** Number of replacements per kind; kinds that did not occur are absent. */
 export type RedactionCounts = Partial<Record<RedactionKind, number>>;
 
-/** The redacted text, the replacements per kind and their sum. */
+/**
+ * The redacted text, the replacements per kind and their sum. `unchecked` is set when a deadline passed
+ * before the text was judged: the text is then `UNCHECKED_MARKER`, nothing of the input is kept.
+ */
 export interface Redaction {
   text: string;
   counts: RedactionCounts;
   total: number;
+  unchecked?: true;
 }
+
+export type { Deadline } from "./redact-engine.ts";
+
+/** Options of `redact` and `redactDeep`. */
+export interface RedactOptions {
+  /**
+   * Give up at this time and fail closed: what was not judged in time is replaced by `UNCHECKED_MARKER`
+   * (the result says `unchecked: true`), never returned as it was. Without it, redaction always finishes;
+   * its time is linear in the length of the text.
+   */
+  readonly deadline?: Deadline;
+}
+
+/** What replaces a text that could not be judged before its deadline. */
+export const UNCHECKED_MARKER = "[REDACTED:unchecked]";
 
 /** The text that replaces a secret of `kind`: `[REDACTED:github-token]`. */
 export function redactionMarker(kind: RedactionKind): string {
@@ -88,6 +116,17 @@ export function redactionMarker(kind: RedactionKind): string {
 
 /** Provider formats, then the private-key and context rules, then prose labels. */
 const RULES = compileRules([...PROVIDER_RULES, ...CONTEXT_RULES, ...LABEL_RULES]);
+
+/**
+ * The version of the rules `redact` applies: changes whenever a rule or a judgement of names and values
+ * changes (see `redact-judged.ts`). A block remembered clean under another version is judged again.
+ */
+export const REDACTION_RULES_VERSION = rulesVersion(RULES.rules);
+
+/** An empty memory of the blocks judged clean by the rules `redact` applies (see `parseDailyLog`). */
+export function judgedBlocks(): JudgedBlocks {
+  return new JudgedBlocks(REDACTION_RULES_VERSION);
+}
 
 /**
  * Replace every secret in `text` by `[REDACTED:<kind>]`. Pure.
@@ -105,7 +144,17 @@ const RULES = compileRules([...PROVIDER_RULES, ...CONTEXT_RULES, ...LABEL_RULES]
  * URL; token/key/auth/credential/signature names also need 16+ characters mixing two of lower, upper and
  * digits. Values with whitespace are never secrets: quoted prose, error messages, passphrases with spaces.
  */
-export function redact(text: string): Redaction {
+export function redact(text: string, options: RedactOptions = {}): Redaction {
+  try {
+    return redactText(text, options.deadline);
+  } catch (error) {
+    if (error instanceof DeadlineExceeded)
+      return { text: UNCHECKED_MARKER, counts: {}, total: 0, unchecked: true };
+    throw error;
+  }
+}
+
+function redactText(text: string, deadline: Deadline | undefined): Redaction {
   const counts: RedactionCounts = {};
   let total = 0;
   let current = text;
@@ -115,7 +164,7 @@ export function redact(text: string): Redaction {
   // them (as far as any rule reaches), which keeps a text with a few secrets at about one pass.
   while (regions.length > 0) {
     const found = regions.flatMap((r) =>
-      findSecrets(current.slice(r.start, r.end), RULES).map((f) => ({
+      findSecrets(current.slice(r.start, r.end), RULES, deadline).map((f) => ({
         ...f,
         start: f.start + r.start,
         end: f.end + r.start,
@@ -144,9 +193,16 @@ export function redact(text: string): Redaction {
 function linesAround(text: string, spans: readonly Span[], lines: number): Span[] {
   const out: Span[] = [];
   for (const span of spans) {
-    let start = text.lastIndexOf("\n", span.start - 1) + 1;
-    for (let i = 0; i < lines && start > 0; i++)
-      start = start === 1 ? 0 : text.lastIndexOf("\n", start - 2) + 1;
+    // A span inside the lines already taken adds nothing; looking for its line breaks again would read a
+    // long line once per marker on it.
+    const previous = out.at(-1);
+    if (previous !== undefined && span.end <= previous.end) continue;
+    let start = previous === undefined ? 0 : previous.start;
+    if (previous === undefined || span.start > previous.end) {
+      start = text.lastIndexOf("\n", span.start - 1) + 1;
+      for (let i = 0; i < lines && start > 0; i++)
+        start = start === 1 ? 0 : text.lastIndexOf("\n", start - 2) + 1;
+    }
     let end = text.indexOf("\n", span.end);
     for (let i = 0; i < lines && end !== -1; i++) end = text.indexOf("\n", end + 1);
     if (end === -1) end = text.length;
@@ -163,13 +219,32 @@ const LABEL_KEYS = ["label", "name", "key"] as const;
 
 /**
  * `redact` over a JSON-like value (acyclic): every string in arrays and plain objects is redacted, numbers,
- * booleans, null and non-plain objects are kept as they are, object keys are kept. A string property whose
- * key is a secret name (`password`, `apiKey`; or the `label`/`name`/`key` of a `{ label, value }` pair) is
+ * booleans, null and non-plain objects are kept as they are. Object keys are redacted as text too (a tool's
+ * arguments may hold a token as a key); two keys that redact to the same text keep the last value. A
+ * string property whose
+ * key is a secret name (`password`, `apiKey`; or the `label`/`name`/`key` of a `{ label, value }` pair, in
+ * any language the label rules know: `пароль`, `密码`, `senha`) is
  * judged as an assignment of that name, and a secret-looking value is replaced whole
  * (`secret-assignment`); the `label`/`name`/`key` strings themselves are only redacted as text. Counts are
- * summed over all strings. Returns a new value; the input is not changed.
+ * summed over all strings. Returns a new value; the input is not changed. With a `deadline` that passes,
+ * every string (keys included) becomes `UNCHECKED_MARKER` and the result says `unchecked: true`.
  */
-export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts; total: number } {
+export function redactDeep<T>(
+  value: T,
+  options: RedactOptions = {},
+): { value: T; counts: RedactionCounts; total: number; unchecked?: true } {
+  try {
+    return redactValue(value, options.deadline);
+  } catch (error) {
+    if (!(error instanceof DeadlineExceeded)) throw error;
+    return { value: replaceStrings(value, UNCHECKED_MARKER) as T, counts: {}, total: 0, unchecked: true };
+  }
+}
+
+function redactValue<T>(
+  value: T,
+  deadline: Deadline | undefined,
+): { value: T; counts: RedactionCounts; total: number } {
   const counts: RedactionCounts = {};
   let total = 0;
   const add = (kind: RedactionKind, n: number) => {
@@ -183,21 +258,29 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts; to
   collectStrings(value, texts);
   const marked = mayFindSecrets(texts, RULES);
   const toRedact = new Set(texts.filter((_, i) => marked[i] === true));
-  const redactString = (text: string, name: string | undefined): string => {
+  const redactString = (text: string, name: Name | undefined): string => {
     let redacted = text;
     if (toRedact.has(text)) {
-      const result = redact(text);
+      const result = redactText(text, deadline);
       if (result.total > 0) for (const kind of REDACTION_KINDS) add(kind, result.counts[kind] ?? 0);
       redacted = result.text;
     }
-    const strength = name === undefined ? undefined : classifyName(name);
-    if (strength !== undefined && looksSecretFor(redacted, strength)) {
+    const strength = strengthOfName(name);
+    if (
+      strength !== undefined &&
+      (looksSecretFor(redacted, strength) || (strength === "strong" && isPassphrase(redacted)))
+    ) {
       add("secret-assignment", 1);
       return redactionMarker("secret-assignment");
     }
     return redacted;
   };
-  const walk = (node: unknown, name: string | undefined): unknown => {
+  const redactKey = (key: string): string => {
+    const result = redactText(key, deadline);
+    if (result.total > 0) for (const kind of REDACTION_KINDS) add(kind, result.counts[kind] ?? 0);
+    return result.text;
+  };
+  const walk = (node: unknown, name: Name | undefined): unknown => {
     if (typeof node === "string") return redactString(node, name);
     if (Array.isArray(node)) return node.map((item) => walk(item, undefined));
     if (!isPlainObject(node)) return node;
@@ -207,8 +290,13 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts; to
       Object.entries(node).map(([key, child]) => {
         // A label names the value beside it; it is not itself the value of a secret called `key`.
         const labelKey = LABEL_KEYS.some((k) => k === key);
-        const name = key === "value" && typeof label === "string" ? label : labelKey ? undefined : key;
-        return [key, walk(child, name)];
+        const name: Name | undefined =
+          key === "value" && typeof label === "string"
+            ? { text: label, label: true }
+            : labelKey
+              ? undefined
+              : { text: key, label: false };
+        return [toRedact.has(key) ? redactKey(key) : key, walk(child, name)];
       }),
     );
   };
@@ -216,11 +304,41 @@ export function redactDeep<T>(value: T): { value: T; counts: RedactionCounts; to
   return { value: walk(value, undefined) as T, counts, total };
 }
 
+/** `node` with every string `redactDeep` visits replaced by `marker` (the n-th key by `marker` and n). */
+function replaceStrings(node: unknown, marker: string): unknown {
+  if (typeof node === "string") return marker;
+  if (Array.isArray(node)) return node.map((item) => replaceStrings(item, marker));
+  if (!isPlainObject(node)) return node;
+  return Object.fromEntries(
+    Object.values(node).map((child, i) => [`${marker}${i}`, replaceStrings(child, marker)]),
+  );
+}
+
+/** The name a string stands under: an object key, or the label of a `{ label, value }` pair. */
+interface Name {
+  readonly text: string;
+  readonly label: boolean;
+}
+
+/**
+ * How strongly `name` says its value is a secret: as an assignment name (`password`, `apiKey`), and for a
+ * label, also as a label in any language `redact` knows (`пароль`, `服务器密码`, `senha do banco`), so a
+ * label kept apart from its value is read with it wherever it stands.
+ */
+function strengthOfName(name: Name | undefined): Strength | undefined {
+  if (name === undefined) return undefined;
+  return classifyName(name.text) ?? (name.label ? labelStrength(name.text) : undefined);
+}
+
 /** Every string `redactDeep` visits in `node`, appended to `out`. */
 function collectStrings(node: unknown, out: string[]): void {
   if (typeof node === "string") out.push(node);
   else if (Array.isArray(node)) for (const item of node) collectStrings(item, out);
-  else if (isPlainObject(node)) for (const child of Object.values(node)) collectStrings(child, out);
+  else if (isPlainObject(node))
+    for (const [key, child] of Object.entries(node)) {
+      out.push(key);
+      collectStrings(child, out);
+    }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -62,6 +62,24 @@ const CASES: readonly RuleCase[] = [
     miss: `retrying with Bearer ${body(MIXED, 15)} after 401`,
   },
   {
+    about: "the credentials of any other Authorization scheme (Okta SSWS, ApiKey, Digest)",
+    text: `Authorization: SSWS 00${body(MIXED, 40)}`,
+    secret: `00${body(MIXED, 40)}`,
+    miss: `Authorization: SSWS ${variable("OKTA_API_TOKEN")}`,
+  },
+  {
+    about: "a token in an Authorization header without a scheme",
+    text: `authorization: ${body(MIXED, 32)}`,
+    secret: body(MIXED, 32),
+    miss: `authorization: ${body(MIXED, 15)}`,
+  },
+  {
+    about: "every value of a Cookie header, the first of a Set-Cookie header",
+    text: `Set-Cookie: sessionid=${body(MIXED, 32)}; Path=/; HttpOnly; Secure`,
+    secret: body(MIXED, 32),
+    miss: "Set-Cookie: theme=dark; Path=/",
+  },
+  {
     about: "basic credentials in an Authorization header",
     text: `Authorization: Basic ${basic(`deploy:${PASSWORD}`)}`,
     secret: basic(`deploy:${PASSWORD}`),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   compileRules,
+  DeadlineExceeded,
   findSecrets,
   mayFindSecrets,
   type Rule,
@@ -125,6 +126,37 @@ describe("findSecrets", () => {
       pick: (m) => ({ start: m.index, end: m.index }),
     });
     expect(found([empty, pin], "tok_ pin=12")).toEqual([]);
+  });
+});
+
+describe("findSecrets with several spans per match", () => {
+  const options = rule("cli-flag", String.raw`\bcmd\b(?<rest>[^\n]*)`, {
+    triggers: ["cmd"],
+    resume: "end",
+    pick: (m) =>
+      Array.from((m.groups?.rest ?? "").matchAll(/-p(\S+)/dg), (o) => {
+        const at = (m.indices?.groups?.rest?.[0] ?? 0) + (o.indices?.[1]?.[0] ?? 0);
+        return { start: at, end: at + (o[1] ?? "").length };
+      }),
+  });
+
+  it("replaces every span a pick returns", () => {
+    expect(found([options], "cmd -pone -x -ptwo")).toEqual([
+      ["cli-flag", "one"],
+      ["cli-flag", "two"],
+    ]);
+  });
+
+  it("goes on after the match when the rule resumes at its end, so a repeated command is read once", () => {
+    expect(found([options], "cmd cmd cmd -pthree")).toEqual([["cli-flag", "three"]]);
+    expect(found([options], "cmd cmd")).toEqual([]);
+  });
+
+  it("stops with DeadlineExceeded once the deadline has passed", () => {
+    let t = 0;
+    expect(() => findSecrets("cmd -pone", compileRules([options]), { at: 0, now: () => t++ + 1 })).toThrow(
+      new DeadlineExceeded(),
+    );
   });
 });
 

@@ -16,6 +16,9 @@ const jwtHead = Buffer.from('{"alg":"HS256"}').toString("base64url");
 const jwtBody = Buffer.from('{"sub":"1234567890"}').toString("base64url");
 const slackPath = "services/T0K4R7Q2P/B0K4R7Q2P";
 const twilioSid = `AC${body(HEX, 32)}`;
+const uuid = "3f9a1b2c-4d5e-4607-8f9a-1b2c4d5e6078";
+const teams = (hex: number) =>
+  `https://acme.webhook.office.com/webhookb2/${uuid}@${uuid}/IncomingWebhook/${body(HEX, hex)}/${uuid}`;
 
 /** One case per rule of `PROVIDER_RULES`, in the same order. */
 const CASES: readonly RuleCase[] = [
@@ -32,6 +35,13 @@ const CASES: readonly RuleCase[] = [
   token("a GitHub classic token: 36+ alphanumerics", "ghp_", MIXED, 36),
   token("a GitLab token", "glpat-", MIXED, 20),
   token("a Slack token", "xoxb-1234567890-", MIXED, 24, `KEY=xoxz-1234567890-${body(MIXED, 24)}`),
+  {
+    about: "a Microsoft Teams incoming webhook URL",
+    text: `POST ${teams(32)}`,
+    secret: teams(32),
+    miss: `POST ${teams(31)}`,
+  },
+  token("a GitLab session cookie", "_gitlab_session=", "kd4ert7wqz2mpx9l", 32),
   {
     about: "the secret part of a Slack webhook URL",
     text: `POST https://hooks.slack.com/${slackPath}/${body(MIXED, 24)}`,

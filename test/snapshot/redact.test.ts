@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { REDACTION_KINDS, redact, redactDeep } from "../../plugin/snapshot/redact.ts";
+import { REDACTION_KINDS, redact, redactDeep, UNCHECKED_MARKER } from "../../plugin/snapshot/redact.ts";
 import { NEGATIVES, POSITIVES } from "./fixtures/secret-corpus.ts";
 import { fake, pem } from "./fixtures/secret-fakes.ts";
 import { DANGEROUS, embeddedArb, proseArb } from "./redact-arbitraries.ts";
@@ -220,8 +220,17 @@ describe("redactDeep", () => {
   });
 
   it("keeps numbers, booleans, null and keys when it rebuilds an object", () => {
-    const input = { count: 3, ok: true, missing: null, nested: [1, false, null], [fake.githubClassic()]: 1 };
+    const input = { count: 3, ok: true, missing: null, nested: [1, false, null], "sort-key": 1 };
     expect(redactDeep(input)).toEqual({ value: input, counts: {}, total: 0 });
+  });
+
+  it("redacts a secret held in an object key, as the arguments of a tool call may hold one", () => {
+    const token = fake.githubClassic();
+    expect(redactDeep({ args: { [token]: true, [`Authorization: Bearer ${fake.random(32)}`]: 1 } })).toEqual({
+      value: { args: { "[REDACTED:github-token]": true, "Authorization: Bearer [REDACTED:bearer]": 1 } },
+      counts: { "github-token": 1, bearer: 1 },
+      total: 2,
+    });
   });
 
   it("replaces a value whole when its property key names a secret and the value looks secret", () => {
@@ -361,5 +370,74 @@ describe("redactDeep", () => {
 describe("REDACTION_KINDS", () => {
   it("lists every kind once", () => {
     expect(new Set(REDACTION_KINDS).size).toBe(REDACTION_KINDS.length);
+  });
+});
+
+describe("redact with a deadline", () => {
+  /** A clock that moves one millisecond each time it is read. */
+  const ticking = () => {
+    let t = 0;
+    return () => t++;
+  };
+  const text = `export GITHUB_TOKEN=${fake.githubClassic()}\nthe password is hunter2-Prod`;
+
+  it("gives the same result as without one when the deadline is not reached", () => {
+    expect(redact(text, { deadline: { at: 1e9, now: ticking() } })).toEqual(redact(text));
+  });
+
+  it("fails closed when the deadline passes: nothing of the text is returned", () => {
+    expect(redact(text, { deadline: { at: 2, now: ticking() } })).toEqual({
+      text: UNCHECKED_MARKER,
+      counts: {},
+      total: 0,
+      unchecked: true,
+    });
+  });
+
+  it("replaces every string and key of a value when the deadline passes during redactDeep", () => {
+    const value = { note: text, args: { [fake.githubClassic()]: ["the password is hunter2-Prod", 3] } };
+    expect(redactDeep(value, { deadline: { at: 5, now: ticking() } })).toEqual({
+      value: {
+        [`${UNCHECKED_MARKER}0`]: UNCHECKED_MARKER,
+        [`${UNCHECKED_MARKER}1`]: { [`${UNCHECKED_MARKER}0`]: [UNCHECKED_MARKER, 3] },
+      },
+      counts: {},
+      total: 0,
+      unchecked: true,
+    });
+  });
+
+  it("reads a value that holds no trigger without looking at the clock", () => {
+    const now = () => {
+      throw new Error("the clock was read");
+    };
+    expect(redactDeep({ note: "nothing to see" }, { deadline: { at: 0, now } })).toEqual({
+      value: { note: "nothing to see" },
+      counts: {},
+      total: 0,
+    });
+  });
+});
+
+describe("redactDeep with a label apart from its value", () => {
+  it("judges a { label, value } pair with a label in any language the label rules know", () => {
+    const names = [
+      { label: "пароль от сервера", value: "Qx7-Prod-2024" },
+      { label: "DB 密码", value: "Xk9#mP2vL" },
+      { label: "wachtwoord", value: "Zomer2025!" },
+      { label: "mật khẩu", value: "MatKhau#88" },
+      { label: "password", value: "correct horse battery staple" },
+      { label: "пароль", value: "обязательное поле" },
+      { label: "region", value: "Qx7-Prod-2024" },
+    ];
+    expect(redactDeep(names).value.map((n) => n.value)).toEqual([
+      "[REDACTED:secret-assignment]",
+      "[REDACTED:secret-assignment]",
+      "[REDACTED:secret-assignment]",
+      "[REDACTED:secret-assignment]",
+      "[REDACTED:secret-assignment]",
+      "обязательное поле",
+      "Qx7-Prod-2024",
+    ]);
   });
 });

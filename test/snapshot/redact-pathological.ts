@@ -1,0 +1,29 @@
+/**
+ * Inputs that made redaction super-linear, as families of one fragment repeated: a command name whose
+ * password option a rule looked for in the rest of the line (`mysql `, `sshpass `, `docker login `,
+ * `redis-cli `, `curl `), a label with no value (`password: `), JWT-like and PEM-like fragments, URL
+ * userinfo without its `@`, headers, unclosed quotes and calls. Shared by the fuzz test and `npm run bench`.
+ */
+export const PATHOLOGICAL_FRAGMENTS: readonly (readonly [string, string])[] = [
+  ["mysql", "mysql "],
+  ["sshpass", "sshpass "],
+  ["docker login", "docker login "],
+  ["redis-cli", "redis-cli "],
+  ["curl", "curl "],
+  ["curl -u", "curl -u a:"],
+  ["password label", "password: "],
+  ["password on the next line", "password:\n"],
+  ["JWT-like", "eyJhbGciOi.eyJzdWIi."],
+  ["PEM without its end", "-----BEGIN RSA PRIVATE KEY-----\n"],
+  ["URL userinfo without @", "https://user:pa"],
+  ["Authorization header", "Authorization: Bearer "],
+  ["secret name", "db_password_token_"],
+  ["unclosed quote", 'api_key="'],
+  ["login call", 'login("'],
+  ["a;b", "pw=a;"],
+];
+
+/** `fragment` repeated to `length` characters (the last copy cut). */
+export function repeatTo(fragment: string, length: number): string {
+  return fragment.repeat(Math.ceil(length / fragment.length)).slice(0, length);
+}
