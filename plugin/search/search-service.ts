@@ -4,9 +4,8 @@
  * newest first, and every query answers at once from what is loaded (`complete` says whether that is
  * everything). Saved shards are trusted only for logs whose fingerprint still matches; anything else
  * is re-read. A corrupt, truncated or unknown-version shard is rebuilt from the logs with one warning.
- * A log that cannot be read (permissions, a disk error) is a diagnostic of its file, its snapshots are
- * left out and no fingerprint of it is kept, so it is read again on every load until it can be read.
- * A watcher re-reads logs that change; index changes are saved shortly after, atomically.
+ * A log that cannot be read is a diagnostic of its file and keeps no fingerprint (it is read again on
+ * every load). A watcher re-reads logs that change; index changes are saved shortly after, atomically.
  */
 import { judgedBlocks } from "../snapshot/redact.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";

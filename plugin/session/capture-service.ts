@@ -379,8 +379,8 @@ const askKey = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim().
 /**
  * The real session a flush run works for, found from the flush run's own conversation (OpenClaw runs the
  * flush on a detached view of the session's transcript, under an internal key): the session of the agent
- * whose observed asks the conversation holds, most of them; null when none or several match equally, or
- * when there is no conversation. What this process kept in memory is written first, so every session's file
+ * whose observed asks the conversation holds, most of them; null when none or several match equally. With
+ * no conversation (or no ask in it), the agent's only session, else null: never a guess among several. What this process kept in memory is written first, so every session's file
  * is current. A state file is taken only when its content names the agent (a file name can start like
  * another agent's: `main` and `main-2`), and one that cannot be read is passed over.
  */
@@ -389,12 +389,10 @@ export async function flushTarget(
   agentId: string | null,
   messages: readonly unknown[] | undefined,
 ): Promise<SessionState | null> {
-  if (messages === undefined || messages.length === 0) return null;
-  const asked = eventsFromMessages(messages, new Date(0).toISOString())
+  const asked = eventsFromMessages(messages ?? [], new Date(0).toISOString())
     .filter((e) => e.type === "ask")
     .map((e) => askKey(cleanUserText(e.text) ?? ""))
     .filter((k) => k !== "");
-  if (asked.length === 0) return null;
   await ws.flushSessions();
   const dir = join(ws.stateDir, "sessions");
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -405,10 +403,14 @@ export async function flushTarget(
       .filter((n) => n.endsWith(".json") && n.startsWith(prefix))
       .map((n) => readSessionFile(join(dir, n))),
   );
+  const mine = states.filter(
+    (state): state is SessionState => state !== null && (agentId === null || ofAgent(state, agentId)),
+  );
+  // With no conversation to tell, the agent's one session is the flush's; among several, none is guessed.
+  if (asked.length === 0) return mine.length === 1 ? (mine[0] ?? null) : null;
   let best: { state: SessionState; score: number } | null = null;
   let tied = false;
-  for (const state of states) {
-    if (state === null || (agentId !== null && !ofAgent(state, agentId))) continue;
+  for (const state of mine) {
     const score = state.trail.asks
       .map((a) => askKey(a.text))
       .filter((k) => k !== "" && asked.some((m) => m.includes(k) || k.includes(m))).length;

@@ -3,9 +3,7 @@
  * append, and reads. A daily log is append-only here: nothing in this module rewrites, truncates or reorders
  * one, and nothing outside `memory/` is touched.
  */
-
-import type { FileHandle } from "node:fs/promises";
-import { constants, open, readdir, unlink } from "node:fs/promises";
+import { constants, type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { appendDurably, errorCode, errorMessage, freeSpace } from "./fs-durable.ts";
@@ -22,8 +20,8 @@ import {
   statMemoryFileSync,
   strayDailyLogs,
 } from "./log-open.ts";
-
 export { ARCHIVE_DIR, isDailyLogDate, isDailyLogName, MEMORY_DIR, strayDailyLogs };
+
 /** The lock directory that serialises appends to every daily log of a workspace, inside {@link MEMORY_DIR}. */
 export const LOCK_NAME = ".big-memory.lock";
 

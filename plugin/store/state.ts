@@ -3,7 +3,8 @@ import { readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { z } from "zod";
 import { errorCode, errorMessage } from "./fs-durable.ts";
-import { ensurePrivateDir, ensurePrivateDirSync, writePrivateJson, writePrivateJsonSync } from "./gate.ts";
+import { ensurePrivateDir, writePrivateJson } from "./gate.ts";
+import { ensurePrivateDirSync, writePrivateJsonSync } from "./gate-sync.ts";
 import { lockForExitSync, withLock } from "./lock.ts";
 
 /**

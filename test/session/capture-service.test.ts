@@ -535,11 +535,14 @@ describe("flushTarget", () => {
   const ask = (ws: Workspace, key: string, text: string) =>
     observe(ws, { sessionKey: key, agentId: "main" }, { type: "ask", text, at: AT });
 
-  it("is null with no conversation, or one that names no session seen", async () => {
+  it("takes the agent's only session when there is no conversation, and guesses none among several", async () => {
     const { ws } = await workspace();
     ask(ws, "agent:main:a", "Fix the login redirect");
-    expect(await flushTarget(ws, "main", undefined)).toBeNull();
+    expect((await flushTarget(ws, "main", undefined))?.sessionKey).toBe("agent:main:a");
+    expect((await flushTarget(ws, "main", []))?.sessionKey).toBe("agent:main:a");
     expect(await flushTarget(ws, "main", [user("something else entirely")])).toBeNull();
+    ask(ws, "agent:main:b", "Migrate billing exports");
+    expect(await flushTarget(ws, "main", undefined)).toBeNull();
   });
 
   it("finds the session whose asks the flush run's conversation holds, whichever was written last", async () => {

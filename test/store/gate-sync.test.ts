@@ -1,0 +1,45 @@
+import { mkdtempSync, readFileSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ensurePrivateDirSync, writePrivateJsonSync } from "../../plugin/store/gate-sync.ts";
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+describe("ensurePrivateDirSync", () => {
+  it("creates the state folder 0700 with its .gitignore, and refuses one that is a link", () => {
+    const root = mkdtempSync(join(tmpdir(), "bm-gate-sync-"));
+    const state = join(root, ".big-memory", "sessions");
+    ensurePrivateDirSync(state);
+    expect(mode(state)).toBe(0o700);
+    expect(mode(join(root, ".big-memory"))).toBe(0o700);
+    expect(readFileSync(join(root, ".big-memory", ".gitignore"), "utf8")).toContain("*");
+    const other = mkdtempSync(join(tmpdir(), "bm-gate-sync-out-"));
+    const linked = mkdtempSync(join(tmpdir(), "bm-gate-sync-link-"));
+    symlinkSync(other, join(linked, ".big-memory"));
+    expect(() => ensurePrivateDirSync(join(linked, ".big-memory", "sessions"))).toThrow();
+  });
+});
+
+describe("writePrivateJsonSync", () => {
+  it("writes redacted JSON 0600 atomically and keeps the replaced file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "bm-gate-sync-"));
+    ensurePrivateDirSync(dir);
+    const path = join(dir, "state.json");
+    const token = `ghp_${"S7nc".repeat(9)}`;
+    writePrivateJsonSync(path, { n: 1 });
+    const report = writePrivateJsonSync(
+      path,
+      { n: 2, note: `pushed with ${token}` },
+      { keepPreviousAs: ".bak" },
+    );
+    expect(report.total).toBe(1);
+    expect(readFileSync(path, "utf8")).not.toContain(token);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({
+      n: 2,
+      note: "pushed with [REDACTED:github-token]",
+    });
+    expect(JSON.parse(readFileSync(`${path}.bak`, "utf8"))).toEqual({ n: 1 });
+    expect(mode(path)).toBe(0o600);
+  });
+});
