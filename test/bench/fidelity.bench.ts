@@ -106,7 +106,9 @@ export async function runFidelityBench(opts: { misses?: boolean; json?: string }
   const seconds = (performance.now() - started) / 1000;
   printCorpus(dir, manifest.sessions, sessions);
   const sources = [...new Set(sessions.map((s) => s.source))];
-  const rows: string[][] = [["source", "probe", ...ARMS.flatMap((a) => CUTS.map((c) => `${a} ${c * 100}%`)), "goal"]];
+  const rows: string[][] = [
+    ["source", "probe", ...ARMS.flatMap((a) => CUTS.map((c) => `${a} ${c * 100}%`)), "goal"],
+  ];
   for (const source of [...sources, "all"]) {
     for (const p of PROBES) {
       const of = (arm: Arm, cut: number) =>
@@ -123,7 +125,17 @@ export async function runFidelityBench(opts: { misses?: boolean; json?: string }
     `Fidelity on real sessions: share of sessions whose restore names each probe (${sessions.length} sessions, ${seconds.toFixed(1)} s)`,
     rows,
   );
-  const sizeRows: string[][] = [["arm", "restores", "median tokens", "max tokens", "budget", "identical as rendered", "identical, same nonce"]];
+  const sizeRows: string[][] = [
+    [
+      "arm",
+      "restores",
+      "median tokens",
+      "max tokens",
+      "budget",
+      "identical as rendered",
+      "identical, same nonce",
+    ],
+  ];
   for (const arm of ARMS) {
     const vs = verdicts.filter((v) => v.arm === arm && v.restore !== "");
     sizeRows.push([
@@ -147,7 +159,9 @@ function printCorpus(
   entries: { id: string; source: string; repo: string; license: string; format: string }[],
   sessions: RealSession[],
 ): void {
-  const rows: string[][] = [["source", "repository", "license", "format", "sessions", "median tool calls", "over 30 calls"]];
+  const rows: string[][] = [
+    ["source", "repository", "license", "format", "sessions", "median tool calls", "over 30 calls"],
+  ];
   for (const source of [...new Set(entries.map((e) => e.source))]) {
     const es = entries.filter((e) => e.source === source);
     const calls = sessions.filter((s) => s.source === source).map((s) => toolEvents(s).length);

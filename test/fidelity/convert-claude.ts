@@ -54,7 +54,9 @@ export function convertClaude(text: string, meta: { id: string; source: string }
     try {
       value = JSON.parse(raw);
     } catch {
-      throw new Error(`${meta.id}:${i + 1}: Claude Code transcript line is not JSON (expected one object a line)`);
+      throw new Error(
+        `${meta.id}:${i + 1}: Claude Code transcript line is not JSON (expected one object a line)`,
+      );
     }
     const line = Line.safeParse(value);
     if (!line.success || line.data.isMeta === true) continue;

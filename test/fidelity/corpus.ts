@@ -72,7 +72,11 @@ export function transcriptText(dir: string, entry: CorpusEntry): string {
 }
 
 /** Converts a transcript of a known format into session events. */
-export function convertTranscript(format: CorpusEntry["format"], text: string, meta: { id: string; source: string }): RealSession {
+export function convertTranscript(
+  format: CorpusEntry["format"],
+  text: string,
+  meta: { id: string; source: string },
+): RealSession {
   return format === "pi" ? convertPi(text, meta) : convertClaude(text, meta);
 }
 

@@ -21,7 +21,11 @@ export interface HookCall {
 const PATH_KEYS = ["path", "file_path", "filePath"] as const;
 
 /** Tool parameters with absolute paths under `cwd` moved to the same place under `workspace`. */
-export function movedParams(params: Record<string, unknown>, cwd: string | null, workspace: string): Record<string, unknown> {
+export function movedParams(
+  params: Record<string, unknown>,
+  cwd: string | null,
+  workspace: string,
+): Record<string, unknown> {
   const out = { ...params };
   for (const key of PATH_KEYS) {
     const value = out[key];
@@ -39,7 +43,12 @@ export function toolOutcome(e: ToolEvent): { result?: unknown; error?: string } 
   if (e.tool === "exec" && e.exitCode !== null) {
     const body = e.output.replace(OWN_EXIT, "");
     const text = e.exitCode === 0 ? body : `${body}\n\n(Command exited with code ${e.exitCode})`;
-    return { result: { content: [{ type: "text", text }], details: { status: "completed", exitCode: e.exitCode, aggregated: body } } };
+    return {
+      result: {
+        content: [{ type: "text", text }],
+        details: { status: "completed", exitCode: e.exitCode, aggregated: body },
+      },
+    };
   }
   if (e.failed) return { error: e.output.trim() === "" ? `${e.tool} failed` : e.output };
   return {
@@ -63,12 +72,19 @@ export function hookCalls(session: RealSession, events: SessionEvent[], workspac
     } else if (e.kind === "assistant") {
       calls.push({
         hook: "llm_output",
-        event: { assistantTexts: [e.text], lastAssistant: { role: "assistant", content: [{ type: "text", text: e.text }] } },
+        event: {
+          assistantTexts: [e.text],
+          lastAssistant: { role: "assistant", content: [{ type: "text", text: e.text }] },
+        },
         ctx: user,
       });
     } else {
       const params = movedParams(e.params, session.cwd, workspace);
-      calls.push({ hook: "before_tool_call", event: { toolName: e.tool, params }, ctx: { ...user, toolName: e.tool } });
+      calls.push({
+        hook: "before_tool_call",
+        event: { toolName: e.tool, params },
+        ctx: { ...user, toolName: e.tool },
+      });
       calls.push({
         hook: "after_tool_call",
         event: { toolName: e.tool, params, durationMs: 0, ...toolOutcome(e) },

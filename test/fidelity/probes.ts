@@ -36,7 +36,9 @@ function namesCommand(text: string, command: string, targets: string[]): boolean
 }
 
 function namesAction(text: string, action: ActionTruth): boolean {
-  return action.kind === "file" ? names(text, basename(action.path)) : namesCommand(text, action.command, action.targets);
+  return action.kind === "file"
+    ? names(text, basename(action.path))
+    : namesCommand(text, action.command, action.targets);
 }
 
 const verdict = (ok: boolean): ProbeResult => (ok ? "named" : "missed");

@@ -51,18 +51,31 @@ function touch(workspace: string, path: unknown, content: unknown): void {
 
 function renders(workspace: string): { same: boolean; fresh: boolean } {
   const dir = join(workspace, "memory");
-  const logs = existsSync(dir) ? readdirSync(dir).filter((f) => /^\d{4}-\d{2}-\d{2}\.md$/.test(f)).sort() : [];
+  const logs = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => /^\d{4}-\d{2}-\d{2}\.md$/.test(f))
+        .sort()
+    : [];
   const last = logs.at(-1);
   if (last === undefined) return { same: false, fresh: false };
   const file = `memory/${last}`;
   const located = parseDailyLog(readFileSync(join(workspace, file), "utf8"), file).snapshots.at(-1);
   if (located === undefined) return { same: false, fresh: false };
-  const input = { snapshot: located.snapshot, file, line: located.line, verified: located.verified, reason: "compaction" as const, warnings: [], tokenBudget: 1500 };
-  const nonce = newNonce();
-  return {
-    same: renderRestore({ ...input, nonce }).text === renderRestore({ ...input, nonce }).text,
-    fresh: renderRestore({ ...input, nonce: newNonce() }).text === renderRestore({ ...input, nonce: newNonce() }).text,
+  const input = {
+    snapshot: located.snapshot,
+    file,
+    line: located.line,
+    verified: located.verified,
+    reason: "compaction" as const,
+    warnings: [],
+    tokenBudget: 1500,
   };
+  // restoreFor renders with a fresh nonce each time (as the plugin does); the second pair holds it.
+  const render = (nonce: string) => renderRestore({ ...input, nonce }).text;
+  const [first, second] = [render(newNonce()), render(newNonce())];
+  const nonce = newNonce();
+  const [held1, held2] = [render(nonce), render(nonce)];
+  return { same: held1 === held2, fresh: first === second };
 }
 
 /** Replays the first `cut` events of `session`, compacts per `arm`, and returns the restore. */
@@ -72,7 +85,12 @@ export async function replay(session: RealSession, cut: number, arm: Arm): Promi
     for (const call of hookCalls(session, session.events.slice(0, cut), d.workspace)) {
       if (call.hook === "after_tool_call" && !("error" in call.event)) {
         const params = call.event.params as Record<string, unknown>;
-        if (call.event.toolName === "write" || call.event.toolName === "edit") touch(d.workspace, params.path ?? params.file_path, call.event.toolName === "write" ? params.content : undefined);
+        if (call.event.toolName === "write" || call.event.toolName === "edit")
+          touch(
+            d.workspace,
+            params.path ?? params.file_path,
+            call.event.toolName === "write" ? params.content : undefined,
+          );
       }
       await d.fire(call.hook, call.event, call.ctx);
     }
@@ -94,7 +112,11 @@ export async function replay(session: RealSession, cut: number, arm: Arm): Promi
     }
     const messageCount = cut;
     await d.fire("before_compaction", { messageCount, tokenCount: 150_000 });
-    await d.fire("after_compaction", { messageCount: 4, tokenCount: 20_000, compactedCount: Math.max(0, messageCount - 4) });
+    await d.fire("after_compaction", {
+      messageCount: 4,
+      tokenCount: 20_000,
+      compactedCount: Math.max(0, messageCount - 4),
+    });
     const restore = (await d.userTurn("continue")) ?? "";
     if (snapshotSource === "none" && restore !== "") snapshotSource = "draft";
     const r = renders(d.workspace);

@@ -20,7 +20,12 @@ interface Draft {
   lists: Record<"files" | "names" | "blockers" | "next", string[]>;
 }
 
-const LIST_HEADS = { "Files:": "files", "Names:": "names", "Blockers:": "blockers", "Next:": "next" } as const;
+const LIST_HEADS = {
+  "Files:": "files",
+  "Names:": "names",
+  "Blockers:": "blockers",
+  "Next:": "next",
+} as const;
 
 function draftOf(prompt: string): Draft | null {
   const at = prompt.indexOf("What big-memory observed in this session so far");
@@ -35,7 +40,8 @@ function draftOf(prompt: string): Draft | null {
     if (line.startsWith("Goal: ")) draft.goal = line.slice(6).trim();
     else if (line.startsWith("State: ")) {
       const m = /^State: phase (.*); branch (.*); blocked (.*); progress (.*)$/.exec(line);
-      if (m !== null) draft.state = { phase: m[1] ?? "", branch: m[2] ?? "", blocked: m[3] ?? "", progress: m[4] ?? "" };
+      if (m !== null)
+        draft.state = { phase: m[1] ?? "", branch: m[2] ?? "", blocked: m[3] ?? "", progress: m[4] ?? "" };
     } else if (line in LIST_HEADS) list = LIST_HEADS[line as keyof typeof LIST_HEADS];
     else if (list !== null && line.startsWith("- ")) draft.lists[list].push(line.slice(2));
   }
@@ -46,7 +52,8 @@ const known = (v: string) => (v === "?" || v === "" ? "n/a" : v);
 
 function sectionLines(key: SectionKey, draft: Draft | null): string[] {
   if (draft === null) return ["none"];
-  const none = (items: string[], f: (s: string, i: number) => string) => (items.length === 0 ? ["none"] : items.map(f));
+  const none = (items: string[], f: (s: string, i: number) => string) =>
+    items.length === 0 ? ["none"] : items.map(f);
   switch (key) {
     case "goal":
       return [draft.goal === "" || draft.goal === "?" ? "none" : draft.goal];

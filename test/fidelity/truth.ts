@@ -7,8 +7,8 @@ import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
  *
  * - **Goal**: the task is the first user message, before the cut, with at least 3 candidate words (a
  *   message such as `/mode` is not a task). Candidate words: tokens of 4+ characters (for a path, its last
- *   segment) that are neither English stop words nor words of agent instructions and templates (`file`,
- *   `implement`, `issue`, `please` ...; see {@link COMMON}). The 5 most distinctive are kept: identifier-like
+ *   segment; wrapper tags such as `<pr_description>` dropped) that are neither English stop words nor words
+ *   of agent instructions and templates (`file`, `implement`, `issue`, `please` ...; see {@link COMMON}). The 5 most distinctive are kept: identifier-like
  *   tokens first (a digit, `_`, `.`, `-` or an inner capital), then longer ones, then earlier ones.
  * - **Files**: the files written or edited (`write`, `edit`, `apply_patch`, not failed) before the cut,
  *   most recently edited first; the truth is the 3 most recent.
@@ -34,7 +34,9 @@ export interface FailureTruth {
   identifiers: string[];
 }
 
-export type ActionTruth = { kind: "file"; path: string } | { kind: "command"; command: string; targets: string[] };
+export type ActionTruth =
+  | { kind: "file"; path: string }
+  | { kind: "command"; command: string; targets: string[] };
 
 export interface Truth {
   /** Events kept before the cut. */
@@ -61,7 +63,9 @@ export const COMMON = new Set(
     "description consider change changes implement implementation function functions test tests testing " +
     "running using user users request currently solving working work read full check update create find " +
     "write edit new add remove fix bug bugs make output input case cases example examples given below above " +
-    "instructions instruction note notes step steps should would project use used uses way ways"
+    "instructions instruction note notes step steps should would project use used uses way ways probably " +
+    "actually basically currently describe describes provide provides created create understand preparing " +
+    "background continue continued started start"
   ).split(" "),
 );
 
@@ -70,12 +74,18 @@ const TOKEN = /[A-Za-z_][A-Za-z0-9_.\-/]*[A-Za-z0-9_]/g;
 /** Distinctive words of a task message (at most `max`), most distinctive first; see the module rules. */
 export function distinctiveWords(text: string, max = 5): string[] {
   const seen = new Map<string, { word: string; score: number; at: number }>();
-  for (const m of text.matchAll(TOKEN)) {
-    const segment = m[0].includes("/") ? (m[0].split("/").filter((s) => s !== "").at(-1) ?? "") : m[0];
-    const word = segment.replace(/^[.\-]+|[.\-]+$/g, "");
+  // Wrapper tags (`<pr_description>`, `<command-name>`) belong to the template, not the task.
+  for (const m of text.replace(/<\/?[A-Za-z_][\w-]*>/g, " ").matchAll(TOKEN)) {
+    const segment = m[0].includes("/")
+      ? (m[0]
+          .split("/")
+          .filter((s) => s !== "")
+          .at(-1) ?? "")
+      : m[0];
+    const word = segment.replace(/^[.-]+|[.-]+$/g, "");
     const lower = word.toLowerCase();
     if (word.length < 4 || COMMON.has(lower) || /^\d+$/.test(word) || seen.has(lower)) continue;
-    const identifier = /[0-9_.\-]/.test(word) || /[a-z][A-Z]/.test(word);
+    const identifier = /[0-9_.-]/.test(word) || /[a-z][A-Z]/.test(word);
     seen.set(lower, { word: lower, score: identifier ? 2 : 1, at: m.index ?? 0 });
   }
   return [...seen.values()]
@@ -92,8 +102,15 @@ export function cutIndex(session: RealSession, fraction: number): number {
 function pathsOf(e: ToolEvent): string[] {
   const direct = [e.params.path, e.params.file_path].filter((p): p is string => typeof p === "string");
   if (e.tool !== "apply_patch") return direct;
-  const patch = typeof e.params.input === "string" ? e.params.input : typeof e.params.patch === "string" ? e.params.patch : "";
-  const headers = [...patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$/gm)].map((m) => m[1] ?? "");
+  const patch =
+    typeof e.params.input === "string"
+      ? e.params.input
+      : typeof e.params.patch === "string"
+        ? e.params.patch
+        : "";
+  const headers = [...patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$/gm)].map(
+    (m) => m[1] ?? "",
+  );
   return [...direct, ...headers.filter((p) => p !== "")];
 }
 
@@ -149,14 +166,19 @@ export function commandTargets(command: string): string[] {
   for (const token of commandKey(command).split(" ")) {
     const t = token.replace(/^['"]|['"]$/g, "");
     if (t.startsWith("-") || t.startsWith("http")) continue;
-    if (t.includes("::") || /\/[\w.-]+\.\w+$/.test(t) || /^[\w.-]+\.(?:py|ts|js|tsx|jsx|rs|go|rb|java|sh|mjs|cjs)$/.test(t))
+    if (
+      t.includes("::") ||
+      /\/[\w.-]+\.\w+$/.test(t) ||
+      /^[\w.-]+\.(?:py|ts|js|tsx|jsx|rs|go|rb|java|sh|mjs|cjs)$/.test(t)
+    )
       out.add(t);
   }
   return [...out];
 }
 
 /** Search and compare tools, whose exit code 1 answers the question ("no match", "they differ"). */
-const ANSWER_TOOLS = /^(?:grep|egrep|fgrep|rg|ag|find|diff|cmp|test|\[|which|git\s+(?:diff|grep)|command\s+-v)\b/;
+const ANSWER_TOOLS =
+  /^(?:grep|egrep|fgrep|rg|ag|find|diff|cmp|test|\[|which|git\s+(?:diff|grep)|command\s+-v)\b/;
 
 /** True when a shell call's non-zero exit is a failure, not an answer (`grep` finding nothing). */
 export function isFailure(e: ToolEvent): boolean {
@@ -186,12 +208,16 @@ export function identifiersOf(output: string): string[] {
 
 /** The last shell failure before `cut` that no later success of the same command healed, or null. */
 export function openFailure(session: RealSession, cut: number): ToolEvent | null {
-  const calls = session.events.slice(0, cut).filter((e): e is ToolEvent => e.kind === "tool" && e.tool === "exec");
+  const calls = session.events
+    .slice(0, cut)
+    .filter((e): e is ToolEvent => e.kind === "tool" && e.tool === "exec");
   for (let i = calls.length - 1; i >= 0; i--) {
     const e = calls[i];
     if (e === undefined || !isFailure(e)) continue;
     const key = commandKey(String(e.params.command ?? ""));
-    const healed = calls.slice(i + 1).some((later) => !later.failed && commandKey(String(later.params.command ?? "")) === key);
+    const healed = calls
+      .slice(i + 1)
+      .some((later) => !later.failed && commandKey(String(later.params.command ?? "")) === key);
     if (!healed) return e;
   }
   return null;
@@ -208,7 +234,8 @@ export function nextAction(session: RealSession, cut: number): ActionTruth | nul
     if (e.kind !== "tool" || !ACTION_TOOLS.has(e.tool)) continue;
     if (e.tool === "exec") {
       const command = String(e.params.command ?? "");
-      if (commandKey(command) !== "") return { kind: "command", command: commandKey(command), targets: commandTargets(command) };
+      if (commandKey(command) !== "")
+        return { kind: "command", command: commandKey(command), targets: commandTargets(command) };
       continue;
     }
     const path = pathsOf(e)[0];
@@ -231,7 +258,11 @@ export function truthAt(session: RealSession, fraction: number): Truth {
     failure:
       failed === null
         ? null
-        : { command: commandKey(command), targets: commandTargets(command), identifiers: identifiersOf(failed.output) },
+        : {
+            command: commandKey(command),
+            targets: commandTargets(command),
+            identifiers: identifiersOf(failed.output),
+          },
     next: nextAction(session, cut),
   };
 }
