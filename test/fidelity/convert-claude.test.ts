@@ -92,12 +92,26 @@ const lines = [
       ],
     },
   },
+  {
+    ...base,
+    type: "user",
+    message: {
+      role: "user",
+      content:
+        "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>",
+    },
+  },
+  {
+    ...base,
+    type: "user",
+    message: { role: "user", content: "<local-command-stdout></local-command-stdout>" },
+  },
   { type: "summary", summary: "Login test fix", leafUuid: "x" },
 ];
 const TEXT = lines.map((l) => JSON.stringify(l)).join("\n");
 
 describe("convertClaude", () => {
-  it("reads typed text, assistant text and tool results, and skips meta lines and other line types", () => {
+  it("reads typed text, assistant text and tool results, and skips meta lines, the CLI's own commands and other line types", () => {
     const s = convertClaude(TEXT, { id: "cc-x", source: "session-share" });
     expect(s).toMatchObject({ format: "claude-code", cwd: "/Users/dev/app" });
     expect(s.events.map((e) => (e.kind === "tool" ? `tool:${e.tool}` : e.kind))).toEqual([

@@ -7,9 +7,15 @@ import { exitCodeOfOutput, openclawTool, type RealSession, type SessionEvent, te
  * `type: "assistant"` lines carry an Anthropic Messages `message` (`{ role, content }`), one content part a
  * line for the assistant: `text`, `thinking` or `tool_use { id, name, input }`; a user line's content is the
  * typed text or `tool_result { tool_use_id, content, is_error }` parts. `isMeta` lines (expanded commands,
- * caveats the CLI adds) and other line types (`summary`, `system`, `progress`, `file-history-snapshot`,
- * `queue-operation`) are not steps. A failed Bash result starts `Exit code N`.
+ * caveats the CLI adds), records of the CLI's own commands and their output (`<command-name>/clear</command-name>`,
+ * `<local-command-stdout>`: never a prompt, as OpenClaw's gateway answers its own slash commands without one)
+ * and other line types (`summary`, `system`, `progress`, `file-history-snapshot`, `queue-operation`) are not
+ * steps. A failed Bash result starts `Exit code N`.
  */
+
+/** A user line that only records a command the CLI ran itself, or that command's output. */
+const LOCAL_COMMAND =
+  /^\s*(?:<(command-name|command-message|command-args|local-command-stdout|local-command-stderr|local-command-caveat)>[\s\S]*?<\/\1>\s*)+$/;
 
 const Line = z.object({
   type: z.enum(["user", "assistant"]),
@@ -78,7 +84,7 @@ export function convertClaude(text: string, meta: { id: string; source: string }
     });
     if (results.length === 0) {
       const t = textOf(content).trim();
-      if (t !== "") events.push({ kind: "user", text: t });
+      if (t !== "" && !LOCAL_COMMAND.test(t)) events.push({ kind: "user", text: t });
       continue;
     }
     for (const r of results) {

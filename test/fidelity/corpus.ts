@@ -24,8 +24,13 @@ export const CorpusEntry = z.object({
   repo: z.string().min(1),
   path: z.string().min(1),
   commit: z.string().regex(/^[0-9a-f]{40}$/),
-  license: z.enum(["MIT", "Apache-2.0", "CC-BY-4.0"]),
+  /** CC0 (a public-domain dedication) asks even less than MIT or CC-BY. */
+  license: z.enum(["MIT", "Apache-2.0", "CC-BY-4.0", "CC0-1.0"]),
   author: z.string().min(1),
+  /** Lines whose numbers the author's own masking had broken, repaired (the number became 0). */
+  repairedLines: z.number().int().nonnegative().optional(),
+  /** Lines the author's masking had cut short (no longer JSON), left out. */
+  droppedLines: z.number().int().nonnegative().optional(),
 });
 export type CorpusEntry = z.infer<typeof CorpusEntry>;
 export const Manifest = z.object({ version: z.literal(1), sessions: z.array(CorpusEntry).min(1) });

@@ -39,7 +39,7 @@ export interface ReplayResult {
   warnings: string[];
 }
 
-/** Creates files the session wrote or edited, so that the restore's stale-file check sees a workspace like the real one. */
+/** Creates files the session read, wrote or edited (empty unless written whole), so that the restore's stale-file check sees a workspace like the real one. */
 function touch(workspace: string, path: unknown, content: unknown): void {
   if (typeof path !== "string") return;
   const full = isAbsolute(path) ? path : join(workspace, path);
@@ -85,7 +85,11 @@ export async function replay(session: RealSession, cut: number, arm: Arm): Promi
     for (const call of hookCalls(session, session.events.slice(0, cut), d.workspace)) {
       if (call.hook === "after_tool_call" && !("error" in call.event)) {
         const params = call.event.params as Record<string, unknown>;
-        if (call.event.toolName === "write" || call.event.toolName === "edit")
+        if (
+          call.event.toolName === "write" ||
+          call.event.toolName === "edit" ||
+          call.event.toolName === "read"
+        )
           touch(
             d.workspace,
             params.path ?? params.file_path,

@@ -68,6 +68,7 @@ describe("isFailure", () => {
     expect(isFailure(exec("diff a b", 1))).toBe(false);
     expect(isFailure(exec("grep -rn foo src", 2))).toBe(true);
     expect(isFailure(exec("npm test", 1))).toBe(true);
+    expect(isFailure(exec("ls -la pi-skills/", 2))).toBe(false);
   });
 });
 
@@ -109,6 +110,15 @@ describe("nextAction", () => {
       exec("cd /w && npm test", 0),
     ]);
     expect(nextAction(s, 1)).toEqual({ kind: "command", command: "npm test", targets: [] });
+  });
+
+  it("is none when a user message comes before the first action", () => {
+    const s = session([
+      { kind: "assistant", text: "done" },
+      { kind: "user", text: "/plugin" },
+      exec("publish.py", 0),
+    ]);
+    expect(nextAction(s, 0)).toBeNull();
   });
 });
 

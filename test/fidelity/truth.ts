@@ -14,12 +14,13 @@ import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
  *   most recently edited first; the truth is the 3 most recent.
  * - **Failure**: shell commands (`exec`) that failed before the cut; exit 1 of a search or compare tool
  *   (`grep`, `rg`, `find`, `diff`, `cmp`, `test`, `git diff`, `git grep`, `which`) is an answer, not a
- *   failure. A failure is healed when the same command (see {@link commandKey}) later succeeds before the
+ *   failure, and so is exit 1 or 2 of `ls` (the path does not exist). A failure is healed when the same command (see {@link commandKey}) later succeeds before the
  *   cut; the truth is the last failure still open at the cut: the identifiers in its output (exception and
  *   error class names, error codes such as `TS2339`, `ENOENT`, `ERR_X`, test names `test_x` and `::x`, at
  *   most 5) and the command itself.
  * - **Next action**: the first `read`, `write`, `edit`, `apply_patch` or `exec` call at or after the cut: its
- *   file, or its command.
+ *   file, or its command; none when a user message comes first (the action then answers a request the
+ *   snapshot could not know).
  *
  * A probe with no truth at a cut (no task message, nothing edited, no open failure, no identifier in the
  * failure's output, no action after the cut) is not counted.
@@ -184,6 +185,7 @@ const ANSWER_TOOLS =
 export function isFailure(e: ToolEvent): boolean {
   if (e.tool !== "exec" || !e.failed) return false;
   const key = commandKey(typeof e.params.command === "string" ? e.params.command : "");
+  if (/^ls\b/.test(key) && (e.exitCode === 1 || e.exitCode === 2)) return false;
   return !(e.exitCode === 1 && ANSWER_TOOLS.test(key));
 }
 
@@ -231,6 +233,7 @@ function taskMessage(events: SessionEvent[]): string | null {
 /** The first action at or after `cut`, or null. */
 export function nextAction(session: RealSession, cut: number): ActionTruth | null {
   for (const e of session.events.slice(cut)) {
+    if (e.kind === "user") return null;
     if (e.kind !== "tool" || !ACTION_TOOLS.has(e.tool)) continue;
     if (e.tool === "exec") {
       const command = String(e.params.command ?? "");
