@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { corpusCandidates, findCorpus, loadCorpus } from "../fidelity/corpus.ts";
-import { PROBE_LABELS, PROBES, type Probe, type ProbeResult, probe } from "../fidelity/probes.ts";
+import { diagnose, PROBE_LABELS, PROBES, type Probe, type ProbeResult, probe } from "../fidelity/probes.ts";
 import { type Arm, replay } from "../fidelity/replay.ts";
 import { type RealSession, toolEvents } from "../fidelity/session.ts";
 import { type Truth, truthAt } from "../fidelity/truth.ts";
@@ -30,6 +30,7 @@ export interface Verdict {
   events: number;
   truth: Truth;
   probes: Record<Probe, ProbeResult>;
+  diagnosis: ReturnType<typeof diagnose>;
   restore: string;
   tokens: number;
   snapshotSource: string;
@@ -94,6 +95,7 @@ export async function runFidelityBench(opts: { misses?: boolean; json?: string }
           events: session.events.length,
           truth,
           probes: probe(r.restore, truth),
+          diagnosis: diagnose(r.restore, truth),
           restore: r.restore,
           tokens: r.tokens,
           snapshotSource: r.snapshotSource,
@@ -149,6 +151,27 @@ export async function runFidelityBench(opts: { misses?: boolean; json?: string }
     ]);
   }
   printTable("Restore size and stability (two renders of the restored snapshot)", sizeRows);
+  const diagRows: string[][] = [
+    ["arm", "cut", "next action in Next steps", "search exit as blocker", "open failure, no Blockers"],
+  ];
+  for (const arm of ARMS) {
+    for (const cut of CUTS) {
+      const vs = verdicts.filter((v) => v.arm === arm && v.cut === cut);
+      const nexts = vs.filter((v) => v.diagnosis.nextInNextSteps !== null);
+      const failures = vs.filter((v) => v.diagnosis.failureWithoutBlockers !== null);
+      diagRows.push([
+        arm,
+        `${cut * 100}%`,
+        cell({
+          named: nexts.filter((v) => v.diagnosis.nextInNextSteps === "named").length,
+          counted: nexts.length,
+        }),
+        `${vs.filter((v) => v.diagnosis.searchBlocker).length}/${vs.length}`,
+        `${failures.filter((v) => v.diagnosis.failureWithoutBlockers === true).length}/${failures.length}`,
+      ]);
+    }
+  }
+  printTable("What the sections say (reads the restore's ## Next steps and ## Blockers headings)", diagRows);
   if (opts.misses === true) printMisses(verdicts);
   if (opts.json !== undefined) writeFileSync(opts.json, `${JSON.stringify(verdicts, null, 2)}\n`);
   return verdicts;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { probe } from "./probes.ts";
+import { diagnose, probe } from "./probes.ts";
 import type { Truth } from "./truth.ts";
 
 const TRUTH: Truth = {
@@ -34,6 +34,23 @@ describe("probe", () => {
       failure: null,
       command: null,
       next: "missed",
+    });
+  });
+});
+
+describe("diagnose", () => {
+  it("finds the next action in Next steps, a grep exit among the blockers, and an open failure with no blockers", () => {
+    const restore =
+      "x\n## Blockers\n- `grep -n foo src/a.ts` failed (exit 1)\n## Next steps\n1. Read compiler.py\n</big-memory-snapshot-1>";
+    expect(diagnose(restore, TRUTH)).toEqual({
+      nextInNextSteps: "named",
+      searchBlocker: true,
+      failureWithoutBlockers: false,
+    });
+    expect(diagnose("x\n## Files in play\n- compiler.py", TRUTH)).toEqual({
+      nextInNextSteps: "missed",
+      searchBlocker: false,
+      failureWithoutBlockers: true,
     });
   });
 });

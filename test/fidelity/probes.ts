@@ -62,3 +62,36 @@ export function probe(restore: string, truth: Truth): Record<Probe, ProbeResult>
     next: truth.next === null ? null : verdict(namesAction(text, truth.next)),
   };
 }
+
+/** The body of a restore section (`## Next steps`), up to the next heading or the fence's end; "" when absent. */
+export function restoreSection(restore: string, heading: string): string {
+  const start = restore.indexOf(`\n## ${heading}`);
+  if (start < 0) return "";
+  const ends = [
+    restore.indexOf("\n## ", start + 4),
+    restore.indexOf("\n</big-memory-snapshot", start),
+  ].filter((i) => i > 0);
+  return restore.slice(start, ends.length === 0 ? undefined : Math.min(...ends));
+}
+
+/** Search and compare commands (as truth.ts counts their exit 1 as an answer) shown as blockers. */
+const SEARCH_BLOCKER =
+  /`(?:grep|egrep|rg|ag|find|diff|cmp|test|ls|which)\b[^`]*`[^\n]*(?:exit(?:ed)? (?:code )?[12]\b|failed)/;
+
+/**
+ * What the restore's sections (the headings the plugin renders today: `## Next steps`, `## Blockers`) say
+ * beside the probes: the next action named in Next steps itself, a search or listing exit shown as a blocker,
+ * and an open failure with no Blockers section at all. `null` where the truth has nothing to check.
+ */
+export function diagnose(
+  restore: string,
+  truth: Truth,
+): { nextInNextSteps: ProbeResult; searchBlocker: boolean; failureWithoutBlockers: boolean | null } {
+  const next = restoreSection(restore, "Next steps").toLowerCase();
+  const blockers = restoreSection(restore, "Blockers");
+  return {
+    nextInNextSteps: truth.next === null ? null : verdict(namesAction(next, truth.next)),
+    searchBlocker: SEARCH_BLOCKER.test(blockers),
+    failureWithoutBlockers: truth.failure === null ? null : blockers === "",
+  };
+}
