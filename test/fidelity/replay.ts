@@ -5,7 +5,7 @@ import { newNonce } from "../../plugin/recover/fence.ts";
 import { renderRestore } from "../../plugin/recover/inject.ts";
 import { estimateTokens } from "../../plugin/recover/tokens.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
-import { createDriver, SESSION } from "../surface/plugin-driver.ts";
+import { createDriver } from "../surface/plugin-driver.ts";
 import { hookCalls } from "./hook-stream.ts";
 import { followFlushPrompt } from "./scripted-model.ts";
 import type { RealSession } from "./session.ts";
@@ -136,5 +136,3 @@ export async function replay(session: RealSession, cut: number, arm: Arm): Promi
     await d.dispose();
   }
 }
-
-export { SESSION };

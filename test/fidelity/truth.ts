@@ -1,4 +1,4 @@
-import { basename, isAbsolute, relative } from "node:path";
+import { isAbsolute, relative } from "node:path";
 import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
 
 /**
@@ -268,9 +268,4 @@ export function truthAt(session: RealSession, fraction: number): Truth {
           },
     next: nextAction(session, cut),
   };
-}
-
-/** A file as probes look for it: its base name. */
-export function fileKey(path: string): string {
-  return basename(path);
 }
