@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
+import {
+  commandKey,
+  commandTargets,
+  distinctiveWords,
+  editedFiles,
+  identifiersOf,
+  isFailure,
+  nextAction,
+  openFailure,
+  truthAt,
+} from "./truth.ts";
+
+const exec = (command: string, exitCode: number, output = ""): ToolEvent => ({
+  kind: "tool",
+  tool: "exec",
+  params: { command },
+  output,
+  failed: exitCode !== 0,
+  exitCode,
+});
+const edit = (path: string, failed = false): SessionEvent => ({
+  kind: "tool",
+  tool: "edit",
+  params: { path },
+  output: "",
+  failed,
+  exitCode: null,
+});
+const session = (events: SessionEvent[]): RealSession => ({
+  id: "s",
+  source: "src",
+  format: "pi",
+  cwd: "/w",
+  events,
+});
+
+describe("distinctiveWords", () => {
+  it("keeps identifiers first and drops template and stop words", () => {
+    expect(
+      distinctiveWords(
+        "<pr_description> Consider the following PR description: please fix the issue where QuerySet.union() raises FieldError in django/db/models/query.py",
+      ),
+    ).toEqual(["queryset.union", "fielderror", "query.py", "raises"]);
+  });
+});
+
+describe("commandKey", () => {
+  it("drops cd, environment assignments, timeout and trailing head or tail pipes", () => {
+    expect(
+      commandKey("cd /testbed && CI=1 timeout 60 pytest tests/test_x.py::test_y -q 2>&1 | tail -20"),
+    ).toBe("pytest tests/test_x.py::test_y -q");
+    expect(commandKey('python -c "\nimport x\n"')).toBe('python -c "');
+  });
+});
+
+describe("commandTargets", () => {
+  it("names the files and test ids a command runs", () => {
+    expect(commandTargets("npx vitest run test/a.test.ts -t login")).toEqual(["test/a.test.ts"]);
+    expect(commandTargets("pytest tests/test_x.py::test_y")).toEqual(["tests/test_x.py::test_y"]);
+  });
+});
+
+describe("isFailure", () => {
+  it("takes exit 1 of grep, find or diff as an answer and other non-zero exits as failures", () => {
+    expect(isFailure(exec("grep -rn foo src", 1))).toBe(false);
+    expect(isFailure(exec("diff a b", 1))).toBe(false);
+    expect(isFailure(exec("grep -rn foo src", 2))).toBe(true);
+    expect(isFailure(exec("npm test", 1))).toBe(true);
+    expect(isFailure(exec("ls -la pi-skills/", 2))).toBe(false);
+  });
+});
+
+describe("openFailure", () => {
+  it("returns the last failure not healed by a later success of the same command", () => {
+    const s = session([
+      exec("npm test", 1, "AssertionError"),
+      exec("npm run lint", 1, "lint error"),
+      exec("cd /w && npm run lint", 0),
+      exec("grep -rn x src", 1),
+    ]);
+    expect(openFailure(s, 4)).toMatchObject({ params: { command: "npm test" } });
+    expect(openFailure(s, 2)).toMatchObject({ params: { command: "npm run lint" } });
+  });
+});
+
+describe("identifiersOf", () => {
+  it("finds exception names, error codes and test names in order", () => {
+    expect(
+      identifiersOf(
+        "FAILED tests/test_auth.py::test_login - AssertionError\nsrc/a.ts(3,1): error TS2339: x\nENOENT",
+      ),
+    ).toEqual(["test_auth", "test_login", "AssertionError", "TS2339", "ENOENT"]);
+  });
+});
+
+describe("editedFiles", () => {
+  it("lists files edited without failure, most recent first, relative to the session's directory", () => {
+    const s = session([edit("/w/src/a.ts"), edit("src/b.ts"), edit("/w/src/c.ts", true), edit("src/a.ts")]);
+    expect(editedFiles(s, 4)).toEqual(["src/a.ts", "src/b.ts"]);
+  });
+});
+
+describe("nextAction", () => {
+  it("is the first file or command action at or after the cut", () => {
+    const s = session([
+      { kind: "user", text: "go" },
+      { kind: "assistant", text: "ok" },
+      exec("cd /w && npm test", 0),
+    ]);
+    expect(nextAction(s, 1)).toEqual({ kind: "command", command: "npm test", targets: [] });
+  });
+
+  it("is none when a user message comes before the first action", () => {
+    const s = session([
+      { kind: "assistant", text: "done" },
+      { kind: "user", text: "/plugin" },
+      exec("publish.py", 0),
+    ]);
+    expect(nextAction(s, 0)).toBeNull();
+  });
+});
+
+describe("truthAt", () => {
+  it("has no truth for a probe the session gives nothing to", () => {
+    const s = session([
+      { kind: "user", text: "/mode" },
+      { kind: "assistant", text: "ok" },
+    ]);
+    expect(truthAt(s, 0.5)).toEqual({ cut: 1, goalWords: null, files: null, failure: null, next: null });
+  });
+});
