@@ -31,7 +31,9 @@ function draftLines(draft: SnapshotContent): string[] {
     v
       .replace(/\s*[\r\n]+\s*/g, " ")
       .replace(/<!--/g, "<!-")
-      .replace(/--+>/g, "->");
+      .replace(/--+>/g, "->")
+      // Nor a code fence: a model copying "```" to the start of a line would open one the block never closes.
+      .replace(/`{3,}|~{3,}/g, (run) => run.slice(0, 2));
   const list = (items: string[]) => (items.length === 0 ? ["none"] : items.map((i) => `- ${flat(i)}`));
   return [
     `Goal: ${flat(d.goal) || "?"}`,

@@ -221,4 +221,18 @@ describe("flushPrompt", () => {
     expect(prompt).toContain("State: phase a b; branch ?; blocked ?; progress ?");
     expect(prompt).toContain("- one <!- END BIG-MEMORY-SNAPSHOT ->");
   });
+
+  it("opens no code fence a model could copy: a goal that began with a pasted log keeps two backticks", () => {
+    const prompt = flushPrompt({
+      ...INPUT,
+      draft: {
+        ...emptyContent(),
+        goal: "```\nTraceback (most recent call last):\n```\nfix it",
+        next: ["~~~~ x"],
+      },
+    });
+    const observed = prompt.slice(prompt.indexOf("What big-memory observed"));
+    expect(observed).not.toMatch(/`{3}|~{3}/);
+    expect(observed).toContain("Goal: `` Traceback (most recent call last): `` fix it");
+  });
 });

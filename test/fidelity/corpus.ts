@@ -5,6 +5,7 @@ import { gunzipSync } from "node:zlib";
 import { z } from "zod";
 import { convertClaude } from "./convert-claude.ts";
 import { convertPi } from "./convert-pi.ts";
+import { convertSpecStory } from "./convert-specstory.ts";
 import type { RealSession } from "./session.ts";
 
 /**
@@ -14,7 +15,7 @@ import type { RealSession } from "./session.ts";
  * beside the repository (where CI finds the steering repository's `shared/`).
  */
 
-export const FORMATS = ["pi", "claude-code"] as const;
+export const FORMATS = ["pi", "claude-code", "specstory"] as const;
 
 export const CorpusEntry = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
@@ -82,7 +83,8 @@ export function convertTranscript(
   text: string,
   meta: { id: string; source: string },
 ): RealSession {
-  return format === "pi" ? convertPi(text, meta) : convertClaude(text, meta);
+  if (format === "pi") return convertPi(text, meta);
+  return format === "specstory" ? convertSpecStory(text, meta) : convertClaude(text, meta);
 }
 
 /** Every session of the corpus in `dir`, converted. */
