@@ -11,7 +11,7 @@
  *
  * Pure, except the default random source of {@link newNonce}.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 // The look-alike table is Unicode's own (confusables.txt, UTS #39) as packaged by nodeca's unhomoglyph
 // (data generated from confusables.txt 13.0, one row per code point): it has every prototype `<`, `>`, `/`
 // and `-` (‹ ❮ ˂ ᐸ ∕ ⁄ ╱ ⟋ ノ ‐ ‑ ‒ – − ➖ ...) and the letter look-alikes, and it is updated by updating
@@ -36,6 +36,15 @@ export function newNonce(random: (size: number) => Uint8Array = randomBytes): st
   if (bytes.length < NONCE_BYTES)
     throw new Error(`big-memory: nonce source gave ${bytes.length} bytes (expected ${NONCE_BYTES})`);
   return Array.from(bytes.subarray(0, NONCE_BYTES), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The nonce of a render, derived from everything it fences (`material`: the snapshot, its warnings, the
+ * related hits): the same restore renders to the same bytes, so a prompt cache keeps it, while text inside
+ * the fence still cannot name its own closing tag (it would have to hold the sha256 of itself).
+ */
+export function contentNonce(material: string): string {
+  return createHash("sha256").update(material).digest("hex").slice(0, NONCE_BYTES * 2);
 }
 
 /** `nonce` when it has the shape of {@link NONCE}; throws naming what was received otherwise. */

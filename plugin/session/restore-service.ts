@@ -1,4 +1,4 @@
-import { newNonce } from "../recover/fence.ts";
+import { contentNonce } from "../recover/fence.ts";
 import { type RestoreInput, renderRestore } from "../recover/inject.ts";
 import { staleWarnings } from "../recover/stale.ts";
 import { type Retention, withinRetention } from "../snapshot/lifecycle.ts";
@@ -12,8 +12,9 @@ import type { Workspace } from "./workspace.ts";
  */
 
 /**
- * The text to put in front of the model for `located` (fenced with `opts.nonce`, default a fresh
- * {@link newNonce}), with warnings, the notes alone (for a chat reply), and what it cost.
+ * The text to put in front of the model for `located` (fenced with `opts.nonce`, default the
+ * {@link contentNonce} of everything the fence holds: the same restore is the same bytes, for prompt
+ * caches), with warnings, the notes alone (for a chat reply), and what it cost.
  */
 export async function restoreFor(
   ws: Workspace,
@@ -22,7 +23,7 @@ export async function restoreFor(
   opts: { tokenBudget: number; related?: RestoreInput["related"]; nonce?: string },
 ): Promise<{ text: string; tokens: number; warnings: string[]; notes: string }> {
   const warnings = await staleWarnings(ws.dir, located);
-  const rendered = renderRestore({
+  const input = {
     snapshot: located.snapshot,
     file: located.file,
     line: located.line,
@@ -30,9 +31,9 @@ export async function restoreFor(
     reason,
     warnings,
     tokenBudget: opts.tokenBudget,
-    nonce: opts.nonce ?? newNonce(),
     ...(opts.related === undefined ? {} : { related: opts.related }),
-  });
+  };
+  const rendered = renderRestore({ ...input, nonce: opts.nonce ?? contentNonce(JSON.stringify(input)) });
   return { text: rendered.text, tokens: rendered.tokens, warnings, notes: rendered.notes };
 }
 

@@ -75,18 +75,15 @@ describe("restoreFor", () => {
     expect(r.text).toContain('verified="no-modified"');
   });
 
-  it("draws a fresh nonce for every restore when none is given", async () => {
+  it("renders the same restore to the same bytes, and another restore under another nonce", async () => {
     const { ws } = await workspace();
-    const tags = await Promise.all(
-      [1, 2].map(
-        async () =>
-          /<big-memory-snapshot-([0-9a-f]{16}) /.exec(
-            (await restoreFor(ws, auth, "recall", { tokenBudget: 1200 })).text,
-          )?.[1],
-      ),
-    );
-    expect(tags[0]).toMatch(/^[0-9a-f]{16}$/);
-    expect(tags[1]).not.toBe(tags[0]);
+    const text = async (reason: "recall" | "compaction") =>
+      (await restoreFor(ws, auth, reason, { tokenBudget: 1200 })).text;
+    const tag = (t: string) => /<big-memory-snapshot-([0-9a-f]{16}) /.exec(t)?.[1];
+    const [a, b, c] = [await text("recall"), await text("recall"), await text("compaction")];
+    expect(tag(a)).toMatch(/^[0-9a-f]{16}$/);
+    expect(b).toBe(a);
+    expect(tag(c)).not.toBe(tag(a));
   });
 });
 
