@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
-import { newNonce } from "../../plugin/recover/fence.ts";
+import { contentNonce, newNonce } from "../../plugin/recover/fence.ts";
 import { renderRestore } from "../../plugin/recover/inject.ts";
 import { estimateTokens } from "../../plugin/recover/tokens.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
@@ -31,7 +31,7 @@ export interface ReplayResult {
   tokens: number;
   /** Where the snapshot came from: the flush block or the plugin's own draft. */
   snapshotSource: "flush" | "draft" | "none";
-  /** Two renders of the restored snapshot as the plugin renders (a fresh nonce each) are byte-identical. */
+  /** Two renders of the restored snapshot as the plugin renders (the nonce of its content) are byte-identical. */
   identicalAsRendered: boolean;
   /** Two renders with the same nonce are byte-identical. */
   identicalSameNonce: boolean;
@@ -70,9 +70,12 @@ function renders(workspace: string): { same: boolean; fresh: boolean } {
     warnings: [],
     tokenBudget: 1500,
   };
-  // restoreFor renders with a fresh nonce each time (as the plugin does); the second pair holds it.
+  // restoreFor's nonce is the hash of what it fences (contentNonce of its input); the second pair holds one.
   const render = (nonce: string) => renderRestore({ ...input, nonce }).text;
-  const [first, second] = [render(newNonce()), render(newNonce())];
+  const [first, second] = [
+    render(contentNonce(JSON.stringify(input))),
+    render(contentNonce(JSON.stringify(input))),
+  ];
   const nonce = newNonce();
   const [held1, held2] = [render(nonce), render(nonce)];
   return { same: held1 === held2, fresh: first === second };
