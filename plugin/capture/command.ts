@@ -18,7 +18,7 @@ const PLUMBING = /(?:\s+\d?>&\d|\s+\|\s*(?:tail|head|less|more|cat|tee|sort|uniq
 /**
  * Programs whose exit code 1 is an answer, not a failure: no match (`grep`, `rg`, `ag`, `ack`, `git grep`,
  * `pgrep`), files differ (`diff`, `cmp`, `git diff --exit-code`), a false test (`test`, `[`, `[[`), not found
- * (`which`, `command -v`, `type`).
+ * (`which`, `command -v`, `type`); and exit 1 or 2 of `ls` (the path is not there).
  */
 const ANSWER_PROGRAMS =
   /^(?:grep|egrep|fgrep|zgrep|rg|ag|ack|pgrep|diff|colordiff|cmp|test|\[|\[\[|which|type|command\s+-v|git\s+(?:grep|diff)|find)\b/;
@@ -73,12 +73,14 @@ export function commandCore(command: string): string {
 
 /** Whether exit `code` of `command` is an answer (no match, files differ, false) rather than a failure. */
 export function isAnswerExit(command: string, code: number | null): boolean {
-  if (code !== 1) return false;
+  if (code !== 1 && code !== 2) return false;
   const core = commandCore(command);
   // A pipeline's exit code is its last program's.
   const pipeline = core.split(/\s\|\s/);
   const program = (pipeline.at(-1) ?? core).trim().replace(PREFIX, "");
-  return ANSWER_PROGRAMS.test(program);
+  // `ls` of a path that is not there (1, or 2 from GNU ls) answers "does it exist".
+  if (/^ls\b/.test(program)) return true;
+  return code === 1 && ANSWER_PROGRAMS.test(program);
 }
 
 const TEST_RUNNER =

@@ -54,6 +54,8 @@ describe("isAnswerExit", () => {
     ["pytest -q | tail -5", 1, false],
     ["grep -rn x .", 2, false],
     ["python reproduce.py", 1, false],
+    ["ls -la /tmp/blocky-logs/", 2, true],
+    ["ls missing.txt", 1, true],
     ["npm test", 1, false],
   ])("%j exiting %i is an answer: %s", (command, code, answer) => {
     expect(isAnswerExit(command, code)).toBe(answer);
