@@ -26,7 +26,8 @@ export const PATHOLOGICAL_FRAGMENTS: readonly (readonly [string, string])[] = [
   ["interleaved secrets", `${"gh"}p_${"Ab1Cd2Ef3Gh4".repeat(3)} DB_PASSWORD=Xk9mP2vLq `],
 ];
 
-/** `fragment` repeated to `length` characters (the last copy cut). */
+/** `fragment` repeated to `length` characters (the last copy cut); empty for an empty fragment. */
 export function repeatTo(fragment: string, length: number): string {
+  if (fragment === "") return "";
   return fragment.repeat(Math.ceil(length / fragment.length)).slice(0, length);
 }
