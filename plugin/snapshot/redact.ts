@@ -121,7 +121,10 @@ const RULES = compileRules([...PROVIDER_RULES, ...CONTEXT_RULES, ...LABEL_RULES]
  * The version of the rules `redact` applies: changes whenever a rule or a judgement of names and values
  * changes (see `redact-judged.ts`). A block remembered clean under another version is judged again.
  */
-export const REDACTION_RULES_VERSION = rulesVersion(RULES.rules);
+export const REDACTION_RULES_VERSION = rulesVersion(
+  RULES.rules,
+  [redactText, redactValue, strengthOfName, linesAround].map(String),
+);
 
 /** An empty memory of the blocks judged clean by the rules `redact` applies (see `parseDailyLog`). */
 export function judgedBlocks(): JudgedBlocks {
