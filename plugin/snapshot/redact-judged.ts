@@ -15,9 +15,10 @@ import { JUDGEMENT_SOURCES } from "./redact-names.ts";
 /**
  * The version of a rule set: a hash of everything that decides what it finds (each rule's kind, pattern,
  * flags, triggers, reach and the source of its pick, and the word lists and patterns that judge names and
- * values), so any change to a rule gives a new version and every block is judged again.
+ * values, and `more`: the sources of the code that applies them), so any change to a rule gives a new
+ * version and every block is judged again.
  */
-export function rulesVersion(rules: readonly Rule[]): string {
+export function rulesVersion(rules: readonly Rule[], more: readonly string[] = []): string {
   const parts = rules.map((r) =>
     JSON.stringify([
       r.kind,
@@ -31,7 +32,7 @@ export function rulesVersion(rules: readonly Rule[]): string {
     ]),
   );
   const helpers = [...JUDGEMENT_SOURCES, ...CONTEXT_JUDGEMENT_SOURCES, ...LABEL_JUDGEMENT_SOURCES];
-  return hash("sha256", [...parts, ...helpers].join("\n")).slice(0, 16);
+  return hash("sha256", [...parts, ...helpers, ...more].join("\n")).slice(0, 16);
 }
 
 /** The persisted form of `JudgedBlocks`: the rules version and the checksums judged clean under it. */

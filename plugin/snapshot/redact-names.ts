@@ -211,7 +211,7 @@ const PROSE_WORDS = new Set(
 
 /**
  * Whether a quoted value of several words is a passphrase (`"correct horse battery staple"`, `"Mi casa 42!"`):
- * 2 to 8 words in Latin letters, none of them a word of prose or of a form (`"at least 8 characters"`,
+ * 2 to 8 words in Latin letters (each with a letter or digit), none of them a word of prose or of a form (`"at least 8 characters"`,
  * `"see the vault"`), the last not ending a sentence.
  */
 export function isPassphrase(value: string): boolean {
@@ -222,6 +222,7 @@ export function isPassphrase(value: string): boolean {
   return words.every(
     (w) =>
       /^[\x21-\x7e\u00c0-\u024f]+$/.test(w) &&
+      /[\p{L}\p{N}]/u.test(w) &&
       !PROSE_WORDS.has(w.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "")),
   );
 }

@@ -121,7 +121,10 @@ const RULES = compileRules([...PROVIDER_RULES, ...CONTEXT_RULES, ...LABEL_RULES]
  * The version of the rules `redact` applies: changes whenever a rule or a judgement of names and values
  * changes (see `redact-judged.ts`). A block remembered clean under another version is judged again.
  */
-export const REDACTION_RULES_VERSION = rulesVersion(RULES.rules);
+export const REDACTION_RULES_VERSION = rulesVersion(
+  RULES.rules,
+  [redactText, redactValue, strengthOfName, linesAround].map(String),
+);
 
 /** An empty memory of the blocks judged clean by the rules `redact` applies (see `parseDailyLog`). */
 export function judgedBlocks(): JudgedBlocks {
@@ -214,6 +217,9 @@ function linesAround(text: string, spans: readonly Span[], lines: number): Span[
   return out;
 }
 
+/** How two neighbouring fields are joined to be judged as the line they were read from. */
+const JOIN = " — ";
+
 /** Property names that label the `value` beside them: `{ label: "staging token", value: "…" }`. */
 const LABEL_KEYS = ["label", "name", "key"] as const;
 
@@ -225,7 +231,9 @@ const LABEL_KEYS = ["label", "name", "key"] as const;
  * key is a secret name (`password`, `apiKey`; or the `label`/`name`/`key` of a `{ label, value }` pair, in
  * any language the label rules know: `пароль`, `密码`, `senha`) is
  * judged as an assignment of that name, and a secret-looking value is replaced whole
- * (`secret-assignment`); the `label`/`name`/`key` strings themselves are only redacted as text. Counts are
+ * (`secret-assignment`); the `label`/`name`/`key` strings themselves are only redacted as text. Two
+ * string fields side by side are also judged joined (`text — rationale`), so a label a reader split from
+ * its value is read with it. Counts are
  * summed over all strings. Returns a new value; the input is not changed. With a `deadline` that passes,
  * every string (keys included) becomes `UNCHECKED_MARKER` and the result says `unchecked: true`.
  */
@@ -286,19 +294,38 @@ function redactValue<T>(
     if (!isPlainObject(node)) return node;
     const label = LABEL_KEYS.map((k) => node[k]).find((v) => typeof v === "string");
     // fromEntries defines own properties, so a `__proto__` key from JSON stays data.
-    return Object.fromEntries(
-      Object.entries(node).map(([key, child]) => {
-        // A label names the value beside it; it is not itself the value of a secret called `key`.
-        const labelKey = LABEL_KEYS.some((k) => k === key);
-        const name: Name | undefined =
-          key === "value" && typeof label === "string"
-            ? { text: label, label: true }
-            : labelKey
-              ? undefined
-              : { text: key, label: false };
-        return [toRedact.has(key) ? redactKey(key) : key, walk(child, name)];
-      }),
-    );
+    const entries = Object.entries(node).map(([key, child]): [string, unknown] => {
+      // A label names the value beside it; it is not itself the value of a secret called `key`.
+      const labelKey = LABEL_KEYS.some((k) => k === key);
+      const name: Name | undefined =
+        key === "value" && typeof label === "string"
+          ? { text: label, label: true }
+          : labelKey
+            ? undefined
+            : { text: key, label: false };
+      return [toRedact.has(key) ? redactKey(key) : key, walk(child, name)];
+    });
+    joinNeighbours(entries);
+    return Object.fromEntries(entries);
+  };
+  /**
+   * Two string fields side by side may be one line a reader split (`text — rationale`, `path: note`):
+   * `Пароль от сервера — X` read as a decision puts the label in one field and the value in the next. Each
+   * such pair is judged as the line it came from, and what is found in the second field is replaced there.
+   */
+  const joinNeighbours = (entries: [string, unknown][]) => {
+    for (let i = 0; i + 1 < entries.length; i++) {
+      const a = entries[i]?.[1];
+      const b = entries[i + 1]?.[1];
+      if (typeof a !== "string" || typeof b !== "string" || a === "" || b === "") continue;
+      const joined = `${a}${JOIN}${b}`;
+      if (mayFindSecrets([joined], RULES)[0] !== true) continue;
+      const result = redactText(joined, deadline);
+      if (result.total === 0 || !result.text.startsWith(`${a}${JOIN}`)) continue;
+      const entry = entries[i + 1];
+      if (entry !== undefined) entry[1] = result.text.slice(a.length + JOIN.length);
+      for (const kind of REDACTION_KINDS) add(kind, result.counts[kind] ?? 0);
+    }
   };
   // `walk` rebuilds strings, arrays and plain objects with the same shape, so the result is still a T.
   return { value: walk(value, undefined) as T, counts, total };
@@ -327,7 +354,9 @@ interface Name {
  */
 function strengthOfName(name: Name | undefined): Strength | undefined {
   if (name === undefined) return undefined;
-  return classifyName(name.text) ?? (name.label ? labelStrength(name.text) : undefined);
+  // A marker in a label (`API_TOKEN=[REDACTED:secret-assignment]`) is not a word of the label.
+  const text = name.text.replace(/\[REDACTED:[a-z0-9-]+\]/g, " ");
+  return classifyName(text) ?? (name.label ? labelStrength(text) : undefined);
 }
 
 /** Every string `redactDeep` visits in `node`, appended to `out`. */

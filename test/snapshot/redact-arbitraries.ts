@@ -130,7 +130,8 @@ const PROSE_WORDS = [
   "next:",
   "(see",
   "notes)",
-  "-",
+  // Not a lone "-": "secret - <uuid>" is a label, a dash and a value, which the label rule rightly takes.
+  "+",
   "42",
   "done.",
   "密码",

@@ -2,7 +2,8 @@
  * Inputs that made redaction super-linear, as families of one fragment repeated: a command name whose
  * password option a rule looked for in the rest of the line (`mysql `, `sshpass `, `docker login `,
  * `redis-cli `, `curl `), a label with no value (`password: `), JWT-like and PEM-like fragments, URL
- * userinfo without its `@`, headers, unclosed quotes and calls. Shared by the fuzz test and `npm run bench`.
+ * userinfo without its `@`, headers, unclosed quotes and calls, and secrets of two rules interleaved.
+ * Shared by the fuzz test and `npm run bench`.
  */
 export const PATHOLOGICAL_FRAGMENTS: readonly (readonly [string, string])[] = [
   ["mysql", "mysql "],
@@ -21,9 +22,12 @@ export const PATHOLOGICAL_FRAGMENTS: readonly (readonly [string, string])[] = [
   ["unclosed quote", 'api_key="'],
   ["login call", 'login("'],
   ["a;b", "pw=a;"],
+  // Two rules each finding thousands of secrets between the other's: findings used to be inserted one by one.
+  ["interleaved secrets", `${"gh"}p_${"Ab1Cd2Ef3Gh4".repeat(3)} DB_PASSWORD=Xk9mP2vLq `],
 ];
 
-/** `fragment` repeated to `length` characters (the last copy cut). */
+/** `fragment` repeated to `length` characters (the last copy cut); empty for an empty fragment. */
 export function repeatTo(fragment: string, length: number): string {
+  if (fragment === "") return "";
   return fragment.repeat(Math.ceil(length / fragment.length)).slice(0, length);
 }
