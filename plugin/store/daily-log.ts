@@ -237,12 +237,25 @@ async function openForAppend(path: string, create: boolean): Promise<FileHandle 
     constants.O_APPEND |
     constants.O_NOFOLLOW |
     (create ? constants.O_CREAT | constants.O_EXCL : 0);
+  let handle: FileHandle;
   try {
-    return await open(path, flags, PRIVATE_FILE_MODE);
+    // O_NONBLOCK: a FIFO in the log's place must not block the open (nor, below, the read).
+    handle = await open(path, flags | constants.O_NONBLOCK, PRIVATE_FILE_MODE);
   } catch (error) {
     if (errorCode(error) === (create ? "EEXIST" : "ENOENT")) return null;
+    if (errorCode(error) === "ENXIO")
+      throw new Error("it is a socket, not a regular file: move it out of memory/");
     throw error;
   }
+  // Only a regular file is a log, as the open handle says: a FIFO or a device is never read or written.
+  const info = await handle.stat();
+  if (!info.isFile()) {
+    await handle.close();
+    throw new Error(
+      `it is ${info.isFIFO() ? "a FIFO (named pipe)" : info.isDirectory() ? "a folder" : "a special file"}, not a regular file: move it out of memory/`,
+    );
+  }
+  return handle;
 }
 
 /**
