@@ -15,11 +15,11 @@ import {
   lstatSync,
   openSync,
   readdirSync,
-  readFileSync,
+  readSync,
   realpathSync,
   statSync,
 } from "node:fs";
-import { type FileHandle, open, realpath } from "node:fs/promises";
+import { type FileHandle, lstat, open, realpath } from "node:fs/promises";
 import { isAbsolute, join, posix, relative } from "node:path";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { errorCode } from "./fs-durable.ts";
@@ -150,10 +150,23 @@ function refuseLoop(file: string, error: unknown): never {
 /**
  * The real path of `file` (workspace-relative) after the boundary checks; rejects with
  * {@link RefusedFileError} or the system's error (`ENOENT` when it, or the target of its link, is gone).
+ * When no component from `memory/` down to the file is a link (the common case), that is the path as named,
+ * found with one `lstat` a level; otherwise every link is resolved and the real path checked.
  */
 export async function resolveMemoryFile(workspaceDir: string, file: string): Promise<string> {
   const rel = memoryRelative(file);
   if (rel === null) throw outsideName(file);
+  // No link from memory/ down to the file: its real path is inside memory/ as named (one lstat a level).
+  let path = workspaceDir;
+  let linked = false;
+  for (const part of rel.split("/")) {
+    path = join(path, part);
+    if ((await lstat(path).catch((error: unknown) => refuseLoop(file, error))).isSymbolicLink()) {
+      linked = true;
+      break;
+    }
+  }
+  if (!linked) return join(workspaceDir, rel);
   const [root, memory] = await Promise.all([
     realpath(workspaceDir),
     realpath(join(workspaceDir, MEMORY_DIR)),
@@ -166,11 +179,27 @@ export async function resolveMemoryFile(workspaceDir: string, file: string): Pro
 export function resolveMemoryFileSync(workspaceDir: string, file: string): string {
   const rel = memoryRelative(file);
   if (rel === null) throw outsideName(file);
-  const root = realpathSync(workspaceDir);
-  const memory = realpathSync(join(workspaceDir, MEMORY_DIR));
+  let path = workspaceDir;
+  let linked = false;
+  for (const part of rel.split("/")) {
+    path = join(path, part);
+    let info: Stats;
+    try {
+      info = lstatSync(path);
+    } catch (error) {
+      refuseLoop(file, error);
+    }
+    if (info.isSymbolicLink()) {
+      linked = true;
+      break;
+    }
+  }
+  if (!linked) return join(workspaceDir, rel);
+  const root = realpathSync.native(workspaceDir);
+  const memory = realpathSync.native(join(workspaceDir, MEMORY_DIR));
   let real: string;
   try {
-    real = realpathSync(join(workspaceDir, rel));
+    real = realpathSync.native(join(workspaceDir, rel));
   } catch (error) {
     refuseLoop(file, error);
   }
@@ -186,14 +215,34 @@ export async function openMemoryFile(
   workspaceDir: string,
   file: string,
 ): Promise<{ handle: FileHandle; info: Stats }> {
-  const real = await resolveMemoryFile(workspaceDir, file);
+  const rel = memoryRelative(file);
+  if (rel === null) throw outsideName(file);
+  // As readMemoryFileSync: the folders are lstat'ed, the file opened as named unless a link is on the way.
+  let path = workspaceDir;
+  let linked = false;
+  for (const part of rel.split("/").slice(0, -1)) {
+    path = join(path, part);
+    if ((await lstat(path)).isSymbolicLink()) {
+      linked = true;
+      break;
+    }
+  }
+  const openAt = async (target: string) => {
+    try {
+      return await open(target, READ_FLAGS);
+    } catch (error) {
+      if (errorCode(error) === "ENXIO") throw socket(file);
+      throw error;
+    }
+  };
   let handle: FileHandle;
   try {
-    handle = await open(real, READ_FLAGS);
+    handle = await openAt(linked ? await resolveMemoryFile(workspaceDir, file) : join(workspaceDir, rel));
   } catch (error) {
-    // A socket cannot be opened at all; a link swapped in after the check is not followed.
-    if (errorCode(error) === "ENXIO") throw socket(file);
-    refuseLoop(file, error);
+    if (linked || errorCode(error) !== "ELOOP") refuseLoop(file, error);
+    handle = await openAt(await resolveMemoryFile(workspaceDir, file)).catch((again: unknown) =>
+      refuseLoop(file, again),
+    );
   }
   try {
     const info = await handle.stat();
@@ -254,21 +303,60 @@ export async function readMemoryFile(workspaceDir: string, file: string): Promis
 
 /** {@link readMemoryFile}, synchronously, with the `fstat` of the handle the bytes were read from. */
 export function readMemoryFileSync(workspaceDir: string, file: string): { bytes: Buffer; info: Stats } {
-  const real = resolveMemoryFileSync(workspaceDir, file);
+  const rel = memoryRelative(file);
+  if (rel === null) throw outsideName(file);
+  const parts = rel.split("/");
+  // The folders from memory/ down: when none is a link, the file is opened as named, and O_NOFOLLOW makes
+  // a link in the file's own place fail (ELOOP), which sends it through the full check instead.
+  let path = workspaceDir;
+  let linked = false;
+  for (const part of parts.slice(0, -1)) {
+    path = join(path, part);
+    if (lstatSync(path).isSymbolicLink()) {
+      linked = true;
+      break;
+    }
+  }
   let fd: number;
   try {
-    fd = openSync(real, READ_FLAGS);
+    fd = openSync(linked ? resolveMemoryFileSync(workspaceDir, file) : join(workspaceDir, rel), READ_FLAGS);
   } catch (error) {
     if (errorCode(error) === "ENXIO") throw socket(file);
-    refuseLoop(file, error);
+    if (linked || errorCode(error) !== "ELOOP") refuseLoop(file, error);
+    try {
+      fd = openSync(resolveMemoryFileSync(workspaceDir, file), READ_FLAGS);
+    } catch (again) {
+      if (errorCode(again) === "ENXIO") throw socket(file);
+      refuseLoop(file, again);
+    }
   }
   try {
     const info = fstatSync(fd);
     if (!info.isFile()) throw notRegular(file, info);
-    return { bytes: readFileSync(fd), info };
+    return { bytes: readAllSync(fd, info.size), info };
   } finally {
     closeSync(fd);
   }
+}
+
+/** Every byte of an open file whose size was `size` when stat'ed (more when it grew meanwhile). */
+function readAllSync(fd: number, size: number): Buffer {
+  const chunks: Buffer[] = [];
+  // One byte more than the size: the read that finds the end then needs no second buffer.
+  let buffer = Buffer.allocUnsafe(size + 1);
+  let filled = 0;
+  for (;;) {
+    const n = readSync(fd, buffer, filled, buffer.length - filled, null);
+    if (n === 0) break;
+    filled += n;
+    if (filled === buffer.length) {
+      chunks.push(buffer);
+      buffer = Buffer.allocUnsafe(64 * 1024);
+      filled = 0;
+    }
+  }
+  chunks.push(buffer.subarray(0, filled));
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
 }
 
 /**
