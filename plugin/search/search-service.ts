@@ -9,7 +9,7 @@
  * A watcher re-reads logs that change; index changes are saved shortly after, atomically.
  */
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { strayDailyLogs } from "../store/log-open.ts";
+import { strayDailyLogs } from "../store/log-names.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import { refOf } from "./document.ts";
 import { LightShard } from "./light-shard.ts";

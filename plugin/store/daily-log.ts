@@ -11,16 +11,8 @@ import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { appendDurably, errorCode, errorMessage } from "./fs-durable.ts";
 import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
-import {
-  ARCHIVE_DIR,
-  isDailyLogDate,
-  isDailyLogName,
-  MEMORY_DIR,
-  RefusedFileError,
-  readMemoryFile,
-  statMemoryFileSync,
-  strayDailyLogs,
-} from "./log-open.ts";
+import { isDailyLogDate, isDailyLogName, strayDailyLogs } from "./log-names.ts";
+import { ARCHIVE_DIR, MEMORY_DIR, RefusedFileError, readMemoryFile, statMemoryFileSync } from "./log-open.ts";
 
 export { ARCHIVE_DIR, isDailyLogDate, isDailyLogName, MEMORY_DIR, strayDailyLogs };
 /** The lock directory that serialises appends to every daily log of a workspace, inside {@link MEMORY_DIR}. */
