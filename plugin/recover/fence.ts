@@ -44,7 +44,10 @@ export function newNonce(random: (size: number) => Uint8Array = randomBytes): st
  * the fence still cannot name its own closing tag (it would have to hold the sha256 of itself).
  */
 export function contentNonce(material: string): string {
-  return createHash("sha256").update(material).digest("hex").slice(0, NONCE_BYTES * 2);
+  return createHash("sha256")
+    .update(material)
+    .digest("hex")
+    .slice(0, NONCE_BYTES * 2);
 }
 
 /** `nonce` when it has the shape of {@link NONCE}; throws naming what was received otherwise. */

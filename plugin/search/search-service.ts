@@ -9,7 +9,7 @@
  */
 import { judgedBlocks } from "../snapshot/redact.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { strayDailyLogs } from "../store/log-open.ts";
+import { strayDailyLogs } from "../store/log-names.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import { refOf } from "./document.ts";
 import { LightShard } from "./light-shard.ts";

@@ -4,6 +4,7 @@ import { shown, snapshotPhrase } from "../recover/inject.ts";
 import { cleanInline } from "../recover/tokens.ts";
 import { absentNamed, closeMatches } from "../search/query.ts";
 import { inScope, type Scope, scopeFilter, withinRetention } from "../snapshot/lifecycle.ts";
+import { redact } from "../snapshot/redact.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { restoreFor } from "./restore-service.ts";
@@ -147,9 +148,9 @@ function listed(
   };
 }
 
-/** What the requester typed, cleaned and cut to 40 tokens, to quote in a message. */
+/** What the requester typed, redacted, cleaned and cut to 40 tokens, to quote in a message. */
 function echo(text: string): string {
-  return shown(text, 40);
+  return shown(redact(text).text, 40);
 }
 
 function missing(message: string): RecallResult {

@@ -10,16 +10,9 @@ import { appendDurably, errorCode, errorMessage, freeSpace } from "./fs-durable.
 import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
 import { holdsId, laterId, readJournalDay, recordAppend } from "./journal.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
-import {
-  ARCHIVE_DIR,
-  isDailyLogDate,
-  isDailyLogName,
-  MEMORY_DIR,
-  RefusedFileError,
-  readMemoryFile,
-  statMemoryFileSync,
-  strayDailyLogs,
-} from "./log-open.ts";
+import { isDailyLogDate, isDailyLogName, strayDailyLogs } from "./log-names.ts";
+import { ARCHIVE_DIR, MEMORY_DIR, RefusedFileError, readMemoryFile, statMemoryFileSync } from "./log-open.ts";
+
 export { ARCHIVE_DIR, isDailyLogDate, isDailyLogName, MEMORY_DIR, strayDailyLogs };
 
 /** The lock directory that serialises appends to every daily log of a workspace, inside {@link MEMORY_DIR}. */
@@ -247,12 +240,25 @@ async function openForAppend(path: string, create: boolean): Promise<FileHandle 
     constants.O_APPEND |
     constants.O_NOFOLLOW |
     (create ? constants.O_CREAT | constants.O_EXCL : 0);
+  let handle: FileHandle;
   try {
-    return await open(path, flags, PRIVATE_FILE_MODE);
+    // O_NONBLOCK: a FIFO in the log's place must not block the open (nor, below, the read).
+    handle = await open(path, flags | constants.O_NONBLOCK, PRIVATE_FILE_MODE);
   } catch (error) {
     if (errorCode(error) === (create ? "EEXIST" : "ENOENT")) return null;
+    if (errorCode(error) === "ENXIO")
+      throw new Error("it is a socket, not a regular file: move it out of memory/");
     throw error;
   }
+  // Only a regular file is a log, as the open handle says: a FIFO or a device is never read or written.
+  const info = await handle.stat();
+  if (!info.isFile()) {
+    await handle.close();
+    throw new Error(
+      `it is ${info.isFIFO() ? "a FIFO (named pipe)" : info.isDirectory() ? "a folder" : "a special file"}, not a regular file: move it out of memory/`,
+    );
+  }
+  return handle;
 }
 
 /**

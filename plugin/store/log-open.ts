@@ -5,23 +5,20 @@
  * `O_NONBLOCK | O_NOFOLLOW`), so a FIFO, a device or a socket is refused without blocking, and a link
  * swapped in after the check is not followed. A file that is refused is told with an error naming it, the
  * reason and the fix ({@link RefusedFileError}); a file that is gone rejects with its `ENOENT` error.
- * Also the names of daily logs, and the dated logs left in sub-folders of `memory/`, which are not read.
  */
-import type { Dirent, Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import {
   closeSync,
   constants,
   fstatSync,
   lstatSync,
   openSync,
-  readdirSync,
-  readFileSync,
+  readSync,
   realpathSync,
   statSync,
 } from "node:fs";
-import { type FileHandle, open, realpath } from "node:fs/promises";
+import { type FileHandle, lstat, open, realpath } from "node:fs/promises";
 import { isAbsolute, join, posix, relative } from "node:path";
-import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { errorCode } from "./fs-durable.ts";
 
 /** The folder of the daily logs, relative to the workspace. */
@@ -65,23 +62,6 @@ export function memoryRelative(file: string): string | null {
   const rel = posix.normalize(file.split("\\").join("/"));
   if (!rel.startsWith(`${MEMORY_DIR}/`) || rel.split("/").includes("..")) return null;
   return rel;
-}
-
-/**
- * Why `file` (workspace-relative) is not a daily log that the readers read, or null when it is one:
- * `memory/<dated name>.md` or `memory/.big-memory-archive/<dated name>.md` (see {@link isDailyLogName}).
- */
-export function logNameProblem(file: string): string | null {
-  const rel = memoryRelative(file);
-  if (rel === null) return "it is outside the workspace's memory/ folder";
-  const parts = rel.split("/");
-  const name = parts[parts.length - 1] ?? "";
-  const folder = parts.slice(1, -1).join("/");
-  if (folder !== "" && folder !== ARCHIVE_DIR)
-    return `it is in a sub-folder of memory/, where big-memory reads no daily log`;
-  if (!isDailyLogName(name))
-    return "it is not a daily log (memory/YYYY-MM-DD.md, or a name starting with a date)";
-  return null;
 }
 
 /** What a file of this type is, for messages. */
@@ -150,10 +130,23 @@ function refuseLoop(file: string, error: unknown): never {
 /**
  * The real path of `file` (workspace-relative) after the boundary checks; rejects with
  * {@link RefusedFileError} or the system's error (`ENOENT` when it, or the target of its link, is gone).
+ * When no component from `memory/` down to the file is a link (the common case), that is the path as named,
+ * found with one `lstat` a level; otherwise every link is resolved and the real path checked.
  */
 export async function resolveMemoryFile(workspaceDir: string, file: string): Promise<string> {
   const rel = memoryRelative(file);
   if (rel === null) throw outsideName(file);
+  // No link from memory/ down to the file: its real path is inside memory/ as named (one lstat a level).
+  let path = workspaceDir;
+  let linked = false;
+  for (const part of rel.split("/")) {
+    path = join(path, part);
+    if ((await lstat(path).catch((error: unknown) => refuseLoop(file, error))).isSymbolicLink()) {
+      linked = true;
+      break;
+    }
+  }
+  if (!linked) return join(workspaceDir, rel);
   const [root, memory] = await Promise.all([
     realpath(workspaceDir),
     realpath(join(workspaceDir, MEMORY_DIR)),
@@ -166,11 +159,27 @@ export async function resolveMemoryFile(workspaceDir: string, file: string): Pro
 export function resolveMemoryFileSync(workspaceDir: string, file: string): string {
   const rel = memoryRelative(file);
   if (rel === null) throw outsideName(file);
-  const root = realpathSync(workspaceDir);
-  const memory = realpathSync(join(workspaceDir, MEMORY_DIR));
+  let path = workspaceDir;
+  let linked = false;
+  for (const part of rel.split("/")) {
+    path = join(path, part);
+    let info: Stats;
+    try {
+      info = lstatSync(path);
+    } catch (error) {
+      refuseLoop(file, error);
+    }
+    if (info.isSymbolicLink()) {
+      linked = true;
+      break;
+    }
+  }
+  if (!linked) return join(workspaceDir, rel);
+  const root = realpathSync.native(workspaceDir);
+  const memory = realpathSync.native(join(workspaceDir, MEMORY_DIR));
   let real: string;
   try {
-    real = realpathSync(join(workspaceDir, rel));
+    real = realpathSync.native(join(workspaceDir, rel));
   } catch (error) {
     refuseLoop(file, error);
   }
@@ -186,14 +195,34 @@ export async function openMemoryFile(
   workspaceDir: string,
   file: string,
 ): Promise<{ handle: FileHandle; info: Stats }> {
-  const real = await resolveMemoryFile(workspaceDir, file);
+  const rel = memoryRelative(file);
+  if (rel === null) throw outsideName(file);
+  // As readMemoryFileSync: the folders are lstat'ed, the file opened as named unless a link is on the way.
+  let path = workspaceDir;
+  let linked = false;
+  for (const part of rel.split("/").slice(0, -1)) {
+    path = join(path, part);
+    if ((await lstat(path)).isSymbolicLink()) {
+      linked = true;
+      break;
+    }
+  }
+  const openAt = async (target: string) => {
+    try {
+      return await open(target, READ_FLAGS);
+    } catch (error) {
+      if (errorCode(error) === "ENXIO") throw socket(file);
+      throw error;
+    }
+  };
   let handle: FileHandle;
   try {
-    handle = await open(real, READ_FLAGS);
+    handle = await openAt(linked ? await resolveMemoryFile(workspaceDir, file) : join(workspaceDir, rel));
   } catch (error) {
-    // A socket cannot be opened at all; a link swapped in after the check is not followed.
-    if (errorCode(error) === "ENXIO") throw socket(file);
-    refuseLoop(file, error);
+    if (linked || errorCode(error) !== "ELOOP") refuseLoop(file, error);
+    handle = await openAt(await resolveMemoryFile(workspaceDir, file)).catch((again: unknown) =>
+      refuseLoop(file, again),
+    );
   }
   try {
     const info = await handle.stat();
@@ -254,21 +283,60 @@ export async function readMemoryFile(workspaceDir: string, file: string): Promis
 
 /** {@link readMemoryFile}, synchronously, with the `fstat` of the handle the bytes were read from. */
 export function readMemoryFileSync(workspaceDir: string, file: string): { bytes: Buffer; info: Stats } {
-  const real = resolveMemoryFileSync(workspaceDir, file);
+  const rel = memoryRelative(file);
+  if (rel === null) throw outsideName(file);
+  const parts = rel.split("/");
+  // The folders from memory/ down: when none is a link, the file is opened as named, and O_NOFOLLOW makes
+  // a link in the file's own place fail (ELOOP), which sends it through the full check instead.
+  let path = workspaceDir;
+  let linked = false;
+  for (const part of parts.slice(0, -1)) {
+    path = join(path, part);
+    if (lstatSync(path).isSymbolicLink()) {
+      linked = true;
+      break;
+    }
+  }
   let fd: number;
   try {
-    fd = openSync(real, READ_FLAGS);
+    fd = openSync(linked ? resolveMemoryFileSync(workspaceDir, file) : join(workspaceDir, rel), READ_FLAGS);
   } catch (error) {
     if (errorCode(error) === "ENXIO") throw socket(file);
-    refuseLoop(file, error);
+    if (linked || errorCode(error) !== "ELOOP") refuseLoop(file, error);
+    try {
+      fd = openSync(resolveMemoryFileSync(workspaceDir, file), READ_FLAGS);
+    } catch (again) {
+      if (errorCode(again) === "ENXIO") throw socket(file);
+      refuseLoop(file, again);
+    }
   }
   try {
     const info = fstatSync(fd);
     if (!info.isFile()) throw notRegular(file, info);
-    return { bytes: readFileSync(fd), info };
+    return { bytes: readAllSync(fd, info.size), info };
   } finally {
     closeSync(fd);
   }
+}
+
+/** Every byte of an open file whose size was `size` when stat'ed (more when it grew meanwhile). */
+function readAllSync(fd: number, size: number): Buffer {
+  const chunks: Buffer[] = [];
+  // One byte more than the size: the read that finds the end then needs no second buffer.
+  let buffer = Buffer.allocUnsafe(size + 1);
+  let filled = 0;
+  for (;;) {
+    const n = readSync(fd, buffer, filled, buffer.length - filled, null);
+    if (n === 0) break;
+    filled += n;
+    if (filled === buffer.length) {
+      chunks.push(buffer);
+      buffer = Buffer.allocUnsafe(64 * 1024);
+      filled = 0;
+    }
+  }
+  chunks.push(buffer.subarray(0, filled));
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
 }
 
 /**
@@ -293,65 +361,4 @@ export function statMemoryFileSync(workspaceDir: string, file: string): Stats | 
     if (errorCode(error) === "ELOOP") return loop(file);
     throw error;
   }
-}
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-/** A markdown file whose name starts with a date: `2026-11-22.md`, `2026-11-22-0431.md`, `2026-11-22-slug.md`. */
-const DATED_NAME = /^(\d{4}-\d{2}-\d{2})(?:\D[^/\\]*)?\.md$/;
-
-/** `true` when `date` is a real calendar date written `YYYY-MM-DD` (`2026-02-30` is not). */
-export function isDailyLogDate(date: string): boolean {
-  const match = DATE.exec(date);
-  if (match === null) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const probe = new Date(0);
-  probe.setUTCFullYear(year, month - 1, day);
-  return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
-}
-
-/** Whether `name` is a daily log's: a dated `.md` name whose date exists on the calendar. */
-export function isDailyLogName(name: string): boolean {
-  const date = DATED_NAME.exec(name)?.[1];
-  return date !== undefined && isDailyLogDate(date);
-}
-
-/** How deep {@link strayDailyLogs} looks under `memory/`. */
-const STRAY_DEPTH = 4;
-
-/**
- * Dated logs that big-memory does not read because they sit in a sub-folder of `memory/` (it reads the
- * daily logs directly in `memory/`, where it writes them, and its own archive): one diagnostic per such
- * folder (line 0), naming the folder, how many dated logs it holds, the first of them, and what to do.
- * Hidden folders (`.obsidian`, big-memory's own) and links to folders are not entered; folders are looked
- * into up to four levels deep. Nothing is opened or read but folder listings.
- */
-export function strayDailyLogs(workspaceDir: string): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const visit = (rel: string, depth: number) => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(join(workspaceDir, rel), { withFileTypes: true });
-    } catch {
-      return;
-    }
-    if (rel !== MEMORY_DIR) {
-      const logs = entries
-        .filter((e) => !e.isDirectory() && isDailyLogName(e.name))
-        .map((e) => `${rel}/${e.name}`)
-        .sort();
-      if (logs.length > 0) {
-        out.push({
-          file: `${rel}/`,
-          line: 0,
-          message: `${rel}/ holds ${logs.length === 1 ? "a dated log" : `${logs.length} dated logs`} (${logs[0]}${logs.length > 1 ? ", ..." : ""}) that big-memory does not read: it reads the daily logs directly in ${MEMORY_DIR}/; move a log that holds snapshots up to ${MEMORY_DIR}/ for them to be found`,
-        });
-      }
-    }
-    if (depth >= STRAY_DEPTH) return;
-    for (const e of entries) {
-      if (e.isDirectory() && !e.name.startsWith(".")) visit(`${rel}/${e.name}`, depth + 1);
-    }
-  };
-  visit(MEMORY_DIR, 0);
-  return out.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }

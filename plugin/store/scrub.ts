@@ -19,7 +19,7 @@ import { parseDailyLog } from "../snapshot/parse.ts";
 import { type RedactionCounts, redact, redactDeep } from "../snapshot/redact.ts";
 import { renderSnapshot } from "../snapshot/render.ts";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
-import { dailyLogLockPath, listDailyLogs, readFailure } from "./daily-log.ts";
+import { dailyLogLockPath, listDailyLogs, readFailure, strayDailyLogs } from "./daily-log.ts";
 import { errorCode } from "./fs-durable.ts";
 import {
   addCounts,
@@ -80,6 +80,8 @@ export interface ScrubReport {
   applied: boolean;
   /** Daily logs that could not be read or were refused (a link out of `memory/`, a FIFO), each named. */
   problems: Diagnostic[];
+  /** With `logs`: sub-folders of `memory/` holding dated logs, which are not read and so not scrubbed. */
+  strays: Diagnostic[];
   /** Where the original daily logs were copied before rewriting (workspace-relative), or null. */
   backup: string | null;
   /** Redactions over all files, by kind, and their sum. */
@@ -107,6 +109,7 @@ export async function scrubWorkspace(workspaceDir: string, options: ScrubOptions
     logsChecked: null,
     applied: false,
     problems: [],
+    strays: [],
     backup: null,
     counts: {},
     total: 0,
@@ -136,6 +139,7 @@ export async function scrubWorkspace(workspaceDir: string, options: ScrubOptions
       const seen = new Set<string>();
       const logs = await listDailyLogs(workspaceDir);
       report.logsChecked = logs.length;
+      report.strays = strayDailyLogs(workspaceDir);
       for (const log of logs) {
         let planned: Awaited<ReturnType<typeof planLog>>;
         try {

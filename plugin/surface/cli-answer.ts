@@ -9,7 +9,7 @@ import { echoed } from "../snapshot/echo.ts";
 import { snapshotJson } from "../snapshot/json.ts";
 import { live } from "../snapshot/lifecycle.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { logNameProblem } from "../store/log-open.ts";
+import { logNameProblem } from "../store/log-names.ts";
 import type { CliIO } from "./cli.ts";
 import { EXIT, UsageError } from "./cli-args.ts";
 import type { StatusSource } from "./cli-status.ts";

@@ -158,7 +158,10 @@ export function defineManageCommands(
         apply: o.apply === true,
         now: io.now(),
       });
-      out(o.json, report, () => scrubText(report, style));
+      const { strays, ...rest } = report;
+      // As in every read command, the sub-folders holding dated logs are the document's diagnostics.
+      const diagnostics = strays.map((d) => ({ ...d, line: d.line > 0 ? d.line : null }));
+      out(o.json, { ...rest, diagnostics }, () => scrubText(report, style));
       setExit(EXIT.ok);
     });
 }

@@ -69,6 +69,7 @@ export function scrubText(report: ScrubReport & { reindexed: number | null }, st
     }
   }
   lines.push(...report.problems.map((p) => style.yellow(`not scrubbed: ${p.message}`)));
+  lines.push(...report.strays.map((d) => style.yellow(`note: ${d.message}`)));
   if (report.backup !== null) {
     lines.push(
       style.yellow(

@@ -93,10 +93,18 @@ export async function runCli(argv: string[], raw: CliIO): Promise<number> {
     stderr: (text) => raw.stderr(forTerminal(text, raw.color)),
   };
   let code: number = EXIT.ok;
+  // Commander's own errors quote what was typed (`unknown option '--token=...'`): held, then printed
+  // redacted, so a secret typed in a wrong option is not echoed.
+  let commanderErr = "";
   const program = new Command("big-memory")
     .description("Task snapshots that survive context compaction: list, search, show, verify, save; doctor.")
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => {
+        commanderErr += s;
+      },
+    })
     .showHelpAfterError("(run big-memory --help for usage)");
   const scope = cliScope(io);
   const context: CommandContext = {
@@ -116,10 +124,15 @@ export async function runCli(argv: string[], raw: CliIO): Promise<number> {
     scope.apply(program);
     for (const cmd of program.commands) cmd.exitOverride();
     await program.parseAsync(argv, { from: "user" });
+    if (commanderErr !== "") io.stderr((await import("../snapshot/redact.ts")).redact(commanderErr).text);
     scope.finish(code, argv);
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
+      if (commanderErr !== "") {
+        const { redact } = await import("../snapshot/redact.ts");
+        io.stderr(redact(commanderErr).text);
+      }
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (error instanceof UsageError) {

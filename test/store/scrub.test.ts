@@ -106,6 +106,7 @@ describe("scrubWorkspace", () => {
       logsChecked: null,
       applied: false,
       problems: [],
+      strays: [],
       backup: null,
       counts: {},
       total: 0,
@@ -180,6 +181,7 @@ describe("scrubWorkspace on a workspace shaped like a real one", () => {
       4,
       [],
     ]);
+    expect(report.strays.map((d) => d.file)).toEqual(["memory/archive/", "memory/daily/"]);
     expect(await filesOf(ws)).toEqual(files);
   });
 

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CLI_MAIN, SKILL_LOG } from "./cli-harness.ts";
+import { CLI_MAIN, cli, SAVE_INPUT, SKILL_LOG } from "./cli-harness.ts";
 
 /**
  * The workspace as the boundary of what is read, through the real executable: a `memory/` that holds,
@@ -159,5 +159,16 @@ describe("the state folder at the workspace's boundary", () => {
     );
     const list = run(["list"]);
     expect([list.code, list.stdout.split("\n")[0]]).toEqual([0, expect.stringMatching(/^ID +AGE/)]);
+  });
+
+  it("refuses to append to a FIFO in the place of today's log, without blocking", async () => {
+    const r = await cli(["save", "--dir", ws, "--json"], {
+      stdin: JSON.stringify(SAVE_INPUT),
+      now: new Date("2026-11-23T12:00:00Z"),
+    });
+    expect([r.code, r.stdout]).toEqual([3, ""]);
+    expect(r.stderr).toContain(
+      "big-memory: cannot append to memory/2026-11-23.md: it is a FIFO (named pipe), not a regular file: move it out of memory/",
+    );
   });
 });

@@ -246,6 +246,8 @@ describe("big-memory replies to rejected input", () => {
       await cli(["show", token, "--dir", dir]),
       await cli(["show", `../${token}.md:3`, "--dir", dir]),
       await cli(["list", "--dir", dir, "--limit", token]),
+      await cli(["list", "--dir", dir, `--token=${token}`]),
+      await cli(["frobnicate", token, "--dir", dir]),
     ];
     for (const r of runs) {
       expect(r.stdout + r.stderr).not.toContain("Qd5v");

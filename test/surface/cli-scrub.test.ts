@@ -89,6 +89,7 @@ describe("scrubText", () => {
     logsChecked: null,
     applied: false,
     problems: [],
+    strays: [],
     backup: null,
     counts: {},
     total: 0,

@@ -90,6 +90,8 @@ describe("/big-memory", () => {
       await d.command(`resume ${token}`),
       await d.command(`resume oauth-dup-fix --as ${token}`),
       await d.command(`delete ${token}`),
+      await d.command(`search ${token}`),
+      await d.command(`recall ${token}`),
     ];
     for (const reply of replies) {
       expect(reply).not.toContain(token);
