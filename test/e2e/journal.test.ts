@@ -54,7 +54,8 @@ beforeAll(async () => {
     plugins: [{ dir: stage.dir, id: "big-memory", config: {} }],
   });
   await seedWorkspace(instance.workspaceDir);
-  await instance.startGateway();
+  // Ready in 16 s on a quiet machine; minutes under the load of parallel test suites.
+  await instance.startGateway({ timeoutMs: 400_000 });
 }, TEST_TIMEOUT_MS);
 
 afterAll(async () => {
