@@ -341,16 +341,20 @@ export async function recordBaseline(
   gone: readonly string[] = [],
 ): Promise<boolean> {
   const date = journaledDate(file);
-  if (date === null || (await sizeOf(journalPath(workspaceDir, date))) === 0) return false;
+  if (date === null) return false;
+  const tail = await readJournalTail(workspaceDir, date);
+  if (tail.bytes === 0) return false;
   let ino = "0";
-  let size = 0;
+  let text = "";
   try {
     const info = await stat(join(workspaceDir, file), { bigint: true });
     ino = info.ino.toString();
-    size = Number(info.size);
+    text = await readFile(join(workspaceDir, file), "utf8");
   } catch (error) {
     if (errorCode(error) !== "ENOENT") throw error;
   }
+  const size = Buffer.byteLength(text);
+  // The day's highest id carries on, so that ids archived or lost before this baseline are never given again.
   await appendRecord(
     workspaceDir,
     {
@@ -361,8 +365,10 @@ export async function recordBaseline(
       size,
       reason,
       ...(gone.length === 0 ? {} : { gone: [...gone] }),
+      ...(tail.max === null ? {} : { max: tail.max }),
+      count: idsOfDay(text, `${date}-00`),
     },
-    { at, sync: true },
+    { at, sync: true, dayBytes: tail.bytes },
   );
   return true;
 }

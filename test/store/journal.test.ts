@@ -146,7 +146,15 @@ describe("rewriteUserLog's baseline", () => {
     await save("Fix the OAuth callback");
     await rewriteUserLog(join(ws, LOG), "scrubbed\n");
     const last = (await readJournal(ws, "2026-11-25")).records.at(-1)?.record;
-    expect(last).toMatchObject({ kind: "baseline", reason: "rewrite", size: 9 });
+    expect(last).toMatchObject({
+      kind: "baseline",
+      reason: "rewrite",
+      size: 9,
+      max: "2026-11-25-01",
+      count: 0,
+    });
+    // The block was moved out of the log (archive): its id is still never given again.
+    expect((await save("Write the migration")).id).toBe("2026-11-25-02");
   });
 });
 
