@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { appendDurably, errorCode, errorMessage, freeSpace } from "./fs-durable.ts";
 import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
-import { holdsId, laterId, readJournalDay, recordAppend } from "./journal.ts";
+import { holdsId, type JournalTail, laterId, readJournalTail, recordAppend } from "./journal.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
 import { isDailyLogDate, isDailyLogName, strayDailyLogs } from "./log-names.ts";
 import { ARCHIVE_DIR, MEMORY_DIR, RefusedFileError, readMemoryFile, statMemoryFileSync } from "./log-open.ts";
@@ -143,10 +143,10 @@ async function appendLocked(
   options: AppendSnapshotOptions,
 ): Promise<AppendedSnapshot> {
   // The day's journal: its ids are never given again, and the append's record goes into it.
-  let journal = "";
+  let journal: JournalTail = { bytes: 0, max: null, count: null };
   let journalProblem: string | null = null;
   try {
-    journal = await readJournalDay(options.workspaceDir, date);
+    journal = await readJournalTail(options.workspaceDir, date);
   } catch (error) {
     journalProblem = `its journal could not be read (${errorMessage(error)})`;
   }
@@ -157,7 +157,8 @@ async function appendLocked(
     try {
       const before = handle === null ? Buffer.alloc(0) : await handle.readFile();
       const existing = before.toString("utf8");
-      const id = options.keepId ?? laterId(nextSnapshotId(existing, date), nextSnapshotId(journal, date));
+      const seen = journal.max === null ? "" : `<!-- snapshot-id: ${journal.max} -->`;
+      const id = options.keepId ?? laterId(nextSnapshotId(existing, date), nextSnapshotId(seen, date));
       if (options.keepId !== undefined && holdsId(existing, options.keepId))
         throw new Error(`${file} already holds a block of snapshot ${options.keepId}`);
       // The persistence gate: every appended byte is redacted (the renderer already redacted its values).

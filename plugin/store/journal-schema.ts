@@ -25,7 +25,9 @@ const Bytes = z.number().int().nonnegative();
  * replaced in between. `block` is the block's text as written (an append) or as read (a claim),
  * redacted; absent when the day's journal was full (`clipped`). `gap` marks an append that found blocks
  * of the journal missing from the log (so the log is read at the next check); `gone`, on a `repair`
- * baseline, the ids that could not be put back (no text kept) and are no longer expected.
+ * baseline, the ids that could not be put back (no text kept) and are no longer expected. `max` is the
+ * day's highest id seen so far and `count` the ids of the day its log held after the operation: the next
+ * append reads only the last record for them.
  */
 export const JournalRecord = z.strictObject({
   v: z.literal(JOURNAL_VERSION),
@@ -46,5 +48,10 @@ export const JournalRecord = z.strictObject({
   gap: z.literal(true).optional(),
   reason: BaselineReason.optional(),
   gone: z.array(z.string()).optional(),
+  max: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}-\d{2,}$/, "expected a snapshot id")
+    .optional(),
+  count: Bytes.optional(),
 });
 export type JournalRecord = z.infer<typeof JournalRecord>;

@@ -13,10 +13,10 @@
  *   {@link JOURNAL_MAX_DAYS} files or {@link JOURNAL_MAX_BYTES} in all.
  */
 import type { FileHandle } from "node:fs/promises";
-import { readdir, readFile, rm, stat } from "node:fs/promises";
+import { open, readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { errorCode, errorMessage } from "./fs-durable.ts";
-import { appendPrivateJsonLine, STATE_DIR_NAME } from "./gate.ts";
+import { appendPrivateText, gateText, STATE_DIR_NAME } from "./gate.ts";
 import type { BaselineReason, JournalRecord } from "./journal-schema.ts";
 
 /** The journal's folder inside the state folder. */
@@ -56,8 +56,43 @@ export async function readJournalDay(workspaceDir: string, date: string): Promis
   }
 }
 
-/** The log's state as the last record of `file` in a day's journal text left it, or null. */
-export function lastStateOf(text: string, file: string): { ino: string; size: number } | null {
+/** What an append needs of a day's journal: its size, and what its last record says. */
+export interface JournalTail {
+  bytes: number;
+  /** The day's highest id the journal has seen, and how many ids of the day its log held, as last recorded. */
+  max: string | null;
+  count: number | null;
+}
+
+/**
+ * The tail of a day's journal: its size and its last record's `max` and `count`, read from the end of the
+ * file only (a day of many snapshots costs an append no more than a day of one). A torn last line is passed over.
+ */
+export async function readJournalTail(workspaceDir: string, date: string): Promise<JournalTail> {
+  let handle: FileHandle;
+  try {
+    handle = await open(journalPath(workspaceDir, date), "r");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return { bytes: 0, max: null, count: null };
+    throw error;
+  }
+  try {
+    const bytes = (await handle.stat()).size;
+    for (let want = 16 * 1024; ; want *= 4) {
+      const from = Math.max(0, bytes - want);
+      const buffer = Buffer.alloc(bytes - from);
+      await handle.read(buffer, 0, buffer.length, from);
+      const text = buffer.toString("utf8");
+      const last = lastRecordIn(from === 0 ? text : text.slice(text.indexOf("\n") + 1));
+      if (last !== null || from === 0) return { bytes, max: last?.max ?? null, count: last?.count ?? null };
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The `max` and `count` of the last complete record in `text` (whole lines), or null. */
+function lastRecordIn(text: string): { max: string | null; count: number | null } | null {
   let end = text.length;
   while (end > 0) {
     const start = text.lastIndexOf("\n", end - 2) + 1;
@@ -66,10 +101,12 @@ export function lastStateOf(text: string, file: string): { ino: string; size: nu
     if (line === "") continue;
     try {
       const value = JSON.parse(line) as Partial<JournalRecord>;
-      if (value.file === file && typeof value.ino === "string" && typeof value.size === "number")
-        return { ino: value.ino, size: value.size };
+      return {
+        max: typeof value.max === "string" ? value.max : null,
+        count: typeof value.count === "number" ? value.count : null,
+      };
     } catch {
-      // A torn last line (a crash mid-write) says nothing about the log: look further back.
+      // A torn last line (a crash mid-write) says nothing: look further back.
     }
   }
   return null;
@@ -93,6 +130,8 @@ const FIELDS = new Set([
   "gap",
   "reason",
   "gone",
+  "max",
+  "count",
 ]);
 const SNAPSHOT_ID = /^\d{4}-\d{2}-\d{2}-\d{2,}$/;
 const isBytes = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -138,6 +177,11 @@ export function journalRecordOf(value: unknown): JournalRecord | string {
       r.gone === undefined || (Array.isArray(r.gone) && r.gone.every((g) => typeof g === "string")),
       "gone: expected a list of ids",
     ],
+    [
+      r.max === undefined || (typeof r.max === "string" && SNAPSHOT_ID.test(r.max)),
+      "max: expected a snapshot id",
+    ],
+    [r.count === undefined || isBytes(r.count), "count: expected a number of ids"],
   ];
   const problem = problems.find(([ok]) => !ok);
   return problem === undefined ? (r as JournalRecord) : problem[1];
@@ -165,14 +209,23 @@ export async function appendRecord(
   const kept =
     block === undefined ? rest : dayBytes > JOURNAL_DAY_MAX_BYTES ? { ...rest, clipped: true } : record;
   const line = { v: 1, at: options.at.toISOString(), ...kept };
-  const { created } = await appendPrivateJsonLine(path, line, { sync: options.sync ?? false });
+  // One pass of the gate over the line: its block was redacted as a block already (recordClaim, daily-log.ts).
+  const { created } = await appendPrivateText(path, `${JSON.stringify(line)}\n`, {
+    sync: options.sync ?? false,
+  });
   if (created) await pruneJournal(workspaceDir);
 }
 
-/** The ids of the blocks a day's journal holds, as its records' `id` field writes them. */
-const JOURNAL_ID = /"id":"(\d{4}-\d{2}-\d{2}-\d{2,})"/g;
 /** The ids of the blocks a log holds, as their `<!-- snapshot-id: ... -->` comments write them. */
 export const LOG_ID = /<!--\s*snapshot-id:\s*(\d{4}-\d{2}-\d{2}-\d{2,})\s*-->/g;
+
+/** How many `<!-- snapshot-id: ... -->` comments of the date of `id` `text` holds. */
+export function idsOfDay(text: string, id: string): number {
+  const date = id.slice(0, 10);
+  let n = 0;
+  for (const m of text.matchAll(LOG_ID)) if (m[1]?.startsWith(date) === true) n++;
+  return n;
+}
 
 /** Whether `text` holds a `<!-- snapshot-id: <id> -->` comment. */
 export function holdsId(text: string, id: string): boolean {
@@ -195,8 +248,8 @@ export interface AppendedBlock {
   base: number;
   /** The block as written (redacted), without the line feeds that separate it. */
   block: string;
-  /** The day's journal and the log, as read for this append. */
-  journal: string;
+  /** The day's journal's tail, and the log as read for this append. */
+  journal: JournalTail;
   existing: string;
   session?: string | null;
   now?: Date;
@@ -209,10 +262,11 @@ export interface AppendedBlock {
 export async function recordAppend(handle: FileHandle, block: AppendedBlock): Promise<string | null> {
   try {
     const info = await handle.stat({ bigint: true });
-    // `base` below the previous record's size proves the log was cut meanwhile, and a block of the journal
-    // missing from the log read for this append (`gap`) that it was rewritten: journal-check.ts reads it then.
-    const present = new Set([...block.existing.matchAll(LOG_ID)].map((m) => m[1]));
-    const gap = [...block.journal.matchAll(JOURNAL_ID)].some((m) => !present.has(m[1]));
+    // `base` below the previous record's size proves the log was cut meanwhile, and fewer ids in the log than
+    // the previous record counted (`gap`) that it was rewritten: journal-check.ts reads the log then.
+    const before = idsOfDay(block.existing, block.id);
+    const gap = block.journal.count !== null && before < block.journal.count;
+    const max = block.journal.max === null ? block.id : laterId(block.journal.max, block.id);
     await appendRecord(
       block.workspaceDir,
       {
@@ -225,9 +279,11 @@ export async function recordAppend(handle: FileHandle, block: AppendedBlock): Pr
         line: block.line,
         session: block.session ?? null,
         block: block.block,
+        max,
+        count: before + 1,
         ...(gap ? { gap: true as const } : {}),
       },
-      { at: block.now ?? new Date(), dayBytes: Buffer.byteLength(block.journal) },
+      { at: block.now ?? new Date(), dayBytes: block.journal.bytes },
     );
     return null;
   } catch (error) {
@@ -248,8 +304,11 @@ export async function recordClaim(
   if (journaledDate(claim.file) === null) return;
   const path = join(workspaceDir, claim.file);
   const [text, info] = await Promise.all([readFile(path, "utf8"), stat(path, { bigint: true })]);
-  const block = blockText(text, claim.line, claim.id);
+  const found = blockText(text, claim.line, claim.id);
+  // A model wrote this block: redacted here as a block (line by line), before it goes into a JSON line.
+  const block = found === null ? null : gateText(found).text;
   const size = Number(info.size);
+  const tail = await readJournalTail(workspaceDir, journaledDate(claim.file) as string);
   await appendRecord(
     workspaceDir,
     {
@@ -262,8 +321,10 @@ export async function recordClaim(
       line: claim.line,
       session: claim.session,
       ...(block === null ? {} : { block }),
+      max: tail.max === null ? claim.id : laterId(tail.max, claim.id),
+      count: idsOfDay(text, claim.id),
     },
-    { at },
+    { at, dayBytes: tail.bytes },
   );
 }
 
@@ -280,16 +341,20 @@ export async function recordBaseline(
   gone: readonly string[] = [],
 ): Promise<boolean> {
   const date = journaledDate(file);
-  if (date === null || (await sizeOf(journalPath(workspaceDir, date))) === 0) return false;
+  if (date === null) return false;
+  const tail = await readJournalTail(workspaceDir, date);
+  if (tail.bytes === 0) return false;
   let ino = "0";
-  let size = 0;
+  let text = "";
   try {
     const info = await stat(join(workspaceDir, file), { bigint: true });
     ino = info.ino.toString();
-    size = Number(info.size);
+    text = await readFile(join(workspaceDir, file), "utf8");
   } catch (error) {
     if (errorCode(error) !== "ENOENT") throw error;
   }
+  const size = Buffer.byteLength(text);
+  // The day's highest id carries on, so that ids archived or lost before this baseline are never given again.
   await appendRecord(
     workspaceDir,
     {
@@ -300,8 +365,10 @@ export async function recordBaseline(
       size,
       reason,
       ...(gone.length === 0 ? {} : { gone: [...gone] }),
+      ...(tail.max === null ? {} : { max: tail.max }),
+      count: idsOfDay(text, `${date}-00`),
     },
-    { at, sync: true },
+    { at, sync: true, dayBytes: tail.bytes },
   );
   return true;
 }

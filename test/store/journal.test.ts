@@ -10,7 +10,6 @@ import {
   JOURNAL_DAY_MAX_BYTES,
   journaledDate,
   journalPath,
-  lastStateOf,
   pruneJournal,
   recordClaim,
 } from "../../plugin/store/journal.ts";
@@ -59,8 +58,16 @@ describe("recordAppend (through saveSnapshot)", () => {
         line: first.line,
         session: "agent:main:main",
         block: log.slice(0, second.offset),
+        max: first.id,
+        count: 1,
       },
-      expect.objectContaining({ id: second.id, base: second.offset, size: Number(info.size) }),
+      expect.objectContaining({
+        id: second.id,
+        base: second.offset,
+        size: Number(info.size),
+        max: second.id,
+        count: 2,
+      }),
     ]);
     expect(records[1]?.record.block).toBe(log.slice(second.offset).replace(/^\n+/, ""));
     expect((await stat(journalPath(ws, "2026-11-25"))).mode & 0o777).toBe(0o600);
@@ -139,17 +146,19 @@ describe("rewriteUserLog's baseline", () => {
     await save("Fix the OAuth callback");
     await rewriteUserLog(join(ws, LOG), "scrubbed\n");
     const last = (await readJournal(ws, "2026-11-25")).records.at(-1)?.record;
-    expect(last).toMatchObject({ kind: "baseline", reason: "rewrite", size: 9 });
+    expect(last).toMatchObject({
+      kind: "baseline",
+      reason: "rewrite",
+      size: 9,
+      max: "2026-11-25-01",
+      count: 0,
+    });
+    // The block was moved out of the log (archive): its id is still never given again.
+    expect((await save("Write the migration")).id).toBe("2026-11-25-02");
   });
 });
 
-describe("lastStateOf, blockText, journaledDate", () => {
-  it("reads the last record of a file past a torn line", () => {
-    const text = `${JSON.stringify({ file: LOG, ino: "7", size: 40 })}\n${JSON.stringify({ file: "memory/2026-11-24.md", ino: "8", size: 1 })}\n{"torn`;
-    expect(lastStateOf(text, LOG)).toEqual({ ino: "7", size: 40 });
-    expect(lastStateOf("", LOG)).toBeNull();
-  });
-
+describe("blockText, journaledDate", () => {
   it("takes the block at its line, else the first of its id, and nothing for an unknown id", () => {
     const block = (id: string) =>
       `<!-- BIG-MEMORY-SNAPSHOT v1 -->\n<!-- snapshot-id: ${id} -->\n<!-- /BIG-MEMORY-SNAPSHOT -->\n`;
