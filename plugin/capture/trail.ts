@@ -21,7 +21,7 @@ import {
   normalizePath,
   touchFile,
 } from "./trail-files.ts";
-import { redactEvent } from "./trail-redact.ts";
+import { type RedactBudget, redactEvent } from "./trail-redact.ts";
 import { cleanUserText, taskText, userMessages } from "./user-text.ts";
 
 /**
@@ -179,9 +179,10 @@ export const TrailEvent = z.discriminatedUnion("type", [
 ]);
 export type TrailEvent = z.input<typeof TrailEvent>;
 
-/** Options of `reduceTrail`: absolute paths under `workspaceDir` are kept relative to it. */
+/** Options of `reduceTrail`: paths under `workspaceDir` kept relative to it; `redactBudget` (trail-redact.ts). */
 export interface ReduceOptions {
   workspaceDir?: string | undefined;
+  redactBudget?: RedactBudget | undefined;
 }
 
 /** A trail that observed nothing yet. */
@@ -444,5 +445,5 @@ function reduceValid(trail: Trail, e: TrailEvent, options: ReduceOptions): Trail
  */
 export function reduceTrail(trail: Trail, event: TrailEvent, options: ReduceOptions = {}): Trail {
   const parsed = TrailEvent.safeParse(event);
-  return parsed.success ? reduceValid(trail, redactEvent(parsed.data), options) : trail;
+  return parsed.success ? reduceValid(trail, redactEvent(parsed.data, options.redactBudget), options) : trail;
 }

@@ -40,6 +40,9 @@ export interface SessionRef {
   agentId: string | null;
 }
 
+/** Redaction of one observed event may take this long in a turn; past it, its text is dropped (fails closed). */
+const REDACT_BUDGET = { ms: 250, now: () => performance.now() };
+
 /** How long a flush mark stays claimable by the compaction that follows it. */
 const FLUSH_MARK_TTL_MS = 15 * 60_000;
 
@@ -48,7 +51,7 @@ export function observe(ws: Workspace, ref: SessionRef, event: TrailEvent): void
   ws.session(ref.sessionKey, ref.agentId).change((s) => ({
     ...s,
     agentId: s.agentId ?? ref.agentId,
-    trail: reduceTrail(s.trail, event, { workspaceDir: ws.dir }),
+    trail: reduceTrail(s.trail, event, { workspaceDir: ws.dir, redactBudget: REDACT_BUDGET }),
     updatedAt: event.at,
   }));
 }

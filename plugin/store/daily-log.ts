@@ -5,15 +5,21 @@
  */
 import { constants, type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { appendDurably, errorCode, errorMessage, freeSpace } from "./fs-durable.ts";
 import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
 import { holdsId, type JournalTail, laterId, readJournalTail, recordAppend } from "./journal.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
 import { isDailyLogDate, isDailyLogName, strayDailyLogs } from "./log-names.ts";
-import { ARCHIVE_DIR, MEMORY_DIR, RefusedFileError, readMemoryFile, statMemoryFileSync } from "./log-open.ts";
+import {
+  ARCHIVE_DIR,
+  MEMORY_DIR,
+  RefusedFileError,
+  readFailure,
+  readMemoryFile,
+  statMemoryFileSync,
+} from "./log-open.ts";
 
-export { ARCHIVE_DIR, isDailyLogDate, isDailyLogName, MEMORY_DIR, strayDailyLogs };
+export { ARCHIVE_DIR, isDailyLogDate, isDailyLogName, MEMORY_DIR, readFailure, strayDailyLogs };
 
 /** The lock directory that serialises appends to every daily log of a workspace, inside {@link MEMORY_DIR}. */
 export const LOCK_NAME = ".big-memory.lock";
@@ -340,48 +346,6 @@ export async function readDailyLog(workspaceDir: string, date: string): Promise<
     if (errorCode(error) === "ENOENT") return null;
     throw new Error(`big-memory: cannot read ${file}: ${errorMessage(error)}`, { cause: error });
   }
-}
-
-/** What to do about a daily log that cannot be read, by the system error code. */
-const READ_FIXES: Readonly<Record<string, string>> = {
-  EACCES: "check its owner and mode",
-  EPERM: "check its owner and mode",
-  EIO: "check the disk it is on",
-  ELOOP: "replace the link with the log itself",
-  EISDIR: "move the folder away",
-};
-
-/** Failures of the machine rather than of one log: reading the other logs would fail the same way. */
-const MACHINE_FAILURES = new Set(["EMFILE", "ENFILE", "ENOMEM"]);
-
-/**
- * What a failure to read the daily log `file` (workspace-relative) means: `null` when the log is gone
- * (`ENOENT`), else the problem of that log alone, as a diagnostic of the whole file (line 0) whose message
- * names the log, the system's reason and the fix: `memory/2026-11-20.md cannot be read (EACCES: permission
- * denied): check its owner and mode; its snapshots are left out until it can be read`. A file refused at
- * the workspace's boundary (log-open.ts) is told as such: `memory/2026-11-23.md is not read: it is a FIFO
- * (named pipe), not a regular file; move it out of memory/; its snapshots are left out`. The caller reads
- * the other logs on. A failure of the machine (out of memory or file descriptors) is rethrown.
- */
-export function readFailure(file: string, error: unknown): Diagnostic | null {
-  if (error instanceof RefusedFileError) {
-    return {
-      file,
-      line: 0,
-      message: `${file} is not read: ${error.reason}; ${error.fix}; its snapshots are left out`,
-    };
-  }
-  const code = errorCode(error);
-  if (code === "ENOENT") return null;
-  if (code !== undefined && MACHINE_FAILURES.has(code)) throw error;
-  // Node's "EACCES: permission denied, open '/abs/path'": the path is the workspace's, named already.
-  const reason = errorMessage(error).replace(/, [a-z]+(?: '.*')?$/, "");
-  const fix = (code === undefined ? undefined : READ_FIXES[code]) ?? "check the file and the disk it is on";
-  return {
-    file,
-    line: 0,
-    message: `${file} cannot be read (${reason}): ${fix}; its snapshots are left out until it can be read`,
-  };
 }
 
 /** A daily log found by {@link listDailyLogs}. */

@@ -27,3 +27,27 @@ describe("redactEvent", () => {
     expect(kept.length).toBeLessThan(41_000);
   });
 });
+
+describe("redactEvent with a budget", () => {
+  it("fails closed past its budget: every text becomes the unchecked marker, nothing unjudged gets through", () => {
+    const token = `ghp_${"Bu6t".repeat(9)}`;
+    let t = 0;
+    // A clock that moves 100 ms each time it is read: the budget of 50 ms is spent at once.
+    const now = () => {
+      t += 100;
+      return t;
+    };
+    const event = redactEvent(
+      { type: "assistant", texts: [`mysql -u root -p${token} `.repeat(50)], at: "t" },
+      { ms: 50, now },
+    );
+    expect(JSON.stringify(event)).not.toContain(token);
+    expect(event.type === "assistant" ? event.texts : []).toEqual(["[REDACTED:unchecked]"]);
+  });
+
+  it("redacts as without a budget when the budget holds", () => {
+    const token = `ghp_${"Bu7t".repeat(9)}`;
+    const event = redactEvent({ type: "ask", text: `use ${token}`, at: "t" }, { ms: 60_000, now: () => 0 });
+    expect(event).toEqual({ type: "ask", text: "use [REDACTED:github-token]", at: "t" });
+  });
+});
