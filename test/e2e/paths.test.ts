@@ -154,7 +154,9 @@ describe("a transcript trimmed with no hook (openclaw 2026.9.6, sessions compact
       const seen = readProbeLog(path.join(instance.root, "probe.jsonl"))
         .filter((e) => e.hook === "before_prompt_build" || e.hook === "agent_end")
         .map((e) => `${e.hook} ${JSON.stringify(e.event.messages)}`);
-      console.log(`hooks' conversations:\n${seen.join("\n")}\nrequests: ${model.requests.map((r) => `${r.kind}:${r.messages.length}`).join(" ")}`);
+      console.log(
+        `hooks' conversations:\n${seen.join("\n")}\nrequests: ${model.requests.map((r) => `${r.kind}:${r.messages.length}`).join(" ")}`,
+      );
       const restores = next.filter((req) => req.kind === "turn").flatMap((req) => turnRestores(req));
       expect(restores).toHaveLength(1);
       expect(restores[0]).toContain('reason="compaction"');
