@@ -189,6 +189,8 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     const count = countConversation(messages);
     const seen = seenCount(state);
     const at = now.toISOString();
+    // Nothing counted before and nothing handed now: no evidence either way, the compaction stays open.
+    if (state.cycle.compacting && seen === null && messages.length === 0) return;
     if (state.cycle.compacting) {
       await moveCycle(ws, ref, now, {
         type: "turn",
