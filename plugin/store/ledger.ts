@@ -202,7 +202,7 @@ export function ledgerLineOf(value: unknown): LedgerLine | null {
       if (
         !isString(r.snapshot) ||
         typeof r.tokens !== "number" ||
-        !Number.isInteger(r.tokens) ||
+        !Number.isSafeInteger(r.tokens) ||
         r.tokens < 0
       )
         return null;

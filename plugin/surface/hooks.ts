@@ -185,12 +185,12 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
    * compaction marker not handled yet. Each is moved through the cycle before the turn takes its restores.
    */
   const noticeInConversation = async (ws: Workspace, ref: SessionRef, now: Date, messages: unknown[]) => {
-    // An empty conversation is no evidence (a host that hands none): nothing is judged from it.
-    if (messages.length === 0) return;
     const state = await ws.session(ref.sessionKey, ref.agentId).read();
     const count = countConversation(messages);
     const seen = seenCount(state);
     const at = now.toISOString();
+    // Nothing counted before and nothing handed now: no evidence either way, the compaction stays open.
+    if (state.cycle.compacting && seen === null && messages.length === 0) return;
     if (state.cycle.compacting) {
       await moveCycle(ws, ref, now, {
         type: "turn",

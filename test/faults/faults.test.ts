@@ -350,7 +350,15 @@ describe("a corrupt session file", () => {
     const mine = readdirSync(sessions).find((n) => n.startsWith("agent-main-main-") && n.endsWith(".json"));
     writeFileSync(join(sessions, mine ?? ""), '{"version":1,"sessionKey":');
     await d.restart();
-    const restored = await d.userTurn("go on");
+    // The previous good copy holds the compaction's snapshot (queued at after_compaction, in the copy lost):
+    // the turn's conversation, which opens with the compaction summary, shows it happened.
+    const summary = { role: "user", content: "The conversation history before this point was compacted ..." };
+    const [turn] = await d.fire(
+      "before_prompt_build",
+      { prompt: "go on", messages: [summary] },
+      { trigger: "user" },
+    );
+    const restored = (turn as { prependContext?: string } | undefined)?.prependContext;
     expect(restored).toContain("ERR_CORRUPT_STATE");
     expect(await d.userTurn("Still the other task", other)).toBeUndefined();
     expect(d.reg.warnings).toHaveLength(1);

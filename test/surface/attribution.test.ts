@@ -24,7 +24,13 @@ async function flushWith(
   await d.restart();
   const [flush] = await d.fire(
     "before_prompt_build",
-    { prompt: "Pre-compaction memory flush. Store durable memories now.", messages: [] },
+    // The flush run works on a view of the session's conversation: that is how its session is known.
+    {
+      prompt: "Pre-compaction memory flush. Store durable memories now.",
+      messages: [
+        { role: "user", content: "Fix ERR_DUPLICATE_KEY on second login in src/auth/oauth-callback.ts" },
+      ],
+    },
     { trigger: "memory", sessionKey: "agent:main:internal-session-effects:abc123" },
   );
   const prompt = (flush as { prependContext: string }).prependContext;

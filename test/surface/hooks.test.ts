@@ -341,6 +341,20 @@ describe("paths no compaction hook announces", () => {
     ]);
   });
 
+  it("notices a transcript trimmed to nothing at the next turn (sessions compact --max-lines 2 on a short session)", async () => {
+    const d = driver();
+    await work(d);
+    await d.fire("agent_end", { messages: asks, success: true }, { trigger: "user" });
+    await d.restart();
+    const [turn] = await d.fire(
+      "before_prompt_build",
+      { prompt: "go on", messages: [] },
+      { trigger: "user" },
+    );
+    expect((turn as { prependContext: string }).prependContext).toContain(snapshots(d)[0]?.snapshot.id);
+    expect(ledger(d)[0]).toMatchObject({ path: "trim" });
+  });
+
   it("notices a transcript trimmed with no hook at the next turn, captures it and restores it in that turn", async () => {
     const d = driver();
     await work(d);
@@ -353,7 +367,8 @@ describe("paths no compaction hook announces", () => {
     );
     expect((turn as { prependContext: string }).prependContext).toContain(snapshots(d)[0]?.snapshot.id);
     expect(ledger(d)[0]).toMatchObject({ path: "trim", outcome: "done", cover: "safety-net" });
-    // The same conversation again is no new trim.
+    // A trim that leaves nothing (what `--max-lines 2` does to a short session) is one too; the same
+    // conversation again is no new trim.
     await d.fire("agent_end", { messages: asks.slice(2), success: true }, { trigger: "user" });
     expect(
       await d.fire("before_prompt_build", { prompt: "more", messages: asks.slice(2) }, { trigger: "user" }),
@@ -396,7 +411,12 @@ describe("paths no compaction hook announces", () => {
       { trigger: "user" },
     );
     expect((turn as { prependContext: string }).prependContext).toContain(snapshots(d)[0]?.snapshot.id);
-    expect(await d.userTurn("and then?")).toBeUndefined();
+    const [later] = await d.fire(
+      "before_prompt_build",
+      { prompt: "and then?", messages: [...asks, marked, user("next")] },
+      { trigger: "user" },
+    );
+    expect(later).toBeUndefined();
     expect(snapshots(d)).toHaveLength(1);
     expect(ledger(d).map((l) => [l.kind, l.path])).toEqual([
       ["cycle", "provider"],
