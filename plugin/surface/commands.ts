@@ -84,7 +84,7 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
         `compactions seen: ${s.cycle.n}; this cycle ${s.cycle.captured === null ? "has no snapshot yet" : `is covered by ${s.cycle.captured}`}`,
         `pending restore: ${s.pendingRestore === null ? "none" : [s.pendingRestore, ...s.queue].map((p) => `${p.id} (${p.reason})`).join(", then ")}`,
         `last restore: ${s.lastRestore === null ? "none" : `${s.lastRestore.id} (${s.lastRestore.reason}, ${relativeAge(s.lastRestore.at, now)})`}`,
-        `observed: ${s.trail.turns} turns, ${s.trail.toolCalls} tool calls, ${s.trail.files.length} files`,
+        `observed: ${s.trail.turns} turns, ${s.trail.toolCalls} tool calls, ${s.trail.files.filter((f) => f.lastAction !== "mention").length} files`,
         ...(await journalLines(ws.dir)),
       ].join("\n");
     }
