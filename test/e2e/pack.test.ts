@@ -38,6 +38,7 @@ const HOOKS = [
   "before_prompt_build",
   "before_reset",
   "llm_output",
+  "session_end",
 ];
 
 let packDir: string;
