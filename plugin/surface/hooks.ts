@@ -197,7 +197,9 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
         at,
         compacted: showsCompaction(count, seen, messages[0]),
       });
-    } else if (seen !== null && count.asks < seen.asks) {
+    } else if (seen !== null && count.asks < seen.asks && count.summaries === 0) {
+      // Only an uncompacted conversation tells a trim: once a summary stands in it, the view OpenClaw
+      // hands a turn may hold fewer user turns than the transcript an earlier hook counted.
       await moveCycle(ws, ref, now, { type: "noticed", path: "trim", at });
       deps.logger.info?.(
         `big-memory: ${ref.sessionKey}'s transcript holds ${count.asks} user turns where the last turn saw ${seen.asks}, with no compaction hook: snapshot taken, restore queued`,
