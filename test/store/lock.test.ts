@@ -40,18 +40,22 @@ interface Interval {
   exit: number;
 }
 
-/** Reads the journal the `critical` fixtures wrote: one interval per process, plus any violations. */
+/**
+ * Reads the journal the `critical` fixtures wrote: one interval per process, plus any violations. An interval is
+ * the pair of line numbers of a process's enter and exit: lines appended with O_APPEND are ordered as they
+ * happened, while time stamps taken in different processes need not be (each has its own clock origin).
+ */
 async function readJournal(path: string): Promise<{ intervals: Interval[]; violations: string[] }> {
   const lines = (await readFile(path, "utf8")).split("\n").filter((line) => line !== "");
   const violations = lines.filter((line) => line.startsWith("violation"));
   const times = new Map<number, Partial<Interval>>();
-  for (const line of lines) {
-    const [event, pid, at] = line.split(" ");
-    if (event !== "enter" && event !== "exit") continue;
+  lines.forEach((line, index) => {
+    const [event, pid] = line.split(" ");
+    if (event !== "enter" && event !== "exit") return;
     const entry = times.get(Number(pid)) ?? { pid: Number(pid) };
-    entry[event] = Number(at);
+    entry[event] = index;
     times.set(Number(pid), entry);
-  }
+  });
   const intervals = [...times.values()].map(({ pid = 0, enter = Number.NaN, exit = Number.NaN }) => ({
     pid,
     enter,
@@ -60,10 +64,11 @@ async function readJournal(path: string): Promise<{ intervals: Interval[]; viola
   return { intervals: intervals.sort((a, b) => a.enter - b.enter), violations };
 }
 
+/** The pairs of processes whose intervals interleave: another process entered before one exited. */
 function overlaps(intervals: Interval[]): string[] {
   return intervals.flatMap((current, index) => {
     const next = intervals[index + 1];
-    return next !== undefined && next.enter < current.exit ? [`${current.pid} and ${next.pid}`] : [];
+    return next !== undefined && !(current.exit < next.enter) ? [`${current.pid} and ${next.pid}`] : [];
   });
 }
 
