@@ -1,4 +1,4 @@
-import { type Pick, type Rule, rule, type Span, secret } from "./redact-engine.ts";
+import { endingAt, type Pick, type Rule, rule, type Span, secret } from "./redact-engine.ts";
 import {
   BRACKETS,
   classifyName,
@@ -84,19 +84,21 @@ export function passwordEnd(input: string, start: number, end: number): number {
  */
 const VALUE = String.raw`(?:"(?<dq>(?:[^"\\\r\n]|\\.){1,512})"|'(?<sq>(?:[^'\\\r\n]|\\.){1,512})'|\`(?<bq>[^\`\r\n]{1,512})\`|(?:[|>][-+]?[ \t]*)?\\?\r?\n[ \t]*(?:(?<q>["'\`])(?<nlq>[^\s"'\`\\]{1,512})\k<q>|(?<nl>${UNQUOTED}{1,512}))[ \t]*,?[ \t]*(?=\r?\n|$)|(?<bare>${UNQUOTED}{1,512})(?!${UNQUOTED}))`;
 
-const assignedValue: Pick = (m) => {
-  const groups = m.indices?.groups ?? {};
+const assignedValue: Pick = (m, at) => {
+  const groups = m.groups ?? {};
   // "- `apiPassword`: API/app password for …": a name in a code span, then prose, documents the setting.
-  if (m.groups?.nq === "`" && groups.bare !== undefined) return undefined;
+  if (groups.nq === "`" && groups.bare !== undefined) return undefined;
   for (const name of ["dq", "sq", "bq", "nlq", "nl", "bare"] as const) {
-    const range = groups[name];
-    if (range === undefined) continue;
-    let value = m.groups?.[name] ?? "";
+    const group = groups[name];
+    if (group === undefined) continue;
+    let value = group;
     // A bare value loses its trailing dots (the end of a sentence); a value on the next line is not a key.
     if (name === "bare") value = value.replace(/\.+$/, "");
     const quoted = name === "dq" || name === "sq" || name === "bq";
     if (value === "" || (name === "nl" && value.endsWith(":")) || !assignment(value, m, quoted))
       return undefined;
+    const range = at(name);
+    if (range === undefined) return undefined;
     // A password runs on to the next space whatever punctuation it holds (`DB_PASSWORD=a,b;c(d)`).
     if (name === "bare" && strengthOf(m) === "strong")
       return { start: range[0], end: passwordEnd(m.input, range[0], range[0] + value.length) };
@@ -105,14 +107,17 @@ const assignedValue: Pick = (m) => {
   return undefined;
 };
 
-/** The quoted (`secret`) or bare (`secret2`) value group of a match, with its range. */
+/**
+ * The quoted (`secret`) or bare (`secret2`) value group of a match, whose pattern ends with
+ * `QUOTED_OR_BARE` (lookarounds aside): its range is found from the end of the match.
+ */
 function valueGroup(
   m: RegExpExecArray,
 ): { value: string; quoted: boolean; range: [number, number] } | undefined {
-  const quoted = m.indices?.groups?.secret;
-  const bare = m.indices?.groups?.secret2;
-  if (quoted !== undefined) return { value: m.groups?.secret ?? "", quoted: true, range: quoted };
-  if (bare !== undefined) return { value: m.groups?.secret2 ?? "", quoted: false, range: bare };
+  const quoted = m.groups?.secret;
+  const bare = m.groups?.secret2;
+  if (quoted !== undefined) return { value: quoted, quoted: true, range: endingAt(m, quoted, 1) };
+  if (bare !== undefined) return { value: bare, quoted: false, range: endingAt(m, bare) };
   return undefined;
 }
 
@@ -162,13 +167,13 @@ function commandOption(
   option: string,
   options: { triggers: readonly string[]; reach: number },
 ): Rule {
-  const optionPattern = new RegExp(option, "gd");
+  const optionPattern = new RegExp(option, "g");
   return rule("cli-flag", String.raw`\b${command}\b${REST_OF_COMMAND}`, {
     ...options,
     resume: "end",
     pick: (m) => {
       const rest = m.groups?.rest ?? "";
-      const offset = m.indices?.groups?.rest?.[0] ?? m.index;
+      const offset = endingAt(m, rest)[0];
       const spans: Span[] = [];
       optionPattern.lastIndex = 0;
       for (let o = optionPattern.exec(rest); o !== null; o = optionPattern.exec(rest)) {
@@ -256,14 +261,14 @@ export const CONTEXT_RULES: readonly Rule[] = [
       flags: "i",
       triggers: ["authorization"],
       caseSensitive: false,
-      pick: (m) => {
-        const range = m.indices?.groups?.secret;
+      pick: (m, at) => {
         let value = (m.groups?.secret ?? "").replace(/[ \t,;]+$/, "");
         // A quoted header (`-H "Authorization: Digest …"`) ends at its closing quote.
         if (count(value, '"') % 2 === 1)
           value = value.slice(0, value.lastIndexOf('"')).replace(/[ \t,;]+$/, "");
-        if (range === undefined || isPlaceholder(value) || isPlaceholderBody(value) || !/[0-9]/.test(value))
-          return undefined;
+        if (isPlaceholder(value) || isPlaceholderBody(value) || !/[0-9]/.test(value)) return undefined;
+        const range = at("secret");
+        if (range === undefined) return undefined;
         return { start: range[0], end: range[0] + value.length };
       },
     },
@@ -286,14 +291,14 @@ export const CONTEXT_RULES: readonly Rule[] = [
       caseSensitive: false,
       pick: (m) => {
         const rest = m.groups?.rest ?? "";
-        const offset = m.indices?.groups?.rest?.[0] ?? m.index;
+        const offset = endingAt(m, rest)[0];
         const spans: Span[] = [];
-        const pair = /(?:^|;)[ \t]*(?<name>[^=;\s]{1,128})=(?<value>[^;\s]{1,4096})/dg;
+        const pair = /(?:^|;)[ \t]*(?<name>[^=;\s]{1,128})=(?<value>[^;\s]{1,4096})/g;
         for (let p = pair.exec(rest); p !== null; p = pair.exec(rest)) {
           const value = p.groups?.value ?? "";
-          const at = p.indices?.groups?.value?.[0];
-          if (at !== undefined && value.length >= 8 && !isPlaceholder(value) && !/^\d+$/.test(value))
-            spans.push({ start: offset + at, end: offset + at + value.length });
+          const [start, end] = endingAt(p, value);
+          if (value.length >= 8 && !isPlaceholder(value) && !/^\d+$/.test(value))
+            spans.push({ start: offset + start, end: offset + end });
           if (m.groups?.set !== undefined) break;
         }
         return spans;

@@ -18,19 +18,29 @@ export interface Span {
 }
 
 /**
- * The part of a match to replace, several parts (in text order), or `undefined` when the match is not a
- * secret after all.
+ * Where a named group of the match at hand lies in the text the rule ran on: `[start, end)`, or
+ * `undefined` when the group did not take part. The first call for a match runs its rule once more at the
+ * match with the `d` flag, so a pick asks only once it has judged the match a secret.
  */
-export type Pick = (match: RegExpExecArray) => Span | readonly Span[] | undefined;
+export type Locate = (group: string) => readonly [number, number] | undefined;
+
+/**
+ * The part of a match to replace, several parts (in text order), or `undefined` when the match is not a
+ * secret after all. `at` gives the range of a named group (see `Locate`).
+ */
+export type Pick = (match: RegExpExecArray, at: Locate) => Span | readonly Span[] | undefined;
 
 export interface Rule {
   readonly kind: RedactionKind;
   /**
-   * Compiled once with the `g` and `d` flags. `findSecrets` sets its `lastIndex` before every use and
-   * nothing else runs it, so calls (which are synchronous) never see each other's state; cloning it per
-   * call instead would cost 1-4 µs per rule, more than scanning a short text.
+   * Compiled once with the `g` flag. `findSecrets` sets its `lastIndex` before every use and nothing else
+   * runs it, so calls (which are synchronous) never see each other's state; cloning it per call instead
+   * would cost 1-4 µs per rule, more than scanning a short text. Without the `d` flag: group indices make
+   * every match 2-5x dearer, and most matches of a text dense with them are not secrets.
    */
   readonly pattern: RegExp;
+  /** The same pattern with the `d` and `y` flags: run at a match only when its pick asks where a group is. */
+  readonly located: RegExp;
   readonly pick: Pick;
   /** Literals that must occur on a line for the rule to run there; empty: the rule runs on the whole text. */
   readonly triggers: readonly string[];
@@ -59,7 +69,8 @@ export interface RuleOptions {
 export function rule(kind: RedactionKind, source: string, options: RuleOptions): Rule {
   return {
     kind,
-    pattern: new RegExp(source, `gd${options.flags ?? ""}`),
+    pattern: new RegExp(source, `g${options.flags ?? ""}`),
+    located: new RegExp(source, `dy${options.flags ?? ""}`),
     pick: options.pick ?? whole(),
     triggers: options.triggers,
     caseSensitive: options.caseSensitive ?? true,
@@ -75,15 +86,24 @@ export function whole(accept: (value: string) => boolean = () => true): Pick {
 
 /** Replace the first `secret*` group that took part in the match, when `accept` holds for it. */
 export function secret(accept: (value: string, m: RegExpExecArray) => boolean): Pick {
-  return (m) => {
-    for (const [name, range] of Object.entries(m.indices?.groups ?? {})) {
-      if (name.startsWith("secret") && range !== undefined) {
-        const value = m.groups?.[name] ?? "";
-        return accept(value, m) ? { start: range[0], end: range[1] } : undefined;
-      }
+  return (m, at) => {
+    for (const name in m.groups) {
+      const value = m.groups[name];
+      if (!name.startsWith("secret") || value === undefined) continue;
+      const range = accept(value, m) ? at(name) : undefined;
+      return range === undefined ? undefined : { start: range[0], end: range[1] };
     }
     return undefined;
   };
+}
+
+/**
+ * The range of `value`, the text of a group that ends `after` characters before the end of match `m`
+ * (a value at the end of its pattern, or before its closing quote): found without group indices.
+ */
+export function endingAt(m: RegExpExecArray, value: string, after = 0): [number, number] {
+  const end = m.index + m[0].length - after;
+  return [end - value.length, end];
 }
 
 interface Activation {
@@ -179,8 +199,7 @@ export function mayFindSecrets(texts: readonly string[], set: RuleSet): boolean[
     if (marked[i] === true) continue;
     for (const r of set.untriggered) {
       r.pattern.lastIndex = 0;
-      // `exec`, not `test`: V8 takes a slow path for `test` on a pattern with the `d` flag.
-      if (r.pattern.exec(text) !== null) {
+      if (r.pattern.test(text)) {
         marked[i] = true;
         break;
       }
@@ -275,10 +294,27 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
     const r = set.rules[index];
     if (list === undefined || r === undefined) continue;
     const re = r.pattern;
+    // The match at hand, and where its groups lie once its pick has asked.
+    let current: RegExpExecArray | null = null;
+    let located: RegExpIndicesArray | null | undefined;
+    const at: Locate = (group) => {
+      if (located === undefined && current !== null) {
+        r.located.lastIndex = current.index;
+        located = r.located.exec(current.input)?.indices ?? null;
+      }
+      return located?.groups?.[group];
+    };
     // A rule's findings come in text order; they are merged into the earlier rules' findings once the rule
     // is done, so a rule finding thousands of secrets between thousands of others costs a merge, not an
     // insertion in the middle of a long list for each.
     const mine: Finding[] = [];
+    const keep = (local: Span, offset: number): number => {
+      const span = { start: local.start + offset, end: local.end + offset, kind: r.kind };
+      if (span.end <= span.start || overlaps(markers, span) || overlaps(found, span)) return 0;
+      if (mine.length > 0 && (mine[mine.length - 1]?.end ?? -1) > span.start) return 0;
+      mine.push(span);
+      return 1;
+    };
     for (let w = 0; w + 1 < list.length; w += 2) {
       const start = list[w] ?? 0;
       const end = list[w + 1] ?? text.length;
@@ -286,15 +322,13 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
       const slice = end - start === text.length ? text : text.slice(start, end);
       re.lastIndex = 0;
       for (let m = re.exec(slice); m !== null; m = re.exec(slice)) {
-        const picked = r.pick(m);
+        current = m;
+        located = undefined;
+        const picked = r.pick(m, at);
         let added = 0;
-        for (const local of picked === undefined ? [] : "start" in picked ? [picked] : picked) {
-          const span = { start: local.start + start, end: local.end + start };
-          if (span.end <= span.start || overlaps(markers, span) || overlaps(found, span)) continue;
-          if ((mine.at(-1)?.end ?? -1) > span.start) continue;
-          mine.push({ ...span, kind: r.kind });
-          added++;
-        }
+        if (picked === undefined) added = 0;
+        else if ("start" in picked) added = keep(picked, start);
+        else for (const local of picked) added += keep(local, start);
         if (added === 0 && r.resume === "next") re.lastIndex = m.index + 1;
         else if (m[0].length === 0) re.lastIndex = m.index + 1;
       }

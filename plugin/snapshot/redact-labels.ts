@@ -140,20 +140,21 @@ export const LABEL_RULES: readonly Rule[] = [
     flags: "iu",
     triggers: LABELS.map(([label]) => label.split(" ").at(-1) ?? label),
     caseSensitive: false,
-    pick: (m) => {
+    pick: (m, at) => {
       const label = (m.groups?.spaced ?? m.groups?.unspaced ?? "").toLowerCase().replace(/\s+/g, " ");
       const strength = strengthOf.get(label);
       if (strength === undefined) return undefined;
-      const quoted = m.indices?.groups?.quoted;
-      if (quoted !== undefined) {
-        const value = m.groups?.quoted ?? "";
+      if (m.groups?.quoted !== undefined) {
+        const value = m.groups.quoted;
         const ok = looksSecretFor(value, strength) || (strength === "strong" && isPassphrase(value));
-        return ok ? { start: quoted[0], end: quoted[1] } : undefined;
+        const quoted = ok ? at("quoted") : undefined;
+        return quoted === undefined ? undefined : { start: quoted[0], end: quoted[1] };
       }
-      const range = m.indices?.groups?.secret;
-      if (range === undefined) return undefined;
-      const value = bareValue(m.groups?.secret ?? "", m.groups?.open === "**");
-      if (!looksSecretFor(value, strength) || digestAt(m.input, range[0], value)) return undefined;
+      if (m.groups?.secret === undefined) return undefined;
+      const value = bareValue(m.groups.secret, m.groups.open === "**");
+      if (!looksSecretFor(value, strength)) return undefined;
+      const range = at("secret");
+      if (range === undefined || digestAt(m.input, range[0], value)) return undefined;
       return { start: range[0], end: range[0] + value.length };
     },
   }),

@@ -261,9 +261,22 @@ function isWordsAndNumbers(value: string): boolean {
  * `example` or `placeholder`. A random body almost never has one (a 100-character body holds one of
  * these words about once in 150 000 tokens).
  */
+/** Whether `text` is made of fewer than 3 distinct UTF-16 code units, without a set per call. */
+function fewerThanThreeCharacters(text: string): boolean {
+  const first = text.charCodeAt(0);
+  let second = -1;
+  for (let i = 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === first || c === second) continue;
+    if (second !== -1) return false;
+    second = c;
+  }
+  return true;
+}
+
 export function isPlaceholderBody(body: string): boolean {
   return (
-    new Set(body).size < 3 ||
+    fewerThanThreeCharacters(body) ||
     /(.)\1{7}/.test(body) ||
     /your[-_]|example|placeholder|dummy|redacted|changeme|insert|replace/i.test(body)
   );
@@ -299,6 +312,6 @@ export const JUDGEMENT_SOURCES: readonly string[] = [
     classCount,
     isWordsAndNumbers,
   ].map(String),
-  ...[isDigest, isPlaceholderBody, isBasicCredentials, isPassphrase].map(String),
+  ...[isDigest, isPlaceholderBody, fewerThanThreeCharacters, isBasicCredentials, isPassphrase].map(String),
   [...PROSE_WORDS].join(" "),
 ];

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   compileRules,
   DeadlineExceeded,
+  endingAt,
   findSecrets,
   mayFindSecrets,
   type Rule,
@@ -21,14 +22,42 @@ const pin = rule("secret-assignment", String.raw`pin=(?<secret>\d+)`, {
 });
 
 describe("rule", () => {
-  it("replaces the whole match by default and compiles with the g and d flags", () => {
+  it("replaces the whole match by default and compiles with the g flag, and with d and y to locate groups", () => {
     const r = rule("service-token", "tok_[a-z]+", { triggers: ["tok_"] });
-    expect([r.pattern.flags, r.caseSensitive, r.reach]).toEqual(["dg", true, 0]);
+    expect([r.pattern.flags, r.located.flags, r.caseSensitive, r.reach]).toEqual(["g", "dy", true, 0]);
     expect(found([r], "a tok_abc b")).toEqual([["service-token", "tok_abc"]]);
   });
 
   it("adds the flags it is given", () => {
-    expect(rule("bearer", "x", { flags: "iu", triggers: [] }).pattern.flags).toBe("dgiu");
+    expect(rule("bearer", "x", { flags: "iu", triggers: [] }).pattern.flags).toBe("giu");
+  });
+});
+
+describe("locating groups", () => {
+  it("runs the located pattern only for a match whose pick asks, and finds the group there", () => {
+    let asked = 0;
+    const r = rule("service-token", "key=(?<secret>[a-z]+)(?<tail>!?)", {
+      triggers: ["key="],
+      pick: (m, at) => {
+        if (m.groups?.secret === "skip") return undefined;
+        asked++;
+        const range = at("secret");
+        return range === undefined ? undefined : { start: range[0], end: range[1] };
+      },
+    });
+    expect(found([r], "key=skip key=abc! key=xyz")).toEqual([
+      ["service-token", "abc"],
+      ["service-token", "xyz"],
+    ]);
+    expect(asked).toBe(2);
+  });
+
+  it("endingAt finds a value at the end of a match or before its closing quote", () => {
+    const m = /-p(?:"(?<q>[^"]+)"|(?<b>\S+))/.exec('x -p"s3cret" y');
+    expect(m).not.toBeNull();
+    if (m === null) return;
+    const [start, end] = endingAt(m, m.groups?.q ?? "", 1);
+    expect(m.input.slice(start, end)).toBe("s3cret");
   });
 });
 
@@ -133,9 +162,9 @@ describe("findSecrets with several spans per match", () => {
   const options = rule("cli-flag", String.raw`\bcmd\b(?<rest>[^\n]*)`, {
     triggers: ["cmd"],
     resume: "end",
-    pick: (m) =>
+    pick: (m, located) =>
       Array.from((m.groups?.rest ?? "").matchAll(/-p(\S+)/dg), (o) => {
-        const at = (m.indices?.groups?.rest?.[0] ?? 0) + (o.indices?.[1]?.[0] ?? 0);
+        const at = (located("rest")?.[0] ?? 0) + (o.indices?.[1]?.[0] ?? 0);
         return { start: at, end: at + (o[1] ?? "").length };
       }),
   });
