@@ -46,10 +46,7 @@ const UNQUOTED = String.raw`[^\s"'\`,;()\[\]{}<>]`;
  * Judge an assigned value by its name, read together with the word before it when they are separated by
  * a space only (`public key: …` is a public key, `API key: …` an API key).
  */
-function assignment(value: string, m: RegExpExecArray, quoted = false): boolean {
-  // No name takes a value under 6 characters: said before the name is read, which costs more.
-  if (value.length < 6) return false;
-  const strength = strengthOf(m);
+function assignment(value: string, strength: Strength | undefined, quoted = false): boolean {
   return (
     strength !== undefined &&
     (looksSecretFor(value, strength) || (quoted && strength === "strong" && isPassphrase(value)))
@@ -58,19 +55,40 @@ function assignment(value: string, m: RegExpExecArray, quoted = false): boolean 
 
 function strengthOf(m: RegExpExecArray): Strength | undefined {
   const name = m.groups?.name ?? "";
-  const before = /([A-Za-z][A-Za-z0-9]*)[ \t]+$/.exec(m.input.slice(Math.max(0, m.index - 40), m.index))?.[1];
+  const before = wordBefore(m.input, m.index);
   return classifyName(before === undefined ? name : `${before}_${name}`);
 }
 
+const isAlphanumeric = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/**
+ * The word (ASCII letters, then letters or digits) that ends right before the spaces or tabs before `at`,
+ * within the 40 characters before it: `API` in `API key`. Read backwards, without a regular expression.
+ */
+export function wordBefore(input: string, at: number): string | undefined {
+  const limit = Math.max(0, at - 40);
+  let end = at;
+  while (end > limit && (input.charCodeAt(end - 1) === 32 || input.charCodeAt(end - 1) === 9)) end--;
+  if (end === at) return undefined;
+  let start = end;
+  while (start > limit && isAlphanumeric(input.charCodeAt(start - 1))) start--;
+  while (start < end && !isLetter(input.charCodeAt(start))) start++;
+  return start < end ? input.slice(start, end) : undefined;
+}
+
 const count = (text: string, ch: string) => text.split(ch).length - 1;
+/** Characters up to the next white space or quote, read from `lastIndex`. */
+const UNBROKEN = /[^\s"'`]{0,512}/y;
 
 /**
  * Where a bare password value really ends: at the next white space or quote, whatever punctuation it
  * holds (`p@ss,w(rd);x`), less the punctuation that ends a sentence and a closing bracket it did not open.
  */
 export function passwordEnd(input: string, start: number, end: number): number {
-  let stop = end;
-  while (stop < input.length && stop - start < 512 && !/[\s"'`]/.test(input[stop] ?? " ")) stop++;
+  UNBROKEN.lastIndex = end;
+  const run = UNBROKEN.exec(input)?.[0].length ?? 0;
+  const stop = Math.max(end, Math.min(end + run, start + 512));
   let value = input.slice(start, stop).replace(/[.,;:!?]+$/, "");
   for (const [open, close] of BRACKETS)
     while (value.endsWith(close) && count(value, close) > count(value, open)) value = value.slice(0, -1);
@@ -95,12 +113,14 @@ const assignedValue: Pick = (m, at) => {
     // A bare value loses its trailing dots (the end of a sentence); a value on the next line is not a key.
     if (name === "bare") value = value.replace(/\.+$/, "");
     const quoted = name === "dq" || name === "sq" || name === "bq";
-    if (value === "" || (name === "nl" && value.endsWith(":")) || !assignment(value, m, quoted))
-      return undefined;
+    // No name takes a value under 6 characters: said before the name is read, which costs more.
+    if (value.length < 6 || (name === "nl" && value.endsWith(":"))) return undefined;
+    const strength = strengthOf(m);
+    if (!assignment(value, strength, quoted)) return undefined;
     const range = at(name);
     if (range === undefined) return undefined;
     // A password runs on to the next space whatever punctuation it holds (`DB_PASSWORD=a,b;c(d)`).
-    if (name === "bare" && strengthOf(m) === "strong")
+    if (name === "bare" && strength === "strong")
       return { start: range[0], end: passwordEnd(m.input, range[0], range[0] + value.length) };
     return { start: range[0], end: range[0] + value.length };
   }
@@ -221,7 +241,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
   ),
   rule(
     "url-credentials",
-    String.raw`(?<=(?<!&)[?&])(?<name>[A-Za-z0-9_.-]{1,64})=(?!=)(?<secret>[^\s&#"'<>\`]{1,1024})`,
+    String.raw`(?<!&)[?&](?<name>[A-Za-z0-9_.-]{1,64})=(?!=)(?<secret>[^\s&#"'<>\`]{1,1024})`,
     {
       triggers: SECRET_NAME_TRIGGERS,
       caseSensitive: false,

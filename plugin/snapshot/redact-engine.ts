@@ -240,7 +240,9 @@ function windowsOf(text: string, set: RuleSet): (number[] | undefined)[] {
       const list = windows[group];
       const lastEnd = list?.at(-1);
       if (list === undefined) windows[group] = [lineStart, end];
-      else if (lastEnd === undefined || lineStart > lastEnd) list.push(lineStart, end);
+      // A window that starts on the line right after the last one extends it: a text with a trigger on
+      // every line costs one window, not one per line.
+      else if (lastEnd === undefined || lineStart > lastEnd + 1) list.push(lineStart, end);
       else if (end > lastEnd) list[list.length - 1] = end;
     }
   });

@@ -71,6 +71,19 @@ const SECRET_WORD_HINT = /pass|pwd|pw|secret|token|key|auth|credential|sig|pat/i
  */
 export function classifyName(name: string): Strength | undefined {
   if (!SECRET_WORD_HINT.test(name)) return undefined;
+  // A text names the same few secrets again and again (and a pasted log thousands of times): each name is
+  // split into words once. Bounded, so a text of many names costs a refill, not memory.
+  const known = classified.get(name);
+  if (known !== undefined) return known === "none" ? undefined : known;
+  const strength = classifyWords(name);
+  if (classified.size >= 4096) classified.clear();
+  classified.set(name, strength ?? "none");
+  return strength;
+}
+
+const classified = new Map<string, Strength | "none">();
+
+function classifyWords(name: string): Strength | undefined {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
@@ -312,6 +325,13 @@ export const JUDGEMENT_SOURCES: readonly string[] = [
     classCount,
     isWordsAndNumbers,
   ].map(String),
-  ...[isDigest, isPlaceholderBody, fewerThanThreeCharacters, isBasicCredentials, isPassphrase].map(String),
+  ...[
+    classifyWords,
+    isDigest,
+    isPlaceholderBody,
+    fewerThanThreeCharacters,
+    isBasicCredentials,
+    isPassphrase,
+  ].map(String),
   [...PROSE_WORDS].join(" "),
 ];

@@ -166,13 +166,16 @@ function redactText(text: string, deadline: Deadline | undefined): Redaction {
   // away from the markers a pass wrote is as the pass saw it, so the next pass only reads the lines around
   // them (as far as any rule reaches), which keeps a text with a few secrets at about one pass.
   while (regions.length > 0) {
-    const found = regions.flatMap((r) =>
-      findSecrets(current.slice(r.start, r.end), RULES, deadline).map((f) => ({
-        ...f,
-        start: f.start + r.start,
-        end: f.end + r.start,
-      })),
-    );
+    const whole = regions.length === 1 && regions[0]?.start === 0 && regions[0].end === current.length;
+    const found = whole
+      ? findSecrets(current, RULES, deadline)
+      : regions.flatMap((r) =>
+          findSecrets(current.slice(r.start, r.end), RULES, deadline).map((f) => ({
+            kind: f.kind,
+            start: f.start + r.start,
+            end: f.end + r.start,
+          })),
+        );
     if (found.length === 0) break;
     let out = "";
     let copied = 0;
