@@ -8,6 +8,7 @@ import { parseDailyLog } from "../snapshot/parse.ts";
 import type { JudgedBlocks } from "../snapshot/redact-judged.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { readFailure } from "../store/daily-log.ts";
+import { judgedFor, noteJudged } from "../store/judged-memory.ts";
 import { openMemoryFile } from "../store/log-open.ts";
 import type { Fingerprint, LogRecord } from "./codec.ts";
 import { contentHash } from "./log-files.ts";
@@ -89,7 +90,8 @@ export async function readLog(
     if (known?.problems !== undefined && known.crc32 === fingerprint.crc32) {
       return { fingerprint, snapshots: [], diagnostics: [], redactions: {}, same: true };
     }
-    const parsed = parseDailyLog(bytes.toString("utf8"), file, judged === undefined ? {} : { judged });
+    const parsed = parseDailyLog(bytes.toString("utf8"), file, { judged: judged ?? judgedFor(workspaceDir) });
+    noteJudged(workspaceDir);
     return {
       fingerprint,
       snapshots: parsed.snapshots,

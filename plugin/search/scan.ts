@@ -13,6 +13,7 @@ import { START_MARKER_PREFIX } from "../snapshot/format.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { listDailyLogs, readFailure, strayDailyLogs } from "../store/daily-log.ts";
+import { judgedFor, noteJudged } from "../store/judged-memory.ts";
 import { readMemoryFile } from "../store/log-open.ts";
 import { type Claims, claimed } from "./claims.ts";
 import { buildFrozen } from "./frozen-shard.ts";
@@ -74,7 +75,8 @@ export async function scanSearch(
     anyBlock ||= text.includes(START_MARKER_PREFIX);
     if (!mayHold(text)) continue;
     parsed++;
-    const read = parseDailyLog(text, log.file);
+    const read = parseDailyLog(text, log.file, { judged: judgedFor(workspaceDir) });
+    noteJudged(workspaceDir);
     diagnostics.push(...read.diagnostics);
     for (const s of read.snapshots) found.push(options.claims === undefined ? s : claimed(options.claims, s));
   }

@@ -51,6 +51,7 @@ export class JudgedBlocks {
   readonly version: string;
   readonly #checksums = new Set<string>();
   readonly #limit: number;
+  #revision = 0;
 
   constructor(version: string, checksums: Iterable<string> = [], limit = 200_000) {
     this.version = version;
@@ -76,6 +77,12 @@ export class JudgedBlocks {
       if (oldest.done !== true) this.#checksums.delete(oldest.value);
     }
     this.#checksums.add(checksum);
+    this.#revision++;
+  }
+
+  /** How many checksums were added since this memory was made (what a persisted copy lacks). */
+  get revision(): number {
+    return this.#revision;
   }
 
   get size(): number {

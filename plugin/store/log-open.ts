@@ -272,6 +272,37 @@ export async function readStateFile(path: string, name: string): Promise<Buffer>
   }
 }
 
+/** {@link readStateFile}, synchronously (state read on a synchronous path: session files, index headers). */
+export function readStateFileSync(path: string, name: string): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, READ_FLAGS);
+  } catch (error) {
+    if (errorCode(error) === "ENXIO") throw socket(name);
+    if (errorCode(error) === "ELOOP")
+      throw new RefusedFileError(
+        name,
+        "it is a link",
+        "move it away (big-memory writes it again)",
+        "outside",
+      );
+    throw error;
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile())
+      throw new RefusedFileError(
+        name,
+        `it is ${kindOf(info)}, not a regular file`,
+        "move it away (big-memory writes it again)",
+        info.isDirectory() ? "folder" : "special",
+      );
+    return readAllSync(fd, info.size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The bytes of `file` read within the boundary (see {@link openMemoryFile}). */
 export async function readMemoryFile(workspaceDir: string, file: string): Promise<Buffer> {
   const { handle } = await openMemoryFile(workspaceDir, file);

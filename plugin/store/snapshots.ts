@@ -2,6 +2,7 @@ import { duplicateId, parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { timestampMillis } from "../snapshot/time.ts";
 import { listDailyLogs, readFailure, strayDailyLogs } from "./daily-log.ts";
+import { judgedFor, noteJudged } from "./judged-memory.ts";
 import { readMemoryFile } from "./log-open.ts";
 
 /** The read path of snapshots from the daily logs themselves; the write path is store/save.ts. */
@@ -59,7 +60,8 @@ export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceS
     }
     files++;
     bytes += Buffer.byteLength(entry.text);
-    const parsed = parseDailyLog(entry.text, entry.log.file);
+    const parsed = parseDailyLog(entry.text, entry.log.file, { judged: judgedFor(workspaceDir) });
+    noteJudged(workspaceDir);
     diagnostics.push(...parsed.diagnostics);
     for (const s of parsed.snapshots) {
       const first = seen.get(s.snapshot.id);
