@@ -3,10 +3,10 @@
  * `<workspace>/.big-memory/search/` (or `<stateDir>/search/<workspace hash>/`), written atomically
  * through the store's persistence gate (atomic, mode 0600) with the previous copy kept as `<month>.bmx.prev`.
  */
-import { readFileSync } from "node:fs";
-import { readdir, readFile, rm } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import { errorCode } from "../store/fs-durable.ts";
 import { writePrivateBytes } from "../store/gate.ts";
+import { readStateFile, readStateFileSync } from "../store/log-open.ts";
 import { decodeShard, encodeShard, type LogRecord, type ShardFile, type ShardHeader } from "./codec.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
@@ -26,7 +26,8 @@ export type ShardLoad =
 
 async function readIfPresent(path: string): Promise<Buffer | null> {
   try {
-    return await readFile(path);
+    // Opened without blocking and only as a regular file: a FIFO in its place is a problem, not a hang.
+    return await readStateFile(path, path);
   } catch (error) {
     if (errorCode(error) === "ENOENT") return null;
     throw error;
@@ -74,7 +75,8 @@ export async function loadShardHeader(
   const read = readSavedHeader(dir, month);
   if (read.kind !== "old") return read;
   try {
-    const { shard, files } = decodeShard(readFileSync(shardPath(dir, month)));
+    const path = shardPath(dir, month);
+    const { shard, files } = decodeShard(readStateFileSync(path, path));
     return { kind: "loaded", header: { month: shard.month, entries: shard.parts.entries, files } };
   } catch (error) {
     return { kind: "unreadable", problem: error instanceof Error ? error.message : String(error) };

@@ -8,11 +8,12 @@
  * the index's files are, so that a command reading refs does not load the code that writes shards.
  */
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { crc32 } from "node:zlib";
 import { TRIGGER_NAMES } from "../snapshot/format.ts";
 import { errorCode } from "../store/fs-durable.ts";
+import { openStateFileSync, RefusedFileError } from "../store/log-open.ts";
 import type { LogProblem, LogRecord, RefTuple, ShardHeader } from "./codec.ts";
 import type { Entry } from "./document.ts";
 import { checkedTally, type Tally } from "./tally.ts";
@@ -54,9 +55,11 @@ export function readHeaderBytes(
   | { kind: "bytes"; bytes: Buffer } {
   let fd: number;
   try {
-    fd = openSync(shardPath(dir, month), "r");
+    const path = shardPath(dir, month);
+    fd = openStateFileSync(path, path).fd;
   } catch (error) {
     if (errorCode(error) === "ENOENT") return { kind: "missing" };
+    if (error instanceof RefusedFileError) return { kind: "unreadable", problem: error.message };
     throw error;
   }
   try {

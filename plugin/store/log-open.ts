@@ -272,8 +272,12 @@ export async function readStateFile(path: string, name: string): Promise<Buffer>
   }
 }
 
-/** {@link readStateFile}, synchronously (state read on a synchronous path: session files, index headers). */
-export function readStateFileSync(path: string, name: string): Buffer {
+/**
+ * One of big-memory's own files opened for reading as {@link readStateFile} opens it, synchronously: the
+ * descriptor and its `fstat`; the caller closes it. A link, a FIFO, a device, a socket or a folder is
+ * refused ({@link RefusedFileError}) without blocking; a missing file throws its `ENOENT` error.
+ */
+export function openStateFileSync(path: string, name: string): { fd: number; info: Stats } {
   let fd: number;
   try {
     fd = openSync(path, READ_FLAGS);
@@ -288,15 +292,21 @@ export function readStateFileSync(path: string, name: string): Buffer {
       );
     throw error;
   }
+  const info = fstatSync(fd);
+  if (info.isFile()) return { fd, info };
+  closeSync(fd);
+  throw new RefusedFileError(
+    name,
+    `it is ${kindOf(info)}, not a regular file`,
+    "move it away (big-memory writes it again)",
+    info.isDirectory() ? "folder" : "special",
+  );
+}
+
+/** {@link readStateFile}, synchronously (state read on a synchronous path: session files, index shards). */
+export function readStateFileSync(path: string, name: string): Buffer {
+  const { fd, info } = openStateFileSync(path, name);
   try {
-    const info = fstatSync(fd);
-    if (!info.isFile())
-      throw new RefusedFileError(
-        name,
-        `it is ${kindOf(info)}, not a regular file`,
-        "move it away (big-memory writes it again)",
-        info.isDirectory() ? "folder" : "special",
-      );
     return readAllSync(fd, info.size);
   } finally {
     closeSync(fd);

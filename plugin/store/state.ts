@@ -1,11 +1,11 @@
-import { readFileSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { z } from "zod";
 import { errorCode, errorMessage } from "./fs-durable.ts";
 import { ensurePrivateDir, writePrivateJson } from "./gate.ts";
 import { ensurePrivateDirSync, writePrivateJsonSync } from "./gate-sync.ts";
 import { lockForExitSync, withLock } from "./lock.ts";
+import { RefusedFileError, readStateFile, readStateFileSync } from "./log-open.ts";
 
 /**
  * Small versioned JSON files under `.big-memory/` (session trails, pending restores, flush marks).
@@ -106,7 +106,7 @@ export class JsonState<T> {
   /** One file's value, or why not (`problem: null` when the file does not exist). */
   private async load(path: string): Promise<Loaded<T>> {
     try {
-      return this.parse(await readFile(path, "utf8"));
+      return this.parse((await readStateFile(path, path)).toString("utf8"));
     } catch (error) {
       return this.unreadable(path, error);
     }
@@ -114,7 +114,7 @@ export class JsonState<T> {
 
   private loadSync(path: string): Loaded<T> {
     try {
-      return this.parse(readFileSync(path, "utf8"));
+      return this.parse(readStateFileSync(path, path).toString("utf8"));
     } catch (error) {
       return this.unreadable(path, error);
     }
@@ -122,6 +122,9 @@ export class JsonState<T> {
 
   private unreadable(path: string, error: unknown): Loaded<T> {
     if (errorCode(error) === "ENOENT") return { ok: false, problem: null };
+    // A FIFO, device, link or folder in its place is never opened for a blocking read: it reads as a bad
+    // copy (the previous one, or fresh) and the next write replaces it.
+    if (error instanceof RefusedFileError) return { ok: false, problem: `is not read: ${error.reason}` };
     // The environment failing (a folder in the way, permissions, I/O) is not corruption: say so.
     throw new Error(`big-memory: cannot read ${path}: ${errorMessage(error)}`, { cause: error });
   }

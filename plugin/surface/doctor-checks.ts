@@ -326,7 +326,14 @@ function activityChecks(f: DoctorFacts): Check[] {
   } else {
     const turn =
       s.lastTurn === null ? "no user turn yet" : `last user turn ${relativeAge(s.lastTurn, f.now)}`;
-    checks.push(check("hooks seen", "ok", `${s.count} session${s.count === 1 ? "" : "s"}, ${turn}`));
+    // A session file that is not JSON, or not a regular file (a FIFO, a device), is left out: say how many.
+    const unreadable =
+      s.unreadable > 0
+        ? `; ${s.unreadable} session file${s.unreadable === 1 ? "" : "s"} not read (corrupt, or not a regular file)`
+        : "";
+    checks.push(
+      check("hooks seen", "ok", `${s.count} session${s.count === 1 ? "" : "s"}, ${turn}${unreadable}`),
+    );
   }
   const capture =
     f.lastCapture === null

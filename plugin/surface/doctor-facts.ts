@@ -8,6 +8,7 @@ import { SessionState } from "../session/session-state.ts";
 import { errorCode } from "../store/fs-durable.ts";
 import { STATE_DIR_NAME } from "../store/gate.ts";
 import { readLedger } from "../store/ledger.ts";
+import { readStateFile } from "../store/log-open.ts";
 import { readRestoreLog } from "../store/restore-log.ts";
 import { readAllSnapshots } from "../store/snapshots.ts";
 import { type DoctorFacts, PLUGIN_ID } from "./doctor-checks.ts";
@@ -128,7 +129,9 @@ async function readSessions(workspace: string): Promise<DoctorFacts["sessions"]>
   for (const name of names) {
     let parsed: ReturnType<typeof SessionState.safeParse> | null = null;
     try {
-      parsed = SessionState.safeParse(JSON.parse(await readFile(join(dir, name), "utf8")));
+      // Never a blocking read: a FIFO or device named like a session file counts as unreadable.
+      const bytes = await readStateFile(join(dir, name), `${STATE_DIR_NAME}/sessions/${name}`);
+      parsed = SessionState.safeParse(JSON.parse(bytes.toString("utf8")));
     } catch {
       parsed = null;
     }

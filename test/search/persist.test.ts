@@ -1,4 +1,5 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeShard } from "../../plugin/search/codec.ts";
@@ -64,6 +65,38 @@ describe("shard files", () => {
     expect(await loadShardFile(dir, "2026-10")).toEqual({ kind: "missing" });
     await removeShardFile(dir, "2026-11");
     expect(await listShardFiles(dir)).toEqual([]);
+  });
+});
+
+describe("shard files with a FIFO in their place", () => {
+  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+  let dir: string;
+  beforeEach(async () => {
+    ws = await tempWorkspace();
+    dir = indexDir(ws.dir);
+  });
+  afterEach(() => ws.cleanup());
+
+  it("fall back to the previous copy, naming the FIFO, without blocking", async () => {
+    await writeShardFile(dir, "2026-11", encodeShard(shardWith("first"), FILES));
+    await writeShardFile(dir, "2026-11", encodeShard(shardWith("second"), FILES));
+    await rm(shardPath(dir, "2026-11"));
+    execFileSync("mkfifo", [shardPath(dir, "2026-11")]);
+    const load = await loadShardFile(dir, "2026-11");
+    expect(load).toMatchObject({ kind: "loaded", fromPrevious: true });
+    expect(load.kind === "loaded" ? load.problem : "").toMatch(/2026-11\.bmx is not read: it is a FIFO/);
+    expect(load.kind === "loaded" && load.file.shard.parts.entries[0]?.goal).toBe("first");
+  });
+
+  it("report the month unreadable when both copies are FIFOs, and loadShardHeader too", async () => {
+    await mkdir(dir, { recursive: true });
+    execFileSync("mkfifo", [shardPath(dir, "2026-11")]);
+    execFileSync("mkfifo", [`${shardPath(dir, "2026-11")}.prev`]);
+    const load = await loadShardFile(dir, "2026-11");
+    expect(load.kind).toBe("unreadable");
+    expect(load.kind === "unreadable" ? load.problem : "").toMatch(/is not read: it is a FIFO/);
+    const header = await loadShardHeader(dir, "2026-11");
+    expect(header.kind === "unreadable" ? header.problem : header.kind).toMatch(/is not read: it is a FIFO/);
   });
 });
 

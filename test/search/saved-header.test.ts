@@ -132,3 +132,21 @@ describe("TRIGGERS", () => {
     expect([...TRIGGERS]).toEqual(Trigger.options);
   });
 });
+
+describe("readSavedHeader with a FIFO in a shard's place", () => {
+  it("says the shard is unreadable, naming the FIFO, without blocking", async () => {
+    const ws = await tempWorkspace();
+    try {
+      await mkdir(indexDir(ws.dir), { recursive: true });
+      const { execFileSync } = await import("node:child_process");
+      execFileSync("mkfifo", [shardPath(indexDir(ws.dir), "2026-11")]);
+      const read = readSavedHeader(indexDir(ws.dir), "2026-11");
+      expect(read.kind).toBe("unreadable");
+      expect(read.kind === "unreadable" ? read.problem : "").toMatch(
+        /2026-11\.bmx is not read: it is a FIFO/,
+      );
+    } finally {
+      await ws.cleanup();
+    }
+  });
+});

@@ -92,3 +92,19 @@ describe("JsonState", () => {
     );
   });
 });
+
+describe("JsonState with a FIFO in its file's place", () => {
+  it("reads the initial value without blocking, warns naming the FIFO, and its next write replaces it", async () => {
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("mkfifo", [join(dir, "s.json")]);
+    const s = state();
+    expect(await s.read()).toEqual({ version: 1, n: 0, pending: null });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(
+      `${join(dir, "s.json")} is not read: it is a FIFO (named pipe), not a regular file`,
+    );
+    expect(s.updateSync((v) => ({ ...v, n: 5 }))?.value.n).toBe(5);
+    expect((await stat(join(dir, "s.json"))).isFile()).toBe(true);
+    expect(await s.read()).toEqual({ version: 1, n: 5, pending: null });
+  });
+});

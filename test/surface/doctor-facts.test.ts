@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -115,5 +116,23 @@ describe("runDoctor", () => {
     const report = await doctor(h, { dir: join(h, "ws") });
     expect(report.checks.find((c) => c.name === "config")).toMatchObject({ status: "fail" });
     expect(report.checks.find((c) => c.name === "workspace")).toMatchObject({ status: "ok" });
+  });
+});
+
+describe("runDoctor with a FIFO among the session files", () => {
+  it("counts it unreadable, without blocking, and still reports the readable sessions", async () => {
+    const h = home(good);
+    session(h, "agent:main:main", (s) => {
+      s.trail.turns = 3;
+      s.trail.asks = [{ text: "fix the login bug", at: "2026-11-22T11:58:00Z" }];
+      s.updatedAt = "2026-11-22T11:59:00Z";
+    });
+    const fifo = join(sessionStatePath(join(h, "ws", ".big-memory"), "agent:main:main"), "..", "fifo.json");
+    execFileSync("mkfifo", [fifo]);
+    const report = await doctor(h);
+    const hooks = report.checks.find((c) => c.name === "hooks seen");
+    expect(hooks?.detail).toBe(
+      "1 session, last user turn 2m ago; 1 session file not read (corrupt, or not a regular file)",
+    );
   });
 });
