@@ -94,5 +94,14 @@ export function headingKey(raw: string): string {
 
 /** The known section a heading names, after one optional `[SNAPSHOT]` prefix. */
 export function sectionOf(rawHeading: string): SectionKey | undefined {
-  return SECTION_BY_HEADING.get(rawHeading.toLowerCase()) ?? SECTION_BY_HEADING.get(headingKey(rawHeading));
+  return (
+    SECTION_BY_EXACT_HEADING.get(rawHeading) ??
+    SECTION_BY_HEADING.get(rawHeading.toLowerCase()) ??
+    SECTION_BY_HEADING.get(headingKey(rawHeading))
+  );
 }
+
+/** The headings the renderer writes, as written: a canonical block's sections need no lower-casing. */
+const SECTION_BY_EXACT_HEADING: ReadonlyMap<string, SectionKey> = new Map(
+  Object.entries(SECTIONS).map(([key, heading]) => [heading, key as SectionKey] as const),
+);

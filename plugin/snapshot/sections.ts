@@ -40,15 +40,24 @@ export function trimSpaces(text: string): string {
 }
 
 function isBlank(line: string): boolean {
-  return /^[ \t]*$/.test(line);
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c !== 32 && c !== 9) return false;
+  }
+  return true;
+}
+
+/** `none` in any case, compared without lower-casing a copy of every value. */
+function isNoneWord(text: string): boolean {
+  return text.length === 4 && text.toLowerCase() === "none";
 }
 
 function isNone(text: string): boolean {
-  return trimSpaces(text).toLowerCase() === "none";
+  return isNoneWord(trimSpaces(text));
 }
 
 function value(text: string, canonical: boolean): string {
-  if (canonical) return text.toLowerCase() === "none" ? "" : decode(text);
+  if (canonical) return isNoneWord(text) ? "" : decode(text);
   const t = text.trim();
   return isNone(t) ? "" : t;
 }
@@ -58,7 +67,7 @@ function trimBlank(lines: string[]): string[] {
   let b = lines.length;
   while (a < b && isBlank(lines[a] ?? "")) a++;
   while (b > a && isBlank(lines[b - 1] ?? "")) b--;
-  return lines.slice(a, b);
+  return a === 0 && b === lines.length ? lines : lines.slice(a, b);
 }
 
 /** List items of a body; a body with no list markers is one item; `none` is no item. */
