@@ -117,7 +117,8 @@ const assignedValue: Pick = (m, at) => {
     if (value.length < 6 || (name === "nl" && value.endsWith(":"))) return undefined;
     const strength = strengthOf(m);
     if (!assignment(value, strength, quoted)) return undefined;
-    const range = at(name);
+    // A bare value ends the match, a quoted one ends one before it: found without group indices.
+    const range = name === "bare" ? endingAt(m, group) : quoted ? endingAt(m, group, 1) : at(name);
     if (range === undefined) return undefined;
     // A password runs on to the next space whatever punctuation it holds (`DB_PASSWORD=a,b;c(d)`).
     if (name === "bare" && strength === "strong")
@@ -144,9 +145,9 @@ function valueGroup(
 /** A value after a password flag: anything but a placeholder, a variable or the next flag. */
 const passwordValue = (value: string, minLength: number) =>
   value.length >= minLength &&
-  notPlaceholder(value) &&
+  !value.includes("[REDACTED:") &&
   !/^[-$%]/.test(value) &&
-  !value.includes("[REDACTED:");
+  notPlaceholder(value);
 
 /** `--name value`, `--name=value`, `-name value`: judged by the name, a quoted value is taken as given. */
 const flagValue: Pick = (m) => {

@@ -274,3 +274,6 @@ async function runPathologicalBench(triggers: RegExp): Promise<void> {
   }
   printTable("Regular expression engines on pathological inputs (CPU time, best of 3)", engines);
 }
+
+if (import.meta.url === `file://${process.argv[1]}`)
+  await runRedactBench({ quick: process.argv.includes("--quick") });
