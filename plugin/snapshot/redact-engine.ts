@@ -296,27 +296,11 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
     const r = set.rules[index];
     if (list === undefined || r === undefined) continue;
     const re = r.pattern;
-    // The match at hand, and where its groups lie once its pick has asked.
-    let current: RegExpExecArray | null = null;
-    let located: RegExpIndicesArray | null | undefined;
-    const at: Locate = (group) => {
-      if (located === undefined && current !== null) {
-        r.located.lastIndex = current.index;
-        located = r.located.exec(current.input)?.indices ?? null;
-      }
-      return located?.groups?.[group];
-    };
+    scan.rule = r;
     // A rule's findings come in text order; they are merged into the earlier rules' findings once the rule
     // is done, so a rule finding thousands of secrets between thousands of others costs a merge, not an
     // insertion in the middle of a long list for each.
     const mine: Finding[] = [];
-    const keep = (local: Span, offset: number): number => {
-      const span = { start: local.start + offset, end: local.end + offset, kind: r.kind };
-      if (span.end <= span.start || overlaps(markers, span) || overlaps(found, span)) return 0;
-      if (mine.length > 0 && (mine[mine.length - 1]?.end ?? -1) > span.start) return 0;
-      mine.push(span);
-      return 1;
-    };
     for (let w = 0; w + 1 < list.length; w += 2) {
       const start = list[w] ?? 0;
       const end = list[w + 1] ?? text.length;
@@ -324,13 +308,13 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
       const slice = end - start === text.length ? text : text.slice(start, end);
       re.lastIndex = 0;
       for (let m = re.exec(slice); m !== null; m = re.exec(slice)) {
-        current = m;
-        located = undefined;
-        const picked = r.pick(m, at);
+        scan.match = m;
+        scan.located = undefined;
+        const picked = r.pick(m, locate);
         let added = 0;
         if (picked === undefined) added = 0;
-        else if ("start" in picked) added = keep(picked, start);
-        else for (const local of picked) added += keep(local, start);
+        else if ("start" in picked) added = keep(picked, start, r.kind, markers, found, mine);
+        else for (const local of picked) added += keep(local, start, r.kind, markers, found, mine);
         if (added === 0 && r.resume === "next") re.lastIndex = m.index + 1;
         else if (m[0].length === 0) re.lastIndex = m.index + 1;
       }
@@ -338,6 +322,46 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
     if (mine.length > 0) found = merge(found, mine);
   }
   return found;
+}
+
+/**
+ * The rule and match `findSecrets` has at hand, for `locate` (one function for every match: a closure per
+ * rule and call would be garbage for every short text). `findSecrets` is synchronous and picks never call
+ * it, so one record serves every call.
+ */
+const scan: {
+  rule: Rule | null;
+  match: RegExpExecArray | null;
+  located: RegExpIndicesArray | null | undefined;
+} = { rule: null, match: null, located: undefined };
+
+/** Where a group of the match at hand lies: its rule run once more there with the `d` flag. */
+const locate: Locate = (group) => {
+  const { rule: r, match } = scan;
+  if (scan.located === undefined && r !== null && match !== null) {
+    r.located.lastIndex = match.index;
+    scan.located = r.located.exec(match.input)?.indices ?? null;
+  }
+  return scan.located?.groups?.[group];
+};
+
+/**
+ * Adds the span a pick returned (relative to a window at `offset`) to `mine` unless it is empty, overlaps a
+ * marker or an earlier rule's finding, or starts before the rule's last finding ends. 1 when added.
+ */
+function keep(
+  local: Span,
+  offset: number,
+  kind: RedactionKind,
+  markers: readonly Span[],
+  found: readonly Finding[],
+  mine: Finding[],
+): number {
+  const span = { start: local.start + offset, end: local.end + offset, kind };
+  if (span.end <= span.start || overlaps(markers, span) || overlaps(found, span)) return 0;
+  if (mine.length > 0 && (mine[mine.length - 1]?.end ?? -1) > span.start) return 0;
+  mine.push(span);
+  return 1;
 }
 
 /** Two lists of disjoint spans in text order, as one. */
