@@ -9,6 +9,7 @@ import {
   isFailure,
   nextAction,
   openFailure,
+  taskBody,
   truthAt,
 } from "./truth.ts";
 
@@ -34,6 +35,18 @@ const session = (events: SessionEvent[]): RealSession => ({
   format: "pi",
   cwd: "/w",
   events,
+});
+
+describe("taskBody", () => {
+  it("takes a slash-command template's task section and drops the transcript pointer", () => {
+    const template =
+      "## Context\n\n- Current git status: modified: 2026-02-10_21-49-42Z-insights.md\n\n## Your task\n\nReview the change.";
+    expect(taskBody(template)).toBe("## Your task\n\nReview the change.");
+    const plan =
+      "Implement the plan: add watchCommand.\n\nIf you need specific details from before exiting plan mode (like exact code snippets), read the full transcript at: /u/.claude/projects/x/7018fed7-d54a.jsonl";
+    expect(taskBody(plan)).not.toContain("7018fed7");
+    expect(distinctiveWords(taskBody(plan))).not.toContain("7018fed7-d54a.jsonl");
+  });
 });
 
 describe("distinctiveWords", () => {

@@ -6,7 +6,9 @@ import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
  * `f` keeps the first `floor(f * events)` events (user messages, assistant texts and tool calls, in order).
  *
  * - **Goal**: the task is the first user message, before the cut, with at least 3 candidate words (a
- *   message such as `/mode` is not a task). Candidate words: tokens of 4+ characters (for a path, its last
+ *   message such as `/mode` is not a task); of an expanded slash-command template, its `## Your task`
+ *   section (its `## Context` is what the template's commands printed), and never Claude Code's pointer to
+ *   an earlier transcript (see {@link taskBody}). Candidate words: tokens of 4+ characters (for a path, its last
  *   segment; wrapper tags such as `<pr_description>` dropped) that are neither English stop words nor words
  *   of agent instructions and templates (`file`, `implement`, `issue`, `please` ...; see {@link COMMON}). The 5 most distinctive are kept: identifier-like
  *   tokens first (a digit, `_`, `.`, `-` or an inner capital), then longer ones, then earlier ones.
@@ -225,8 +227,29 @@ export function openFailure(session: RealSession, cut: number): ToolEvent | null
   return null;
 }
 
+/** Claude Code's line after a plan or a summary it hands the model: where the old transcript is, no task. */
+const TRANSCRIPT_POINTER =
+  /^If you need specific details from before [^\n]*read the full transcript at: \S+\s*$/gm;
+
+/**
+ * The words of a user message that state the task: an expanded slash-command template (Claude Code's
+ * custom commands: a `## Context` section of command outputs, then `## Your task`) states it in its task
+ * section, the context being a git status, a diff or a pull request the template's commands printed; the
+ * pointer to an earlier transcript Claude Code appends to an approved plan is no part of it.
+ */
+export function taskBody(text: string): string {
+  const t = text.replace(TRANSCRIPT_POINTER, "");
+  const context = /^##\s+Context\s*$/m.exec(t);
+  const task = /^##\s+Your task\s*$/m.exec(t);
+  return context !== null && task !== null && task.index > context.index ? t.slice(task.index) : t;
+}
+
 function taskMessage(events: SessionEvent[]): string | null {
-  for (const e of events) if (e.kind === "user" && distinctiveWords(e.text).length >= 3) return e.text;
+  for (const e of events) {
+    if (e.kind !== "user") continue;
+    const body = taskBody(e.text);
+    if (distinctiveWords(body).length >= 3) return body;
+  }
   return null;
 }
 
