@@ -12,6 +12,7 @@ const TRUTH: Truth = {
     identifiers: ["FieldError"],
   },
   next: { kind: "file", path: "django/db/models/sql/compiler.py" },
+  firstAction: { kind: "file", path: "django/db/models/sql/compiler.py" },
 };
 
 describe("probe", () => {
@@ -44,11 +45,13 @@ describe("diagnose", () => {
       "x\n## Blockers\n- `grep -n foo src/a.ts` failed (exit 1)\n## Next steps\n1. Read compiler.py\n</big-memory-snapshot-1>";
     expect(diagnose(restore, TRUTH)).toEqual({
       nextInNextSteps: "named",
+      firstAction: "named",
       searchBlocker: true,
       failureWithoutBlockers: false,
     });
     expect(diagnose("x\n## Files in play\n- compiler.py", TRUTH)).toEqual({
       nextInNextSteps: "missed",
+      firstAction: "named",
       searchBlocker: false,
       failureWithoutBlockers: true,
     });

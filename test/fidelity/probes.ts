@@ -80,17 +80,25 @@ const SEARCH_BLOCKER =
 
 /**
  * What the restore's sections (the headings the plugin renders today: `## Next steps`, `## Blockers`) say
- * beside the probes: the next action named in Next steps itself, a search or listing exit shown as a blocker,
- * and an open failure with no Blockers section at all. `null` where the truth has nothing to check.
+ * beside the probes: the next action named in Next steps itself, the first action after the cut named
+ * anywhere whether the session foresaw it or not (the strict figure), a search or listing exit shown as a
+ * blocker, and an open failure with no Blockers section at all. `null` where the truth has nothing to check.
  */
 export function diagnose(
   restore: string,
   truth: Truth,
-): { nextInNextSteps: ProbeResult; searchBlocker: boolean; failureWithoutBlockers: boolean | null } {
+): {
+  nextInNextSteps: ProbeResult;
+  firstAction: ProbeResult;
+  searchBlocker: boolean;
+  failureWithoutBlockers: boolean | null;
+} {
   const next = restoreSection(restore, "Next steps").toLowerCase();
   const blockers = restoreSection(restore, "Blockers");
+  const first = truth.firstAction ?? null;
   return {
     nextInNextSteps: truth.next === null ? null : verdict(namesAction(next, truth.next)),
+    firstAction: first === null ? null : verdict(namesAction(restore.toLowerCase(), first)),
     searchBlocker: SEARCH_BLOCKER.test(blockers),
     failureWithoutBlockers: truth.failure === null ? null : blockers === "",
   };

@@ -1,4 +1,4 @@
-import { isAbsolute, relative } from "node:path";
+import { basename, isAbsolute, relative } from "node:path";
 import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
 
 /**
@@ -22,7 +22,8 @@ import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
  *   most 5) and the command itself.
  * - **Next action**: the first `read`, `write`, `edit`, `apply_patch` or `exec` call at or after the cut: its
  *   file, or its command; none when a user message comes first (the action then answers a request the
- *   snapshot could not know).
+ *   snapshot could not know), and none when the session before the cut never named its file or its
+ *   command's targets, nor ran the same command (a discovery: see {@link foreseeable}).
  *
  * A probe with no truth at a cut (no task message, nothing edited, no open failure, no identifier in the
  * failure's output, no action after the cut) is not counted.
@@ -49,6 +50,8 @@ export interface Truth {
   files: string[] | null;
   failure: FailureTruth | null;
   next: ActionTruth | null;
+  /** The first action after the cut, foreseeable or not (the strict figure the bench also prints). */
+  firstAction: ActionTruth | null;
 }
 
 /** English stop words and the words of agent instructions and task templates: never distinctive. */
@@ -254,7 +257,7 @@ function taskMessage(events: SessionEvent[]): string | null {
 }
 
 /** The first action at or after `cut`, or null. */
-export function nextAction(session: RealSession, cut: number): ActionTruth | null {
+export function firstAction(session: RealSession, cut: number): ActionTruth | null {
   for (const e of session.events.slice(cut)) {
     if (e.kind === "user") return null;
     if (e.kind !== "tool" || !ACTION_TOOLS.has(e.tool)) continue;
@@ -268,6 +271,39 @@ export function nextAction(session: RealSession, cut: number): ActionTruth | nul
     if (path !== undefined) return { kind: "file", path: workspacePath(path, session.cwd) };
   }
   return null;
+}
+
+/**
+ * Whether the session before `cut` names what `action` acts on, so that a snapshot taken at the cut could:
+ * its file (by base name) or one of its command's targets in a user or assistant text or in a tool call's
+ * parameters, or the same command run before. An action on something never named before (a new `ls`, the
+ * next file of a listing a tool printed) is a discovery no snapshot can hold.
+ */
+export function foreseeable(session: RealSession, cut: number, action: ActionTruth): boolean {
+  const before = session.events.slice(0, cut);
+  const commands = new Set<string>();
+  const texts: string[] = [];
+  for (const e of before) {
+    if (e.kind !== "tool") texts.push(e.text);
+    else {
+      texts.push(JSON.stringify(e.params));
+      if (e.tool === "exec") commands.add(commandKey(String(e.params.command ?? "")));
+    }
+  }
+  const said = texts.join("\n").toLowerCase();
+  const named = (p: string) => {
+    const base = basename(p).toLowerCase();
+    return base.length >= 3 && said.includes(base);
+  };
+  return action.kind === "file"
+    ? named(action.path)
+    : commands.has(action.command) || action.targets.some(named);
+}
+
+/** The next action (see the module rules): the first action after the cut, when the session foresaw it. */
+export function nextAction(session: RealSession, cut: number): ActionTruth | null {
+  const action = firstAction(session, cut);
+  return action !== null && foreseeable(session, cut, action) ? action : null;
 }
 
 /** The truth of `session` at the cut keeping `fraction` of its events. */
@@ -290,5 +326,6 @@ export function truthAt(session: RealSession, fraction: number): Truth {
             identifiers: identifiersOf(failed.output),
           },
     next: nextAction(session, cut),
+    firstAction: firstAction(session, cut),
   };
 }
