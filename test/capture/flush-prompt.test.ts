@@ -42,6 +42,8 @@ const ANSWERS: Readonly<Record<string, string>> = {
     "Question: backfill the duplicates or drop them?",
   "{the very next action, naming its file or command (`pytest tests/x.py::test_y`, `src/a.py`); not a list of cases or options}":
     "Write the migration",
+  "{the latest commands you ran and files you changed or read, newest first, on one line; or none}":
+    "ran `npm test -- oauth` (exit 1); changed `src/auth/oauth-callback.ts`",
 };
 
 /** The template in the prompt's markdown fence. */
@@ -99,7 +101,7 @@ describe("flushPrompt", () => {
     expect(flushPrompt({ file, id, timestamp, clock, draft })).toBe(prompt);
   });
 
-  it("offers no observations without a draft, and the draft's facts, one per line, with one", () => {
+  it("offers no observations without a draft, and every section of the draft, one fact per line, with one", () => {
     expect(flushPrompt(INPUT)).not.toContain("What big-memory observed");
     const draft = {
       ...emptyContent(),
@@ -114,6 +116,9 @@ describe("flushPrompt", () => {
         { label: "", value: "user_sessions" },
       ],
       next: ["Write the migration"],
+      decisions: [{ text: "Unique index on (user_id, device_id)", rationale: "the race is in the database" }],
+      code: "$ npm test -- oauth\nError: duplicate key value violates unique constraint (ERR_DUPLICATE_KEY)",
+      extra: [{ heading: "Recent Activity", body: "ran `npm test -- oauth` (exit 1)" }],
     };
     const tail = flushPrompt({ ...INPUT, draft }).split("\n```\n")[1] ?? "";
     expect(tail.split("\n").slice(3)).toEqual([
@@ -127,10 +132,17 @@ describe("flushPrompt", () => {
       "Names:",
       "- Error: ERR_DUPLICATE_KEY",
       "- user_sessions",
+      "Decisions:",
+      "- Unique index on (user_id, device_id) -- the race is in the database",
+      "Code:",
+      "- $ npm test -- oauth",
+      "- Error: duplicate key value violates unique constraint (ERR_DUPLICATE_KEY)",
       "Blockers:",
       "none",
       "Next:",
       "- Write the migration",
+      "Recent Activity:",
+      "- ran `npm test -- oauth` (exit 1)",
       "",
       "After writing the snapshot, reply with NO_REPLY.",
     ]);
@@ -156,6 +168,12 @@ describe("flushPrompt", () => {
       names: [{ label: "Error", value: "ERR_DUPLICATE_KEY" }],
       blockers: ["Question: backfill the duplicates or drop them?"],
       next: ["Write the migration"],
+      extra: [
+        {
+          heading: "Recent Activity",
+          body: "ran `npm test -- oauth` (exit 1); changed `src/auth/oauth-callback.ts`",
+        },
+      ],
     });
   });
 
