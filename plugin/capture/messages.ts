@@ -215,7 +215,7 @@ const newest = <T>(items: readonly T[], max: number): T[] => items.slice(Math.ma
  * plugin loaded, after a gateway restart, a hook that never fired): the task and its names when the trail
  * has none or the conversation holds more user turns than the trail observed (it began earlier); the harness
  * root, the branch, the plan, the assistant's last words and decisions when the trail has none; asks, files,
- * commands, names and edited symbols the trail does not hold, placed before its own (most often they are
+ * commands, habits, names and edited symbols the trail does not hold, placed before its own (most often they are
  * older: the turns before the plugin loaded); failures it does not hold that none of its own commands
  * re-ran successfully; the larger of the counts. What the trail holds wins: it was observed as it happened.
  */
@@ -246,6 +246,10 @@ export function mergeTrails(own: Trail, seen: Trail): Trail {
     failing: newest(
       [...seen.failing.filter((f) => !keys.has(f.key) && !healed.has(f.key)), ...own.failing],
       L.failing,
+    ),
+    habits: newest(
+      [...seen.habits.filter((h) => !own.habits.some((o) => o.command === h.command)), ...own.habits],
+      L.habits,
     ),
     lastCheck: own.lastCheck ?? seen.lastCheck,
     last: own.last ?? seen.last,

@@ -291,9 +291,11 @@ export function foreseeable(session: RealSession, cut: number, action: ActionTru
     }
   }
   const said = texts.join("\n").toLowerCase();
+  // A name on its own (`watcher.go`), not the end of another (`fswatcher.go`).
   const named = (p: string) => {
     const base = basename(p).toLowerCase();
-    return base.length >= 3 && said.includes(base);
+    const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return base.length >= 3 && new RegExp(`(?<![\\w.-])${escaped}(?![\\w-])`).test(said);
   };
   return action.kind === "file"
     ? named(action.path)
