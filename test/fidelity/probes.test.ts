@@ -37,6 +37,16 @@ describe("probe", () => {
       next: "missed",
     });
   });
+
+  it("reads the restore's commands as the truth keys them (`2>&1` dropped)", () => {
+    const truth: Truth = {
+      ...TRUTH,
+      failure: { command: 'pip install sloth | tail -3 && python3 -c "', targets: [], identifiers: [] },
+    };
+    const restore = '## Blockers\n- `pip install sloth 2>&1 | tail -3 && python3 -c " … print(s)` failed';
+    expect(probe(restore, truth).command).toBe("named");
+    expect(probe("## Blockers\n- `pip install other` failed", truth).command).toBe("missed");
+  });
 });
 
 describe("diagnose", () => {
