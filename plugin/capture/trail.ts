@@ -24,7 +24,7 @@ import {
   touchFile,
 } from "./trail-files.ts";
 import { type RedactBudget, redactEvent } from "./trail-redact.ts";
-import { cleanUserText, taskText, userMessages } from "./user-text.ts";
+import { cleanUserText, firstTask, userMessages } from "./user-text.ts";
 
 /**
  * The session trail: what the plugin observes turn by turn (asks, tool calls and the files they touched,
@@ -36,7 +36,7 @@ import { cleanUserText, taskText, userMessages } from "./user-text.ts";
 
 /** Bounds of a trail. Counts are items, `*Chars` are UTF-16 code units (longer text is cut with `…`). */
 export const TRAIL_LIMITS = {
-  /** Most recent asks kept; the task the first substantial ask states is kept apart as `firstAsk`. */
+  /** Most recent asks kept; the first substantial ask's task is `firstAsk` (with the next, when `isThinAsk`). */
   asks: 8,
   askChars: 600,
   /** Files touched by tools; the least recently used is evicted. Longer paths are ignored. */
@@ -384,14 +384,14 @@ function reduceAsk(
   let next: Trail = { ...trail, turns: trail.turns + 1, updatedAt: at, root: trail.root ?? harnessRoot(raw) };
   for (const m of messages) {
     const unwrapped = unwrapTask(m.text);
-    const task = next.firstAsk === null ? taskText(unwrapped) : null;
+    const first = firstTask(next.firstAsk, unwrapped);
     const branch = detectBranch("", "", unwrapped);
     const plan = detectUserPlan(unwrapped);
     next = {
       ...next,
-      firstAsk: next.firstAsk ?? (task === null ? null : clip(task, L.askChars)),
+      firstAsk: first === null ? null : clip(first, L.askChars),
       taskNames:
-        next.firstAsk === null && task !== null
+        next.firstAsk === null && first !== null
           ? taskNames(unwrapped, L.taskNames).map((n) => ({
               value: clip(n.value, L.nameChars),
               kind: n.kind,
