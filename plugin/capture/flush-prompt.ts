@@ -1,6 +1,7 @@
 import { SECTIONS } from "../snapshot/format.ts";
 import { redactDeep } from "../snapshot/redact.ts";
 import type { SnapshotContent } from "../snapshot/snapshot.ts";
+import { ACTIVITY_HEADING } from "./draft.ts";
 
 /** What the flush prompt needs: where to write, the id to use, and the plugin's own draft. */
 export interface FlushPromptInput {
@@ -21,8 +22,10 @@ export interface FlushPromptInput {
 }
 
 /**
- * The plugin's draft as observed facts, one line per item. Its values came through the redacted trail;
- * they are redacted and flattened to one line again here, so that the prompt is safe whoever drafted.
+ * The plugin's draft as observed facts, one line per item (every section the draft has, its code a line per
+ * line, and its extra sections such as Recent Activity: a model that takes the draft as given then loses
+ * nothing the safety net would have kept). Its values came through the redacted trail; they are redacted
+ * and flattened to one line again here, so that the prompt is safe whoever drafted.
  */
 function draftLines(draft: SnapshotContent): string[] {
   const d = redactDeep(draft).value;
@@ -44,10 +47,15 @@ function draftLines(draft: SnapshotContent): string[] {
     ...list(d.files.map((f) => `${f.path}${f.note === "" ? "" : ` -- ${f.note}`}`)),
     "Names:",
     ...list(d.names.map((n) => (n.label === "" ? n.value : `${n.label}: ${n.value}`))),
+    "Decisions:",
+    ...list(d.decisions.map((x) => (x.rationale === "" ? x.text : `${x.text} -- ${x.rationale}`))),
+    "Code:",
+    ...list(d.code === "" ? [] : d.code.split("\n").filter((l) => l.trim() !== "")),
     "Blockers:",
     ...list(d.blockers),
     "Next:",
     ...list(d.next),
+    ...d.extra.flatMap((e) => [`${flat(e.heading)}:`, ...list([e.body])]),
   ];
 }
 
@@ -116,6 +124,9 @@ export function flushPrompt(input: FlushPromptInput): string {
     "",
     s("next"),
     "1. {the very next action, naming its file or command (`pytest tests/x.py::test_y`, `src/a.py`); not a list of cases or options}",
+    "",
+    `### [SNAPSHOT] ${ACTIVITY_HEADING}`,
+    "{the latest commands you ran and files you changed or read, newest first, on one line; or none}",
     "",
     "<!-- /BIG-MEMORY-SNAPSHOT -->",
     "```",

@@ -1,6 +1,14 @@
 import { z } from "zod";
+import { commandKey } from "./command.ts";
 import { contentText, isRecord } from "./text.ts";
-import { emptyTrail, type ReduceOptions, reduceTrail, type Trail, type TrailEvent } from "./trail.ts";
+import {
+  emptyTrail,
+  type ReduceOptions,
+  reduceTrail,
+  TRAIL_LIMITS,
+  type Trail,
+  type TrailEvent,
+} from "./trail.ts";
 
 /**
  * Transcripts as OpenClaw passes them in `agent_end.messages` and `before_reset.messages`, read into
@@ -199,11 +207,64 @@ export function trailFromMessages(
   );
 }
 
+/** The newest `max` of `items`. */
+const newest = <T>(items: readonly T[], max: number): T[] => items.slice(Math.max(0, items.length - max));
+
+/**
+ * The session's trail with what a conversation shows and the trail missed filled in (turns before the
+ * plugin loaded, after a gateway restart, a hook that never fired): the task and its names when the trail
+ * has none or the conversation holds more user turns than the trail observed (it began earlier); the harness
+ * root, the branch, the plan, the assistant's last words and decisions when the trail has none; asks, files,
+ * commands, habits, names and edited symbols the trail does not hold, placed before its own (most often they are
+ * older: the turns before the plugin loaded); failures it does not hold that none of its own commands
+ * re-ran successfully; the larger of the counts. What the trail holds wins: it was observed as it happened.
+ */
+export function mergeTrails(own: Trail, seen: Trail): Trail {
+  const L = TRAIL_LIMITS;
+  const paths = new Set(own.files.map((f) => f.path));
+  const commands = new Set(own.commands.map((c) => c.command));
+  const asks = new Set(own.asks.map((a) => a.text));
+  const names = new Set(own.names.map((n) => n.value));
+  const keys = new Set(own.failing.map((f) => f.key));
+  const healed = new Set(own.commands.filter((c) => c.status === "ok").map((c) => commandKey(c.command)));
+  // A conversation that holds more user turns than the trail observed began before it: its task is the session's.
+  const task = seen.firstAsk !== null && (own.firstAsk === null || seen.turns > own.turns);
+  return {
+    ...own,
+    firstAsk: task ? seen.firstAsk : own.firstAsk,
+    taskNames: task ? seen.taskNames : own.taskNames,
+    root: own.root ?? seen.root,
+    branch: own.branch ?? seen.branch,
+    plan: own.plan === "" ? seen.plan : own.plan,
+    assistantLast: own.assistantLast === "" ? seen.assistantLast : own.assistantLast,
+    decisions: own.decisions.length === 0 ? seen.decisions : own.decisions,
+    asks: newest([...seen.asks.filter((a) => !asks.has(a.text)), ...own.asks], L.asks),
+    files: newest([...seen.files.filter((f) => !paths.has(f.path)), ...own.files], L.files),
+    commands: newest([...seen.commands.filter((c) => !commands.has(c.command)), ...own.commands], L.commands),
+    names: newest([...seen.names.filter((n) => !names.has(n.value)), ...own.names], L.names),
+    symbols: newest([...seen.symbols.filter((x) => !own.symbols.includes(x)), ...own.symbols], L.symbols),
+    failing: newest(
+      [...seen.failing.filter((f) => !keys.has(f.key) && !healed.has(f.key)), ...own.failing],
+      L.failing,
+    ),
+    habits: newest(
+      [...seen.habits.filter((h) => !own.habits.some((o) => o.command === h.command)), ...own.habits],
+      L.habits,
+    ),
+    lastCheck: own.lastCheck ?? seen.lastCheck,
+    last: own.last ?? seen.last,
+    turns: Math.max(own.turns, seen.turns),
+    toolCalls: Math.max(own.toolCalls, seen.toolCalls),
+    failures: Math.max(own.failures, seen.failures),
+    updatedAt: own.updatedAt ?? seen.updatedAt,
+  };
+}
+
 /**
  * The trail a draft is made from when a hook hands over the conversation (`before_compaction.messages` on
- * the preflight path, `before_reset.messages`, the flush run's `before_prompt_build.messages`): the trail
- * built from those messages when it saw more than the session's own trail (more tool calls, or a task the
- * trail missed: turns before the plugin loaded, a gateway restart), else the session's trail.
+ * the preflight path, `before_reset.messages`, the flush run's `before_prompt_build.messages`): the
+ * session's trail with what the conversation shows and the trail missed filled in (see `mergeTrails`);
+ * the session's trail itself when no conversation was handed over.
  */
 export function trailForDraft(
   trail: Trail,
@@ -212,7 +273,5 @@ export function trailForDraft(
   options: ReduceOptions = {},
 ): Trail {
   if (messages === undefined || messages.length === 0) return trail;
-  const seen = trailFromMessages(messages, at, options);
-  const missedTask = trail.firstAsk === null && seen.firstAsk !== null;
-  return seen.toolCalls > trail.toolCalls || missedTask ? seen : trail;
+  return mergeTrails(trail, trailFromMessages(messages, at, options));
 }

@@ -52,6 +52,16 @@ const LEAD_INS: readonly RegExp[] = [
   /^\s*I've uploaded a[\s\S]{0,200}?repository in the directory \S+\.?\s*/i,
   /^\s*Consider the following (?:PR|issue) description:\s*/i,
 ];
+/** Claude Code's pointer to an earlier transcript, appended to an approved plan or a summary: no part of the task. */
+const TRANSCRIPT_POINTER =
+  /^If you need specific details from before [^\n]*read the full transcript at: \S+[ \t]*$/gm;
+/**
+ * An expanded slash-command template (Claude Code's custom commands): a `## Context` section whose lines are
+ * the output of commands the template ran (a git status, a diff, a pull request), then `## Your task`.
+ */
+const CONTEXT_SECTION = /^##\s+Context\s*$/m;
+const TASK_SECTION = /^##\s+Your task\s*$/m;
+
 /** Where a template's instructions begin after the task: the task ends there. */
 const TRAILERS: readonly RegExp[] = [
   /\n\s*INSTRUCTIONS:\s*\n[\s\S]*$/,
@@ -75,7 +85,8 @@ export function harnessRoot(text: string): string | null {
 
 /**
  * The task a message states with the harness's wrapper removed: the content of a task tag when there is
- * one, else the message without context tags, lead-in sentences and trailing instructions. Returns the
+ * one, else the message without context tags, a slash-command template's context section, the pointer to
+ * an earlier transcript, lead-in sentences and trailing instructions. Returns the
  * text unchanged (trimmed) when it carries no known wrapper.
  */
 export function unwrapTask(text: string): string {
@@ -83,7 +94,11 @@ export function unwrapTask(text: string): string {
     const inner = tagged(text, tag)?.[1]?.trim();
     if (inner !== undefined && inner.length >= 12) return unwrapTask(inner);
   }
-  let t = text;
+  let t = text.replace(TRANSCRIPT_POINTER, "");
+  const context = CONTEXT_SECTION.exec(t);
+  const task = TASK_SECTION.exec(t);
+  if (context !== null && task !== null && task.index > context.index)
+    t = t.slice(task.index + task[0].length);
   for (const tag of CONTEXT_TAGS) {
     t = t.replace(new RegExp(`<${tag}(?:\\s[^>]*)?>[\\s\\S]*?</${tag}>`, "g"), " ");
   }
@@ -123,8 +138,21 @@ const PLAIN_HYPHENATED =
   /^(?:well|non|re|co|pre|post|self|multi|sub|semi|anti|up|out|over|under|so|one|two|three|built|read|write|long|short|high|low|real|full|half|open|end|day|time|user|third|first|second|front|back|top|low)-[a-z]+$/;
 
 /**
- * Identifiers of a task, most telling first: error names and codes, backticked spans, dotted paths,
- * CamelCase and snake_case names, flags and versions, each once, at most `max`. Read from the whole task,
+ * How specific a name is: the words it joins (`session.SessionData.Exchanges` 4, `fmt.Sprintf` 2), capped at
+ * 6 so a long path does not outrank everything; a name of more words is less likely a library's or a word's.
+ */
+function parts(value: string): number {
+  const words = value
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .split(/[\s._\-/:]+/)
+    .filter((w) => w !== "");
+  return Math.min(6, words.length);
+}
+
+/**
+ * Identifiers of a task, most telling first: error names and codes, then names (backticked spans, dotted
+ * paths, CamelCase and snake_case names, flags and versions) the more specific first (`parts`), then
+ * paths; in order of appearance among equals, each once, at most `max`. Read from the whole task,
  * code and tracebacks included: that is where class paths and flags stand.
  */
 export function taskNames(task: string, max: number): TrailNameLike[] {
@@ -153,7 +181,7 @@ export function taskNames(task: string, max: number): TrailNameLike[] {
   const rank = (n: TrailNameLike): number => (n.kind === "error" ? 0 : n.kind === "path" ? 2 : 1);
   return found
     .map((n, i) => ({ n, i }))
-    .sort((a, b) => rank(a.n) - rank(b.n) || a.i - b.i)
+    .sort((a, b) => rank(a.n) - rank(b.n) || parts(b.n.value) - parts(a.n.value) || a.i - b.i)
     .slice(0, max)
     .map(({ n }) => n);
 }

@@ -9,6 +9,36 @@ import type { FileAction, TrailFile } from "./trail.ts";
 
 export type FileOp = { path: string; action: FileAction };
 
+/** How a trail's last action names a file action. */
+export const ACTION_VERB: Readonly<Record<FileAction, string>> = {
+  read: "read",
+  create: "created",
+  write: "wrote",
+  edit: "edited",
+  delete: "deleted",
+  move: "moved to",
+  mention: "named",
+};
+
+/**
+ * One more run of `command` counted among the session's habits: its count raised (it moves last), or it
+ * joins with 1; past `max`, the command run least often (the oldest among equals) is dropped.
+ */
+export function countHabit(
+  habits: readonly { command: string; runs: number }[],
+  command: string,
+  max: number,
+): { command: string; runs: number }[] {
+  if (command === "") return [...habits];
+  const runs = (habits.find((h) => h.command === command)?.runs ?? 0) + 1;
+  const kept = [...habits.filter((h) => h.command !== command), { command, runs }];
+  while (kept.length > max) {
+    const least = kept.reduce((low, h, i) => ((kept[low]?.runs ?? 0) <= h.runs ? low : i), 0);
+    kept.splice(least, 1);
+  }
+  return kept;
+}
+
 const READ_TOOLS = new Set("read read_file view view_file open_file cat".split(" "));
 const WRITE_TOOLS = new Set("write write_file create_file".split(" "));
 const EDIT_TOOLS = new Set("edit multiedit multi_edit edit_file str_replace str_replace_editor".split(" "));

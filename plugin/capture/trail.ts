@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { commandKey, commandLabel, isAnswerExit } from "./command.ts";
+import { commandCore, commandKey, commandLabel, isAnswerExit } from "./command.ts";
 import { failureFacts, updateFailing } from "./failure.ts";
 import {
   detectBranch,
@@ -13,8 +13,10 @@ import { harnessRoot, taskNames, unwrapTask } from "./task.ts";
 import { clip, oneLine } from "./text.ts";
 import { errorExcerpt, readToolOutcome } from "./tool-outcome.ts";
 import {
+  ACTION_VERB,
   commandDir,
   commandFileOps,
+  countHabit,
   type FileOp,
   fileOps,
   mentionedPaths,
@@ -22,7 +24,7 @@ import {
   touchFile,
 } from "./trail-files.ts";
 import { type RedactBudget, redactEvent } from "./trail-redact.ts";
-import { cleanUserText, taskText, userMessages } from "./user-text.ts";
+import { cleanUserText, firstTask, userMessages } from "./user-text.ts";
 
 /**
  * The session trail: what the plugin observes turn by turn (asks, tool calls and the files they touched,
@@ -34,7 +36,7 @@ import { cleanUserText, taskText, userMessages } from "./user-text.ts";
 
 /** Bounds of a trail. Counts are items, `*Chars` are UTF-16 code units (longer text is cut with `…`). */
 export const TRAIL_LIMITS = {
-  /** Most recent asks kept; the task the first substantial ask states is kept apart as `firstAsk`. */
+  /** Most recent asks kept; the first substantial ask's task is `firstAsk` (with the next, when `isThinAsk`). */
   asks: 8,
   askChars: 600,
   /** Files touched by tools; the least recently used is evicted. Longer paths are ignored. */
@@ -70,6 +72,8 @@ export const TRAIL_LIMITS = {
   symbols: 10,
   /** Paths named in one text that become files in play. */
   mentionsPerText: 5,
+  /** Commands counted by how often they ran (the session's build, test and status loop). */
+  habits: 12,
 } as const;
 const L = TRAIL_LIMITS;
 
@@ -127,6 +131,8 @@ export type TrailFailure = z.infer<typeof TrailFailure>;
 export const TrailName = z.object({ value: text(L.nameChars).min(1), kind: NameKind });
 export type TrailName = z.infer<typeof TrailName>;
 
+const Habit = z.object({ command: text(L.commandChars), runs: count });
+
 /**
  * The session trail, version 1: what the plugin observed turn by turn, bounded by `TRAIL_LIMITS`,
  * persisted as JSON by the caller between turns. Lists are oldest first.
@@ -158,6 +164,8 @@ export const Trail = z.object({
   /** The last command that ran tests or a script: what re-checks an edit. */
   lastCheck: text(L.commandChars).nullable().default(null),
   symbols: z.array(text(L.nameChars).min(1)).max(L.symbols).default([]),
+  /** The commands run most often (their working segment, `commandCore`), with their number of runs. */
+  habits: z.array(Habit).max(L.habits).default([]),
 });
 export type Trail = z.infer<typeof Trail>;
 
@@ -208,6 +216,7 @@ export function emptyTrail(): Trail {
     failing: [],
     lastCheck: null,
     symbols: [],
+    habits: [],
   };
 }
 
@@ -229,16 +238,6 @@ function addNames(names: TrailName[], found: readonly TrailName[]): TrailName[] 
   const values = new Set(fresh.map((n) => n.value));
   return [...names.filter((n) => !values.has(n.value)), ...fresh].slice(-L.names);
 }
-
-const ACTION_VERB: Record<FileAction, string> = {
-  read: "read",
-  create: "created",
-  write: "wrote",
-  edit: "edited",
-  delete: "deleted",
-  move: "moved to",
-  mention: "named",
-};
 
 function stringsOf(value: unknown): string[] {
   if (typeof value === "string") return [value];
@@ -269,6 +268,7 @@ function reduceCommand(
     at,
   };
   next.commands = [...trail.commands, entry].slice(-L.commands);
+  next.habits = countHabit(trail.habits, clip(commandCore(command), L.commandChars), L.habits);
   const exit = outcome.exitCode !== null && outcome.exitCode !== 0 ? ` (exit ${outcome.exitCode})` : "";
   const suffix = answer ? " (no match)" : exit !== "" ? exit : failed ? " (failed)" : "";
   const verb = outcome.status === "running" ? "started" : "ran";
@@ -384,14 +384,14 @@ function reduceAsk(
   let next: Trail = { ...trail, turns: trail.turns + 1, updatedAt: at, root: trail.root ?? harnessRoot(raw) };
   for (const m of messages) {
     const unwrapped = unwrapTask(m.text);
-    const task = next.firstAsk === null ? taskText(unwrapped) : null;
+    const first = firstTask(next.firstAsk, unwrapped);
     const branch = detectBranch("", "", unwrapped);
     const plan = detectUserPlan(unwrapped);
     next = {
       ...next,
-      firstAsk: next.firstAsk ?? (task === null ? null : clip(task, L.askChars)),
+      firstAsk: first === null ? null : clip(first, L.askChars),
       taskNames:
-        next.firstAsk === null && task !== null
+        next.firstAsk === null && first !== null
           ? taskNames(unwrapped, L.taskNames).map((n) => ({
               value: clip(n.value, L.nameChars),
               kind: n.kind,

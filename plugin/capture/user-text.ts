@@ -96,3 +96,29 @@ export function taskText(ask: string): string | null {
     .join(" ");
   return isSubstantialAsk(kept) ? kept : null;
 }
+
+/** Words that steer or refer rather than state a task. */
+const HANDLE_WORDS = new Set(
+  "start started starting continue continuing keep going ahead work working task tasks please check current state first about with this that what there lets let's".split(
+    " ",
+  ),
+);
+
+/** Whether an ask states little of its own: fewer than three words of four letters or more that do not just steer. */
+export function isThinAsk(task: string): boolean {
+  const content = (task.toLowerCase().match(/[\p{L}][\p{L}\p{N}_.'-]{3,}/gu) ?? []).filter(
+    (w) => !HANDLE_WORDS.has(w),
+  );
+  return new Set(content).size < 3;
+}
+
+/**
+ * The session's task after one more ask: the first ask's task (`taskText`), and when it names the work
+ * only by a handle ("start working on #004", `isThinAsk`), the next task joined to it, which states it.
+ */
+export function firstTask(first: string | null, ask: string): string | null {
+  if (first !== null && !isThinAsk(first)) return first;
+  const task = taskText(ask);
+  if (task === null) return first;
+  return first === null ? task : `${first}. ${task}`;
+}

@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { draftHasSubstance, draftSnapshot } from "../capture/draft.ts";
 import { flushPrompt } from "../capture/flush-prompt.ts";
-import { eventsFromMessages, trailFromMessages } from "../capture/messages.ts";
+import { eventsFromMessages, trailForDraft, trailFromMessages } from "../capture/messages.ts";
 import { reduceTrail, type Trail, type TrailEvent } from "../capture/trail.ts";
 import { cleanUserText } from "../capture/user-text.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
@@ -187,11 +187,12 @@ export async function prepareFlush(
     ...m,
     marks: [...m.marks, { ...flush, file, offset, id, at: now.toISOString(), sessionKey }].slice(-20),
   }));
+  // The flush run's conversation is the session's: it fills what the session's trail missed.
   const trail: Trail | null =
     target !== null
-      ? target.trail
+      ? trailForDraft(target.trail, messages, now.toISOString(), { workspaceDir: ws.dir })
       : messages !== undefined && messages.length > 0
-        ? trailFromMessages(messages, now.toISOString())
+        ? trailFromMessages(messages, now.toISOString(), { workspaceDir: ws.dir })
         : null;
   const draft = trail !== null && draftHasSubstance(trail) ? draftSnapshot(trail) : null;
   return flushPrompt({
@@ -272,7 +273,8 @@ export async function claimCycleFlush(ws: Workspace, ref: SessionRef, now: Date)
 /**
  * Inside the session's update: makes sure the state has a snapshot covering the current cycle: the
  * block the flush run wrote (`claimed`), else one already written since the last compaction, else a
- * draft from the trail (or from `messages` when the trail is empty), written with `trigger`.
+ * draft from the trail with what the hook's `messages` show and the trail missed filled in
+ * (`trailForDraft`), written with `trigger`.
  */
 export async function coverCycle(
   ws: Workspace,
@@ -298,10 +300,7 @@ export async function coverCycle(
     return { state: s, capture: { id: existing.id, file: existing.file, source: "existing" } };
   }
   if (!opts.safetyNet) return none;
-  const trail =
-    !draftHasSubstance(s.trail) && opts.messages !== undefined && opts.messages.length > 0
-      ? trailFromMessages(opts.messages, at)
-      : s.trail;
+  const trail = trailForDraft(s.trail, opts.messages, at, { workspaceDir: ws.dir });
   if (!draftHasSubstance(trail)) return none;
   const content = draftSnapshot(trail);
   // Two cycles in one turn (a flush, then the compaction) draft the same content: the first one covers both.

@@ -152,19 +152,31 @@ export async function runFidelityBench(opts: { misses?: boolean; json?: string }
   }
   printTable("Restore size and stability (two renders of the restored snapshot)", sizeRows);
   const diagRows: string[][] = [
-    ["arm", "cut", "next action in Next steps", "search exit as blocker", "open failure, no Blockers"],
+    [
+      "arm",
+      "cut",
+      "next action in Next steps",
+      "first action, foreseen or not",
+      "search exit as blocker",
+      "open failure, no Blockers",
+    ],
   ];
   for (const arm of ARMS) {
     for (const cut of CUTS) {
       const vs = verdicts.filter((v) => v.arm === arm && v.cut === cut);
       const nexts = vs.filter((v) => v.diagnosis.nextInNextSteps !== null);
       const failures = vs.filter((v) => v.diagnosis.failureWithoutBlockers !== null);
+      const firsts = vs.filter((v) => v.diagnosis.firstAction !== null);
       diagRows.push([
         arm,
         `${cut * 100}%`,
         cell({
           named: nexts.filter((v) => v.diagnosis.nextInNextSteps === "named").length,
           counted: nexts.length,
+        }),
+        cell({
+          named: firsts.filter((v) => v.diagnosis.firstAction === "named").length,
+          counted: firsts.length,
         }),
         `${vs.filter((v) => v.diagnosis.searchBlocker).length}/${vs.length}`,
         `${failures.filter((v) => v.diagnosis.failureWithoutBlockers === true).length}/${failures.length}`,

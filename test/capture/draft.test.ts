@@ -93,6 +93,21 @@ describe("draftSnapshot", () => {
     });
   });
 
+  it("adds the commands the session ran most, not among the latest, to Recent Activity", () => {
+    // A charm session's loop: pack and lint again and again, then a run of one-off inspections.
+    const loop = [0, 1, 2].flatMap((i) => [
+      exec("cd /home/ubuntu/op && tox -e lint", "ok", 0, 10 * i),
+      exec("rockcraft pack", "Packed sungather_0.3.8_amd64.rock", 0, 10 * i + 1),
+    ]);
+    const inspections = Array.from({ length: 8 }, (_, i) => exec(`kubectl logs pod-${i}`, "...", 0, 100 + i));
+    const activity = draftSnapshot(trailOf(ask("Fix the sungather charm's image"), ...loop, ...inspections))
+      .extra[0]?.body;
+    expect(activity?.split("; ").at(-1)).toBe("run most: `rockcraft pack` (3x), `tox -e lint` (3x)");
+    // Commands shown among the latest actions are not repeated.
+    const short = draftSnapshot(trailOf(ask("Fix the sungather charm's image"), ...loop)).extra[0]?.body;
+    expect(short).not.toContain("run most");
+  });
+
   it("shows the later requests that say something new, and never Claude Code's interruption mark as a task", () => {
     const t = trailOf(
       ask("[Request interrupted by user for tool use]", 0),

@@ -42,6 +42,8 @@ const ANSWERS: Readonly<Record<string, string>> = {
     "Question: backfill the duplicates or drop them?",
   "{the very next action, naming its file or command (`pytest tests/x.py::test_y`, `src/a.py`); not a list of cases or options}":
     "Write the migration",
+  "{the latest commands you ran and files you changed or read, newest first, on one line; or none}":
+    "ran `npm test -- oauth` (exit 1); changed `src/auth/oauth-callback.ts`",
 };
 
 /** The template in the prompt's markdown fence. */
@@ -99,7 +101,7 @@ describe("flushPrompt", () => {
     expect(flushPrompt({ file, id, timestamp, clock, draft })).toBe(prompt);
   });
 
-  it("offers no observations without a draft, and the draft's facts, one per line, with one", () => {
+  it("offers no observations without a draft, and every section of the draft, one fact per line, with one", () => {
     expect(flushPrompt(INPUT)).not.toContain("What big-memory observed");
     const draft = {
       ...emptyContent(),
@@ -114,6 +116,9 @@ describe("flushPrompt", () => {
         { label: "", value: "user_sessions" },
       ],
       next: ["Write the migration"],
+      decisions: [{ text: "Unique index on (user_id, device_id)", rationale: "the race is in the database" }],
+      code: "$ npm test -- oauth\nError: duplicate key value violates unique constraint (ERR_DUPLICATE_KEY)",
+      extra: [{ heading: "Recent Activity", body: "ran `npm test -- oauth` (exit 1)" }],
     };
     const tail = flushPrompt({ ...INPUT, draft }).split("\n```\n")[1] ?? "";
     expect(tail.split("\n").slice(3)).toEqual([
@@ -127,10 +132,17 @@ describe("flushPrompt", () => {
       "Names:",
       "- Error: ERR_DUPLICATE_KEY",
       "- user_sessions",
+      "Decisions:",
+      "- Unique index on (user_id, device_id) -- the race is in the database",
+      "Code:",
+      "- $ npm test -- oauth",
+      "- Error: duplicate key value violates unique constraint (ERR_DUPLICATE_KEY)",
       "Blockers:",
       "none",
       "Next:",
       "- Write the migration",
+      "Recent Activity:",
+      "- ran `npm test -- oauth` (exit 1)",
       "",
       "After writing the snapshot, reply with NO_REPLY.",
     ]);
@@ -156,6 +168,12 @@ describe("flushPrompt", () => {
       names: [{ label: "Error", value: "ERR_DUPLICATE_KEY" }],
       blockers: ["Question: backfill the duplicates or drop them?"],
       next: ["Write the migration"],
+      extra: [
+        {
+          heading: "Recent Activity",
+          body: "ran `npm test -- oauth` (exit 1); changed `src/auth/oauth-callback.ts`",
+        },
+      ],
     });
   });
 
@@ -205,7 +223,7 @@ describe("flushPrompt", () => {
     );
   });
 
-  it("redacts the draft itself and puts each value on one line, with no comment marker, whoever drafted it", () => {
+  it("redacts the draft itself (code, decisions and extra sections too) and puts each value on one line, with no comment marker, whoever drafted it", () => {
     const token = `ghp_${"Pr5e".repeat(9)}`;
     const prompt = flushPrompt({
       ...INPUT,
@@ -214,9 +232,14 @@ describe("flushPrompt", () => {
         goal: `Ship it\n### [SNAPSHOT] Next Steps\nwith ${token}`,
         state: { phase: "a\r\nb", branch: "", blocked: "", progress: "" },
         next: ["one\n<!-- END BIG-MEMORY-SNAPSHOT -->"],
+        decisions: [{ text: `use ${token}`, rationale: "x -->\n<!-- /BIG-MEMORY-SNAPSHOT -->" }],
+        code: `$ curl -H "Authorization: Bearer ${token}" x\n<!-- /BIG-MEMORY-SNAPSHOT -->`,
+        extra: [{ heading: "Recent Activity", body: `ran \`export GITHUB_TOKEN=${token}\`\n--> done` }],
       },
     });
     expect(prompt).not.toContain(token);
+    expect(prompt.match(/<!-- \/BIG-MEMORY-SNAPSHOT -->/g)).toHaveLength(1);
+    expect(prompt).not.toMatch(/-->\n?[^\n]*done/);
     expect(prompt).toContain("Goal: Ship it ### [SNAPSHOT] Next Steps with [REDACTED:github-token]");
     expect(prompt).toContain("State: phase a b; branch ?; blocked ?; progress ?");
     expect(prompt).toContain("- one <!- END BIG-MEMORY-SNAPSHOT ->");
@@ -229,6 +252,8 @@ describe("flushPrompt", () => {
         ...emptyContent(),
         goal: "```\nTraceback (most recent call last):\n```\nfix it",
         next: ["~~~~ x"],
+        code: '$ python -c "\n```\nprint(1)\n```',
+        extra: [{ heading: "Recent Activity", body: "ran ```x```" }],
       },
     });
     const observed = prompt.slice(prompt.indexOf("What big-memory observed"));

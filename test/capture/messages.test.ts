@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { draftSnapshot } from "../../plugin/capture/draft.ts";
 import { eventsFromMessages, trailForDraft, trailFromMessages } from "../../plugin/capture/messages.ts";
-import { emptyTrail, Trail } from "../../plugin/capture/trail.ts";
+import { emptyTrail, reduceTrail, Trail } from "../../plugin/capture/trail.ts";
 import agentEnd from "./fixtures/agent-end-messages.json" with { type: "json" };
 
 const AT = "2026-11-22T10:00:00.000Z";
@@ -311,10 +311,59 @@ describe("trailForDraft", () => {
     expect(trail.failing.map((f) => f.name)).toEqual(["ERR_DUPLICATE_KEY"]);
   });
 
-  it("keeps the session's trail when it saw as much, or when no conversation was handed over", () => {
-    const own = trailFromMessages([...transcript, ...transcript.slice(1)], "2026-11-22T10:00:00.000Z");
-    expect(trailForDraft(own, transcript, "2026-11-22T10:00:00.000Z")).toBe(own);
+  it("keeps the session's trail when no conversation was handed over, and adds nothing it already holds", () => {
+    const own = trailFromMessages(transcript, "2026-11-22T10:00:00.000Z");
     expect(trailForDraft(own, undefined, "2026-11-22T10:00:00.000Z")).toBe(own);
     expect(trailForDraft(own, [], "2026-11-22T10:00:00.000Z")).toBe(own);
+    expect(trailForDraft(own, transcript, "2026-11-22T10:00:00.000Z")).toEqual(own);
+  });
+
+  it("fills in the turns the trail missed, keeping what it observed first", () => {
+    // The plugin loaded after the first turn: it saw a later ask, a read and a passing lint only.
+    let own = emptyTrail();
+    for (const event of [
+      { type: "ask" as const, text: "also reject emails with a plus sign", at: "2026-11-22T10:05:00.000Z" },
+      {
+        type: "tool" as const,
+        tool: "read",
+        params: { path: "src/users.ts" },
+        at: "2026-11-22T10:05:01.000Z",
+      },
+      {
+        type: "tool" as const,
+        tool: "exec",
+        params: { command: "npm run lint" },
+        result: { details: { exitCode: 0 } },
+        at: "2026-11-22T10:05:02.000Z",
+      },
+    ])
+      own = reduceTrail(own, event);
+    const conversation = [
+      ...transcript,
+      { role: "user", content: "also reject emails with a plus sign", timestamp: 1795169100000 },
+    ];
+    const merged = trailForDraft(own, conversation, "2026-11-22T10:00:00.000Z");
+    expect(merged.firstAsk).toBe("Add a unique index on users.email in migrations/0042_unique_email.sql");
+    expect(merged.asks.map((a) => a.text)).toEqual([
+      "Add a unique index on users.email in migrations/0042_unique_email.sql",
+      "also reject emails with a plus sign",
+    ]);
+    expect(merged.failing.map((f) => f.name)).toEqual(["ERR_DUPLICATE_KEY"]);
+    expect(merged.commands.map((c) => c.command)).toEqual(["npm test", "npm run lint"]);
+    expect(merged.files.map((f) => f.path)).toEqual(["migrations/0042_unique_email.sql", "src/users.ts"]);
+    expect(merged.toolCalls).toBe(2);
+    expect(merged.last).toEqual(own.last);
+    expect(Trail.parse(merged)).toEqual(merged);
+  });
+
+  it("leaves a failure the trail saw pass again healed", () => {
+    const own = reduceTrail(emptyTrail(), {
+      type: "tool",
+      tool: "exec",
+      params: { command: "npm test" },
+      result: { details: { exitCode: 0 } },
+      at: "2026-11-22T10:05:00.000Z",
+    });
+    expect(trailForDraft(own, transcript, "2026-11-22T10:00:00.000Z").failing).toEqual([]);
   });
 });

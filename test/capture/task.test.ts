@@ -55,6 +55,60 @@ describe("unwrapTask", () => {
   });
 });
 
+/** A Claude Code custom slash command as expanded into the user's turn (shape of a real `/pr-review` session). */
+const SLASH_TEMPLATE = [
+  "## Context",
+  "",
+  "- Current pull request status: title:\tSupport Factory Droid as provider",
+  "state:\tOPEN",
+  "reviewers:\tcopilot-pull-request-reviewer (Commented)",
+  "- Current pull request diff: diff --git a/.gitignore b/.gitignore",
+  "+.idea/",
+  "",
+  "## Your task",
+  "",
+  "Examine pull request $1 using the GitHub CLI command.",
+  "",
+  "Please code review the pull request.",
+  "",
+  "```",
+  "  // New: rpcClient, err := client.NewRPCClient(dir)",
+  "```",
+  "",
+  "ARGUMENTS: 150",
+].join("\n");
+
+/** Claude Code's approved plan handed back as the user's turn, with its pointer to the old transcript. */
+const APPROVED_PLAN = [
+  "Implement the following plan:",
+  "",
+  "# Plan: Move watch command to pkg/cmd/watch.go",
+  "",
+  "Use `fmt.Sprintf` and `markdown.GenerateMarkdownFromAgentSession` from `cmd.checkAndWarnAuthentication`.",
+  "",
+  "If you need specific details from before exiting plan mode (like exact code snippets, error messages, or content you generated), read the full transcript at: /Users/x/.claude/projects/-Users-x/ab42e73a-3e8a-47fe-8ff9-17ac6e60e7de.jsonl",
+].join("\n");
+
+describe("unwrapTask: templates of real sessions", () => {
+  it("takes a slash-command template's task section, not the context its commands printed", () => {
+    const task = unwrapTask(SLASH_TEMPLATE);
+    expect(task.startsWith("Examine pull request $1")).toBe(true);
+    expect(task).not.toContain("copilot-pull-request-reviewer");
+    expect(taskNames(task, 12).map((n) => n.value)).toContain("client.NewRPCClient");
+  });
+
+  it("drops the pointer to an earlier transcript an approved plan carries", () => {
+    const task = unwrapTask(APPROVED_PLAN);
+    expect(task).toContain("# Plan: Move watch command");
+    expect(task).not.toContain("ab42e73a");
+  });
+
+  it("leaves a message with a Context heading but no task section as it is", () => {
+    const text = "## Context\n\nThe cache is stale after a deploy; find out why.";
+    expect(unwrapTask(text)).toBe(text);
+  });
+});
+
 describe("harnessRoot", () => {
   it("reads the root a harness names", () => {
     expect(harnessRoot(OPENHANDS)).toBe("/workspace/astropy__astropy__5.1");
@@ -81,6 +135,14 @@ describe("taskNames", () => {
     const flags = taskNames(unwrapTask(ISSUE_TEMPLATE), 12).map((n) => n.value);
     expect(flags).toEqual(expect.arrayContaining(["--sort-by", "--reverse", "ls_files"]));
     expect(flags).not.toContain("MY_ENV_VAR");
+  });
+
+  it("ranks the more specific names first among names of one kind", () => {
+    const names = taskNames(unwrapTask(APPROVED_PLAN), 12).map((n) => n.value);
+    expect(names.indexOf("markdown.GenerateMarkdownFromAgentSession")).toBeLessThan(
+      names.indexOf("fmt.Sprintf"),
+    );
+    expect(names.indexOf("cmd.checkAndWarnAuthentication")).toBeLessThan(names.indexOf("fmt.Sprintf"));
   });
 
   it("keeps at most `max`", () => {

@@ -3,6 +3,7 @@ import type { TrailFile } from "../../plugin/capture/trail.ts";
 import {
   commandDir,
   commandFileOps,
+  countHabit,
   isScratch,
   mentionedPaths,
   normalizePath,
@@ -77,6 +78,21 @@ describe("touchFile", () => {
     expect(touchFile([], { path: "migrations/0042_unique_session.sql", action: "mention" }, AT, 40)).toEqual([
       file("migrations/0042_unique_session.sql", 0, { lastAction: "mention" }),
     ]);
+  });
+});
+
+describe("countHabit", () => {
+  it("counts runs of a command, moves it last, and drops the one run least often (the oldest among equals)", () => {
+    let habits = countHabit([], "npm test", 3);
+    habits = countHabit(habits, "git status", 3);
+    habits = countHabit(habits, "npm test", 3);
+    expect(habits).toEqual([
+      { command: "git status", runs: 1 },
+      { command: "npm test", runs: 2 },
+    ]);
+    habits = countHabit(countHabit(habits, "ls", 3), "make", 3);
+    expect(habits.map((h) => h.command)).toEqual(["npm test", "ls", "make"]);
+    expect(countHabit(habits, "", 3)).toEqual(habits);
   });
 });
 

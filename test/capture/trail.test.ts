@@ -104,10 +104,13 @@ describe("reduceTrail", () => {
     });
 
     it("keeps the newest asks but never drops firstAsk when more than the limit arrive", () => {
-      const texts = Array.from({ length: L.asks + 3 }, (_, i) => `Please do task number ${i} today`);
+      const texts = Array.from(
+        { length: L.asks + 3 },
+        (_, i) => `Please rename the billing module ${i} today`,
+      );
       const t = trailOf(...texts.map((text, i) => ask(text, i)));
       expect(t.asks.map((a) => a.text)).toEqual(texts.slice(-L.asks));
-      expect(t.firstAsk).toBe("Please do task number 0 today");
+      expect(t.firstAsk).toBe("Please rename the billing module 0 today");
       expect(t.turns).toBe(L.asks + 3);
     });
 

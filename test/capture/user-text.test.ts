@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { cleanUserText, isSubstantialAsk, taskText, userMessages } from "../../plugin/capture/user-text.ts";
+import {
+  cleanUserText,
+  firstTask,
+  isSubstantialAsk,
+  isThinAsk,
+  taskText,
+  userMessages,
+} from "../../plugin/capture/user-text.ts";
 
 describe("cleanUserText", () => {
   it.each([
@@ -62,5 +69,24 @@ describe("taskText", () => {
     ["ok thanks", null],
   ])("reads %j as %j", (text, expected) => {
     expect(taskText(text)).toBe(expected);
+  });
+});
+
+describe("isThinAsk and firstTask", () => {
+  it("tells an ask that names the work only by a handle from one that states it", () => {
+    expect(isThinAsk("go ahead and start working on #004")).toBe(true);
+    expect(isThinAsk("continue working on #001, check the current state of the task first")).toBe(true);
+    expect(isThinAsk("Add a unique index on users.email in the migration")).toBe(false);
+  });
+
+  it("joins the next task to a thin first one, and keeps a first task that states the work", () => {
+    const thin = firstTask(null, "start working on task 002");
+    expect(thin).toBe("start working on task 002");
+    const stated = firstTask(thin, "lets reconstruct the session db from the `session create` logic");
+    expect(stated).toBe(
+      "start working on task 002. lets reconstruct the session db from the `session create` logic",
+    );
+    expect(firstTask(stated, "also migrate the session repos")).toBe(stated);
+    expect(firstTask(thin, "continue")).toBe(thin);
   });
 });

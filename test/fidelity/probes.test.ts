@@ -12,6 +12,7 @@ const TRUTH: Truth = {
     identifiers: ["FieldError"],
   },
   next: { kind: "file", path: "django/db/models/sql/compiler.py" },
+  firstAction: { kind: "file", path: "django/db/models/sql/compiler.py" },
 };
 
 describe("probe", () => {
@@ -36,6 +37,16 @@ describe("probe", () => {
       next: "missed",
     });
   });
+
+  it("reads the restore's commands as the truth keys them (`2>&1` dropped)", () => {
+    const truth: Truth = {
+      ...TRUTH,
+      failure: { command: 'pip install sloth | tail -3 && python3 -c "', targets: [], identifiers: [] },
+    };
+    const restore = '## Blockers\n- `pip install sloth 2>&1 | tail -3 && python3 -c " … print(s)` failed';
+    expect(probe(restore, truth).command).toBe("named");
+    expect(probe("## Blockers\n- `pip install other` failed", truth).command).toBe("missed");
+  });
 });
 
 describe("diagnose", () => {
@@ -44,11 +55,13 @@ describe("diagnose", () => {
       "x\n## Blockers\n- `grep -n foo src/a.ts` failed (exit 1)\n## Next steps\n1. Read compiler.py\n</big-memory-snapshot-1>";
     expect(diagnose(restore, TRUTH)).toEqual({
       nextInNextSteps: "named",
+      firstAction: "named",
       searchBlocker: true,
       failureWithoutBlockers: false,
     });
     expect(diagnose("x\n## Files in play\n- compiler.py", TRUTH)).toEqual({
       nextInNextSteps: "missed",
+      firstAction: "named",
       searchBlocker: false,
       failureWithoutBlockers: true,
     });

@@ -8,7 +8,8 @@ import type { ActionTruth, Truth } from "./truth.ts";
  * - goal: at least 3 of the goal words (all of them when there are fewer);
  * - files: every one of the (up to 3) most recently edited files;
  * - failure: at least one identifier of the open failure's output;
- * - command: the failing command (its first 40 characters) or one of the files or test ids it names;
+ * - command: the failing command (its first 40 characters as truth.ts keys it, `2>&1` dropped on both
+ *   sides) or one of the files or test ids it names;
  * - next: the file of the next action, or its command as for `command`.
  *
  * `null` when the truth has nothing for the probe (not counted).
@@ -31,8 +32,15 @@ function names(text: string, needle: string): boolean {
   return needle !== "" && text.includes(needle.toLowerCase());
 }
 
+/**
+ * A command is named by its first 40 characters as truth.ts keys it, in the restore read the same way
+ * (`2>&1` dropped: the key drops it, so a restore quoting the command as run still names it).
+ */
 function namesCommand(text: string, command: string, targets: string[]): boolean {
-  return names(text, command.slice(0, 40)) || targets.some((t) => names(text, t) || names(text, basename(t)));
+  const plain = text.replace(/\s*2>&1/g, "");
+  return (
+    names(plain, command.slice(0, 40)) || targets.some((t) => names(text, t) || names(text, basename(t)))
+  );
 }
 
 function namesAction(text: string, action: ActionTruth): boolean {
@@ -80,17 +88,25 @@ const SEARCH_BLOCKER =
 
 /**
  * What the restore's sections (the headings the plugin renders today: `## Next steps`, `## Blockers`) say
- * beside the probes: the next action named in Next steps itself, a search or listing exit shown as a blocker,
- * and an open failure with no Blockers section at all. `null` where the truth has nothing to check.
+ * beside the probes: the next action named in Next steps itself, the first action after the cut named
+ * anywhere whether the session foresaw it or not (the strict figure), a search or listing exit shown as a
+ * blocker, and an open failure with no Blockers section at all. `null` where the truth has nothing to check.
  */
 export function diagnose(
   restore: string,
   truth: Truth,
-): { nextInNextSteps: ProbeResult; searchBlocker: boolean; failureWithoutBlockers: boolean | null } {
+): {
+  nextInNextSteps: ProbeResult;
+  firstAction: ProbeResult;
+  searchBlocker: boolean;
+  failureWithoutBlockers: boolean | null;
+} {
   const next = restoreSection(restore, "Next steps").toLowerCase();
   const blockers = restoreSection(restore, "Blockers");
+  const first = truth.firstAction ?? null;
   return {
     nextInNextSteps: truth.next === null ? null : verdict(namesAction(next, truth.next)),
+    firstAction: first === null ? null : verdict(namesAction(restore.toLowerCase(), first)),
     searchBlocker: SEARCH_BLOCKER.test(blockers),
     failureWithoutBlockers: truth.failure === null ? null : blockers === "",
   };

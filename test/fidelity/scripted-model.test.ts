@@ -20,12 +20,17 @@ describe("followFlushPrompt", () => {
         goal: "Fix ERR_DUPLICATE_KEY on second login",
         state: { phase: "debugging", branch: "fix/oauth", blocked: "no", progress: "root cause found" },
         files: [{ path: "src/auth/oauth-callback.ts", note: "edited" }],
-        decisions: [],
-        code: "",
+        decisions: [{ text: "Dedupe in the callback", rationale: "the index alone races" }],
+        code: "$ npm test\nError: duplicate key (ERR_DUPLICATE_KEY)\n(exit code 1)",
         names: [{ label: "error", value: "ERR_DUPLICATE_KEY" }],
         blockers: ["`npm test` failed: ERR_DUPLICATE_KEY"],
         next: ["Re-run `npm test`"],
-        extra: [],
+        extra: [
+          {
+            heading: "Recent Activity",
+            body: "ran `npm test` (exit 1); changed `src/auth/oauth-callback.ts`",
+          },
+        ],
       },
     });
     const write = followFlushPrompt(prompt);
@@ -40,8 +45,13 @@ describe("followFlushPrompt", () => {
       state: { phase: "debugging", branch: "fix/oauth", blocked: "no", progress: "root cause found" },
       files: [{ path: "src/auth/oauth-callback.ts", note: "edited" }],
       names: [{ label: "error", value: "ERR_DUPLICATE_KEY" }],
+      decisions: [{ text: "Dedupe in the callback", rationale: "the index alone races" }],
+      code: "$ npm test\nError: duplicate key (ERR_DUPLICATE_KEY)\n(exit code 1)",
       blockers: ["`npm test` failed: ERR_DUPLICATE_KEY"],
       next: ["Re-run `npm test`"],
+      extra: [
+        { heading: "Recent Activity", body: "ran `npm test` (exit 1); changed `src/auth/oauth-callback.ts`" },
+      ],
     });
   });
 

@@ -17,14 +17,17 @@ export interface FlushWrite {
 interface Draft {
   goal: string;
   state: { phase: string; branch: string; blocked: string; progress: string };
-  lists: Record<"files" | "names" | "blockers" | "next", string[]>;
+  lists: Record<"files" | "names" | "decisions" | "code" | "blockers" | "next" | "activity", string[]>;
 }
 
 const LIST_HEADS = {
   "Files:": "files",
   "Names:": "names",
+  "Decisions:": "decisions",
+  "Code:": "code",
   "Blockers:": "blockers",
   "Next:": "next",
+  "Recent Activity:": "activity",
 } as const;
 
 function draftOf(prompt: string): Draft | null {
@@ -33,7 +36,7 @@ function draftOf(prompt: string): Draft | null {
   const draft: Draft = {
     goal: "",
     state: { phase: "", branch: "", blocked: "", progress: "" },
-    lists: { files: [], names: [], blockers: [], next: [] },
+    lists: { files: [], names: [], decisions: [], code: [], blockers: [], next: [], activity: [] },
   };
   let list: keyof Draft["lists"] | null = null;
   for (const line of prompt.slice(at).split("\n").slice(1)) {
@@ -74,6 +77,10 @@ function sectionLines(key: SectionKey, draft: Draft | null): string[] {
         const i = n.indexOf(": ");
         return i < 0 ? `- \`${n}\`` : `- ${n.slice(0, i)}: \`${n.slice(i + 2)}\``;
       });
+    case "decisions":
+      return none(draft.lists.decisions, (d, i) => `${i + 1}. ${d}`);
+    case "code":
+      return draft.lists.code.length === 0 ? ["none"] : ["```", ...draft.lists.code, "```"];
     case "blockers":
       return none(draft.lists.blockers, (b) => `- ${b}`);
     case "next":
@@ -92,15 +99,27 @@ export function followFlushPrompt(prompt: string): FlushWrite {
   const draft = draftOf(prompt);
   const out: string[] = [];
   let section: SectionKey | null = null;
+  let extra = false;
   for (const line of template.split("\n")) {
     const heading = /^### \[SNAPSHOT\] (.+)$/.exec(line);
     if (heading !== null) {
       section = SECTION_BY_HEADING.get((heading[1] ?? "").toLowerCase()) ?? null;
-      out.push(line, ...(section === null ? [] : sectionLines(section, draft)));
+      // The template's extra section (Recent Activity) is filled from the draft's line of that name.
+      extra = section === null;
+      const activity = draft?.lists.activity ?? [];
+      out.push(
+        line,
+        ...(section !== null
+          ? sectionLines(section, draft)
+          : [activity.length === 0 ? "none" : activity.join(" ")]),
+      );
       continue;
     }
-    if (section !== null && line.trim() !== "" && !line.startsWith("<!--")) continue;
-    if (line.trim() === "" || line.startsWith("<!--")) section = null;
+    if ((section !== null || extra) && line.trim() !== "" && !line.startsWith("<!--")) continue;
+    if (line.trim() === "" || line.startsWith("<!--")) {
+      section = null;
+      extra = false;
+    }
     out.push(line);
   }
   return { file, block: `\n${out.join("\n")}\n` };

@@ -5,10 +5,13 @@ import {
   commandTargets,
   distinctiveWords,
   editedFiles,
+  firstAction,
+  foreseeable,
   identifiersOf,
   isFailure,
   nextAction,
   openFailure,
+  taskBody,
   truthAt,
 } from "./truth.ts";
 
@@ -34,6 +37,18 @@ const session = (events: SessionEvent[]): RealSession => ({
   format: "pi",
   cwd: "/w",
   events,
+});
+
+describe("taskBody", () => {
+  it("takes a slash-command template's task section and drops the transcript pointer", () => {
+    const template =
+      "## Context\n\n- Current git status: modified: 2026-02-10_21-49-42Z-insights.md\n\n## Your task\n\nReview the change.";
+    expect(taskBody(template)).toBe("## Your task\n\nReview the change.");
+    const plan =
+      "Implement the plan: add watchCommand.\n\nIf you need specific details from before exiting plan mode (like exact code snippets), read the full transcript at: /u/.claude/projects/x/7018fed7-d54a.jsonl";
+    expect(taskBody(plan)).not.toContain("7018fed7");
+    expect(distinctiveWords(taskBody(plan))).not.toContain("7018fed7-d54a.jsonl");
+  });
 });
 
 describe("distinctiveWords", () => {
@@ -109,7 +124,19 @@ describe("nextAction", () => {
       { kind: "assistant", text: "ok" },
       exec("cd /w && npm test", 0),
     ]);
-    expect(nextAction(s, 1)).toEqual({ kind: "command", command: "npm test", targets: [] });
+    expect(firstAction(s, 1)).toEqual({ kind: "command", command: "npm test", targets: [] });
+  });
+
+  it("counts only an action the session foresaw: its command run before, or its file named before", () => {
+    const ran = session([exec("npm test", 1), { kind: "assistant", text: "fixing" }, exec("npm test", 0)]);
+    expect(nextAction(ran, 2)).toEqual({ kind: "command", command: "npm test", targets: [] });
+    const named = session([{ kind: "user", text: "the bug is in src/parser.ts" }, edit("/w/src/parser.ts")]);
+    expect(nextAction(named, 1)).toEqual({ kind: "file", path: "src/parser.ts" });
+    // A discovery: nothing before the cut names the listing or the file it finds.
+    const fresh = session([{ kind: "user", text: "why is the disk full?" }, exec("du -sh /var/log", 0)]);
+    expect(firstAction(fresh, 1)).not.toBeNull();
+    expect(nextAction(fresh, 1)).toBeNull();
+    expect(foreseeable(fresh, 1, { kind: "file", path: "/var/log/syslog" })).toBe(false);
   });
 
   it("is none when a user message comes before the first action", () => {
@@ -128,6 +155,13 @@ describe("truthAt", () => {
       { kind: "user", text: "/mode" },
       { kind: "assistant", text: "ok" },
     ]);
-    expect(truthAt(s, 0.5)).toEqual({ cut: 1, goalWords: null, files: null, failure: null, next: null });
+    expect(truthAt(s, 0.5)).toEqual({
+      cut: 1,
+      goalWords: null,
+      files: null,
+      failure: null,
+      next: null,
+      firstAction: null,
+    });
   });
 });

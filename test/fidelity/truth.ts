@@ -1,4 +1,4 @@
-import { isAbsolute, relative } from "node:path";
+import { basename, isAbsolute, relative } from "node:path";
 import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
 
 /**
@@ -6,7 +6,9 @@ import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
  * `f` keeps the first `floor(f * events)` events (user messages, assistant texts and tool calls, in order).
  *
  * - **Goal**: the task is the first user message, before the cut, with at least 3 candidate words (a
- *   message such as `/mode` is not a task). Candidate words: tokens of 4+ characters (for a path, its last
+ *   message such as `/mode` is not a task); of an expanded slash-command template, its `## Your task`
+ *   section (its `## Context` is what the template's commands printed), and never Claude Code's pointer to
+ *   an earlier transcript (see {@link taskBody}). Candidate words: tokens of 4+ characters (for a path, its last
  *   segment; wrapper tags such as `<pr_description>` dropped) that are neither English stop words nor words
  *   of agent instructions and templates (`file`, `implement`, `issue`, `please` ...; see {@link COMMON}). The 5 most distinctive are kept: identifier-like
  *   tokens first (a digit, `_`, `.`, `-` or an inner capital), then longer ones, then earlier ones.
@@ -20,7 +22,8 @@ import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
  *   most 5) and the command itself.
  * - **Next action**: the first `read`, `write`, `edit`, `apply_patch` or `exec` call at or after the cut: its
  *   file, or its command; none when a user message comes first (the action then answers a request the
- *   snapshot could not know).
+ *   snapshot could not know), and none when the session before the cut never named its file or its
+ *   command's targets, nor ran the same command (a discovery: see {@link foreseeable}).
  *
  * A probe with no truth at a cut (no task message, nothing edited, no open failure, no identifier in the
  * failure's output, no action after the cut) is not counted.
@@ -47,6 +50,8 @@ export interface Truth {
   files: string[] | null;
   failure: FailureTruth | null;
   next: ActionTruth | null;
+  /** The first action after the cut, foreseeable or not (the strict figure the bench also prints). */
+  firstAction: ActionTruth | null;
 }
 
 /** English stop words and the words of agent instructions and task templates: never distinctive. */
@@ -225,13 +230,34 @@ export function openFailure(session: RealSession, cut: number): ToolEvent | null
   return null;
 }
 
+/** Claude Code's line after a plan or a summary it hands the model: where the old transcript is, no task. */
+const TRANSCRIPT_POINTER =
+  /^If you need specific details from before [^\n]*read the full transcript at: \S+\s*$/gm;
+
+/**
+ * The words of a user message that state the task: an expanded slash-command template (Claude Code's
+ * custom commands: a `## Context` section of command outputs, then `## Your task`) states it in its task
+ * section, the context being a git status, a diff or a pull request the template's commands printed; the
+ * pointer to an earlier transcript Claude Code appends to an approved plan is no part of it.
+ */
+export function taskBody(text: string): string {
+  const t = text.replace(TRANSCRIPT_POINTER, "");
+  const context = /^##\s+Context\s*$/m.exec(t);
+  const task = /^##\s+Your task\s*$/m.exec(t);
+  return context !== null && task !== null && task.index > context.index ? t.slice(task.index) : t;
+}
+
 function taskMessage(events: SessionEvent[]): string | null {
-  for (const e of events) if (e.kind === "user" && distinctiveWords(e.text).length >= 3) return e.text;
+  for (const e of events) {
+    if (e.kind !== "user") continue;
+    const body = taskBody(e.text);
+    if (distinctiveWords(body).length >= 3) return body;
+  }
   return null;
 }
 
 /** The first action at or after `cut`, or null. */
-export function nextAction(session: RealSession, cut: number): ActionTruth | null {
+export function firstAction(session: RealSession, cut: number): ActionTruth | null {
   for (const e of session.events.slice(cut)) {
     if (e.kind === "user") return null;
     if (e.kind !== "tool" || !ACTION_TOOLS.has(e.tool)) continue;
@@ -245,6 +271,41 @@ export function nextAction(session: RealSession, cut: number): ActionTruth | nul
     if (path !== undefined) return { kind: "file", path: workspacePath(path, session.cwd) };
   }
   return null;
+}
+
+/**
+ * Whether the session before `cut` names what `action` acts on, so that a snapshot taken at the cut could:
+ * its file (by base name) or one of its command's targets in a user or assistant text or in a tool call's
+ * parameters, or the same command run before. An action on something never named before (a new `ls`, the
+ * next file of a listing a tool printed) is a discovery no snapshot can hold.
+ */
+export function foreseeable(session: RealSession, cut: number, action: ActionTruth): boolean {
+  const before = session.events.slice(0, cut);
+  const commands = new Set<string>();
+  const texts: string[] = [];
+  for (const e of before) {
+    if (e.kind !== "tool") texts.push(e.text);
+    else {
+      texts.push(JSON.stringify(e.params));
+      if (e.tool === "exec") commands.add(commandKey(String(e.params.command ?? "")));
+    }
+  }
+  const said = texts.join("\n").toLowerCase();
+  // A name on its own (`watcher.go`), not the end of another (`fswatcher.go`).
+  const named = (p: string) => {
+    const base = basename(p).toLowerCase();
+    const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return base.length >= 3 && new RegExp(`(?<![\\w.-])${escaped}(?![\\w-])`).test(said);
+  };
+  return action.kind === "file"
+    ? named(action.path)
+    : commands.has(action.command) || action.targets.some(named);
+}
+
+/** The next action (see the module rules): the first action after the cut, when the session foresaw it. */
+export function nextAction(session: RealSession, cut: number): ActionTruth | null {
+  const action = firstAction(session, cut);
+  return action !== null && foreseeable(session, cut, action) ? action : null;
 }
 
 /** The truth of `session` at the cut keeping `fraction` of its events. */
@@ -267,5 +328,6 @@ export function truthAt(session: RealSession, fraction: number): Truth {
             identifiers: identifiersOf(failed.output),
           },
     next: nextAction(session, cut),
+    firstAction: firstAction(session, cut),
   };
 }

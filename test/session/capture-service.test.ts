@@ -199,6 +199,54 @@ describe("endTurn", () => {
   });
 });
 
+/**
+ * A conversation as OpenClaw hands it to `before_compaction` (preflight) and the flush run's
+ * `before_prompt_build` (pi-agent messages): turns the plugin did not observe (it loaded later, or the
+ * gateway restarted), then the turn it did.
+ */
+const EARLIER_TURNS = [
+  {
+    role: "user",
+    content: "Move billing exports to the v2 API in src/billing/export.ts",
+    timestamp: 1795168800000,
+  },
+  {
+    role: "assistant",
+    content: [
+      {
+        type: "toolCall",
+        id: "e1",
+        name: "edit",
+        arguments: { path: "src/billing/export.ts", oldText: "v1", newText: "v2" },
+      },
+      { type: "toolCall", id: "t1", name: "exec", arguments: { command: "npm test -- billing" } },
+    ],
+    timestamp: 1795168801000,
+  },
+  {
+    role: "toolResult",
+    toolCallId: "e1",
+    toolName: "edit",
+    content: [{ type: "text", text: "ok" }],
+    timestamp: 1795168802000,
+  },
+  {
+    role: "toolResult",
+    toolCallId: "t1",
+    toolName: "exec",
+    content: [{ type: "text", text: "Error: unknown field (ERR_V2_SCHEMA)\n\n(Command exited with code 1)" }],
+    details: { status: "completed", exitCode: 1 },
+    timestamp: 1795168803000,
+  },
+  { role: "user", content: "also keep the CSV header order", timestamp: 1795168804000 },
+];
+
+/** What the plugin observed of the same session: only the last turn. */
+function lateWork(ws: Workspace): void {
+  observe(ws, MAIN, { type: "ask", text: "also keep the CSV header order", at: AT });
+  observe(ws, MAIN, { type: "tool", tool: "read", params: { path: "src/billing/csv.ts" }, at: AT });
+}
+
 describe("prepareFlush", () => {
   it("marks where today's log ends and which id comes next, and asks for that block", async () => {
     const { ws } = await workspace();
@@ -227,6 +275,17 @@ describe("prepareFlush", () => {
     expect(prompt).toContain("<!-- session: agent:main:main -->");
     expect(prompt).toContain("<!-- snapshot-id: 2026-11-22-01 -->");
     expect(prompt).toContain("ERR_DUPLICATE_KEY");
+  });
+
+  it("drafts from the flush run's conversation what the session's trail missed (before_prompt_build.messages)", async () => {
+    const { ws } = await workspace();
+    lateWork(ws);
+    const target = await ws.session(MAIN.sessionKey, MAIN.agentId).read();
+    const prompt = await prepareFlush(ws, FLUSH, target, NOW, "UTC", EARLIER_TURNS);
+    expect(prompt).toContain("Move billing exports to the v2 API");
+    expect(prompt).toContain("ERR_V2_SCHEMA");
+    expect(prompt).toContain("src/billing/export.ts");
+    expect(prompt).toContain("src/billing/csv.ts");
   });
 
   it("keeps the 20 newest marks", async () => {
@@ -429,6 +488,20 @@ describe("runCycle", () => {
       ["outcome", "failed"],
       ["cycle", "open"],
     ]);
+  });
+
+  it("fills what the trail missed from before_compaction's messages (the preflight path)", async () => {
+    const { ws } = await workspace();
+    lateWork(ws);
+    await runCycle(ws, MAIN, ev("before-compaction"), { ...on, messages: EARLIER_TURNS });
+    const [block] = await blocks(ws);
+    const draft = block?.snapshot;
+    expect(draft?.goal).toContain("Move billing exports to the v2 API");
+    expect(draft?.files.map((f) => f.path)).toEqual(
+      expect.arrayContaining(["src/billing/export.ts", "src/billing/csv.ts"]),
+    );
+    expect(draft?.blockers.join("\n")).toContain("npm test -- billing");
+    expect(draft?.names.map((n) => n.value)).toContain("ERR_V2_SCHEMA");
   });
 
   it("drafts a reset's snapshot from its messages when the trail is empty, and queues a reset restore", async () => {
