@@ -9,10 +9,10 @@
 import { createHash } from "node:crypto";
 import { islandText, type ViewData } from "./view-model.ts";
 import { VIEW_SCRIPT_CORE } from "./view-script.ts";
-import { VIEW_SCRIPT_DETAIL } from "./view-script-detail.ts";
+import { VIEW_SCRIPT_DETAIL, VIEW_SCRIPT_SEARCH } from "./view-script-detail.ts";
 
-/** The page's one script: both parts in one function scope, strict. */
-export const PAGE_SCRIPT = `(function () {\n"use strict";\n${VIEW_SCRIPT_CORE}\n${VIEW_SCRIPT_DETAIL}\n})();\n`;
+/** The page's one script: its parts in one function scope, strict. */
+export const PAGE_SCRIPT = `(function () {\n"use strict";\n${VIEW_SCRIPT_CORE}\n${VIEW_SCRIPT_SEARCH}\n${VIEW_SCRIPT_DETAIL}\n})();\n`;
 
 /** The page's one style sheet. */
 export const PAGE_STYLE = `

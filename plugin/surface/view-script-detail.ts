@@ -9,6 +9,100 @@
  * in order, joined by connectors no stronger than those around it); an identifier no snapshot holds is
  * "No snapshot mentions X.", never a near miss. Other words match snapshots that contain them.
  */
+/**
+ * The search engine of the page: `search(query)` over the snapshots `S` gives `{ hits, missing, named }`:
+ * the indexes of the snapshots that match, the identifiers no snapshot holds, and what a "No snapshot
+ * mentions X." names. It reads nothing but `S`, so a test runs it as the page does.
+ */
+export const VIEW_SCRIPT_SEARCH = String.raw`
+var IDCHAR = /[_\-./:\\\p{N}]/u;
+var CAMEL = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{N})(?=\p{Lu}\p{Ll})/u;
+var WORD = /(?:[\p{L}\p{N}\p{M}_\-./\\:@#$+~])+/gu;
+var PIECES = /[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}]+/gu;
+var ALNUM = /[\p{L}\p{N}\p{M}]/u;
+var CLASSES = { "/": 1, "\\": 1, ":": 1, "@": 2, "#": 2, ".": 3, "-": 4, "_": 5, "$": 5, "+": 5, "~": 5 };
+function fold(t) { return /^[\x20-\x7e\t\n\r]*$/.test(t) ? t : t.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").normalize("NFC"); }
+function humps(w) { var p = w.split(CAMEL); return p.length > 1 ? p : []; }
+function joined(raw) {
+  var leaves = [], seps = [], sep = 0;
+  (fold(raw).match(PIECES) || []).forEach(function (piece) {
+    if (!ALNUM.test(piece)) {
+      sep = Math.min.apply(null, Array.from(piece).map(function (ch) { return CLASSES[ch] || 1; }));
+      return;
+    }
+    var split = humps(piece);
+    (split.length > 0 ? split : [piece]).forEach(function (leaf, i) {
+      if (leaves.length > 0) seps.push(i === 0 ? sep : 6);
+      leaves.push(leaf.toLowerCase());
+    });
+  });
+  return { leaves: leaves, seps: seps };
+}
+function containsRun(hay, leaves) {
+  function ends(sep, inner) { return sep === undefined || sep < inner || (sep === 1 && inner === 1); }
+  outer: for (var i = 0; i + leaves.length <= hay.leaves.length; i++) {
+    for (var j = 0; j < leaves.length; j++) if (hay.leaves[i + j] !== leaves[j]) continue outer;
+    var last = i + leaves.length - 1;
+    var first = leaves.length > 1 ? (hay.seps[i] === undefined ? 7 : hay.seps[i]) : 7;
+    var end = leaves.length > 1 ? (hay.seps[last - 1] === undefined ? 7 : hay.seps[last - 1]) : 7;
+    if (ends(i > 0 ? hay.seps[i - 1] : undefined, first) && ends(hay.seps[last], end)) return true;
+  }
+  return false;
+}
+function screenOf(leaves) {
+  return new RegExp(leaves.map(function (t) { return t.replace(/[.*+?^$(){}|[\]\\]/g, "\\$&"); }).join("[^\\p{L}\\p{N}]*"), "iu");
+}
+var texts = [];
+function textOf(i) {
+  if (texts[i] === undefined) {
+    var s = S[i];
+    texts[i] = [s.i, s.n || "", s.goal, s.st.join("\n"), s.fi.map(function (f) { return f.join(" "); }).join("\n"),
+      s.de.map(function (d) { return d.join(" "); }).join("\n"), s.co, s.na.map(function (n) { return n.join(" "); }).join("\n"),
+      s.bl.join("\n"), s.nx.join("\n"), s.ex.map(function (x) { return x.join("\n"); }).join("\n")].join("\n");
+  }
+  return texts[i];
+}
+function holds(i, leaves, screen) {
+  var text = textOf(i);
+  if (!screen.test(text) && !screen.test(fold(text))) return false;
+  var words = text.match(WORD) || [];
+  for (var w = 0; w < words.length; w++) if (containsRun(joined(words[w]), leaves)) return true;
+  return false;
+}
+function queryWordsOf(q) {
+  return (q.match(WORD) || []).map(function (raw) { return raw.replace(/^[_\-./\\:@#$+~]+|[_\-./\\:@#$+~]+$/g, ""); })
+    .filter(function (raw) { return raw !== ""; })
+    .map(function (raw) { return { raw: raw, identifier: IDCHAR.test(raw) || humps(raw).length > 0, leaves: joined(raw).leaves }; });
+}
+function search(q) {
+  var words = queryWordsOf(q);
+  var ids = words.filter(function (w) { return w.identifier; });
+  var plain = words.filter(function (w) { return !w.identifier; }).map(function (w) { return fold(w.raw).toLowerCase(); });
+  var holders = ids.map(function (w) {
+    var screen = screenOf(w.leaves), set = new Set();
+    for (var i = 0; i < S.length; i++) if (holds(i, w.leaves, screen)) set.add(i);
+    return set;
+  });
+  var missing = ids.filter(function (_, k) { return holders[k].size === 0; }).map(function (w) { return w.raw; });
+  var hits = new Set();
+  if (missing.length === 0) {
+    for (var i = 0; i < S.length; i++) {
+      if (!holders.every(function (set) { return set.has(i); })) continue;
+      if (plain.length > 0 && ids.length === 0) {
+        var low = fold(textOf(i)).toLowerCase();
+        if (!plain.some(function (p) { return low.indexOf(p) >= 0; })) continue;
+      }
+      hits.add(i);
+    }
+  }
+  var named = missing.length > 0 ? missing.join(", ")
+    : ids.length > 1 ? ids.slice(0, -1).map(function (w) { return w.raw; }).join(", ") + " and " + ids[ids.length - 1].raw + " together"
+    : q.trim();
+  return { hits: hits, missing: missing, named: named };
+}
+`;
+
+/** The second part proper: the selected entry, the search box, the totals, the first draw. */
 export const VIEW_SCRIPT_DETAIL = String.raw`
 var detail = $("bm-detail");
 function section(title) { var s = h("section", "part"); add(s, h("h3", null, title)); return s; }
@@ -95,91 +189,6 @@ function showDetail(e) {
   else showRestore(R[e.i]);
 }
 
-var IDCHAR = /[_\-./:\\\p{N}]/u;
-var CAMEL = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{N})(?=\p{Lu}\p{Ll})/u;
-var WORD = /(?:[\p{L}\p{N}\p{M}_\-./\\:@#$+~])+/gu;
-var PIECES = /[\p{L}\p{N}\p{M}]+|[^\p{L}\p{N}\p{M}]+/gu;
-var ALNUM = /[\p{L}\p{N}\p{M}]/u;
-var CLASSES = { "/": 1, "\\": 1, ":": 1, "@": 2, "#": 2, ".": 3, "-": 4, "_": 5, "$": 5, "+": 5, "~": 5 };
-function fold(t) { return /^[\x20-\x7e\t\n\r]*$/.test(t) ? t : t.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").normalize("NFC"); }
-function humps(w) { var p = w.split(CAMEL); return p.length > 1 ? p : []; }
-function joined(raw) {
-  var leaves = [], seps = [], sep = 0;
-  (fold(raw).match(PIECES) || []).forEach(function (piece) {
-    if (!ALNUM.test(piece)) {
-      sep = Math.min.apply(null, Array.from(piece).map(function (ch) { return CLASSES[ch] || 1; }));
-      return;
-    }
-    var split = humps(piece);
-    (split.length > 0 ? split : [piece]).forEach(function (leaf, i) {
-      if (leaves.length > 0) seps.push(i === 0 ? sep : 6);
-      leaves.push(leaf.toLowerCase());
-    });
-  });
-  return { leaves: leaves, seps: seps };
-}
-function containsRun(hay, leaves) {
-  function ends(sep, inner) { return sep === undefined || sep < inner || (sep === 1 && inner === 1); }
-  outer: for (var i = 0; i + leaves.length <= hay.leaves.length; i++) {
-    for (var j = 0; j < leaves.length; j++) if (hay.leaves[i + j] !== leaves[j]) continue outer;
-    var last = i + leaves.length - 1;
-    var first = leaves.length > 1 ? (hay.seps[i] === undefined ? 7 : hay.seps[i]) : 7;
-    var end = leaves.length > 1 ? (hay.seps[last - 1] === undefined ? 7 : hay.seps[last - 1]) : 7;
-    if (ends(i > 0 ? hay.seps[i - 1] : undefined, first) && ends(hay.seps[last], end)) return true;
-  }
-  return false;
-}
-function screenOf(leaves) {
-  return new RegExp(leaves.map(function (t) { return t.replace(/[.*+?^$(){}|[\]\\]/g, "\\$&"); }).join("[^\\p{L}\\p{N}]*"), "iu");
-}
-var texts = [];
-function textOf(i) {
-  if (texts[i] === undefined) {
-    var s = S[i];
-    texts[i] = [s.i, s.n || "", s.goal, s.st.join("\n"), s.fi.map(function (f) { return f.join(" "); }).join("\n"),
-      s.de.map(function (d) { return d.join(" "); }).join("\n"), s.co, s.na.map(function (n) { return n.join(" "); }).join("\n"),
-      s.bl.join("\n"), s.nx.join("\n"), s.ex.map(function (x) { return x.join("\n"); }).join("\n")].join("\n");
-  }
-  return texts[i];
-}
-function holds(i, leaves, screen) {
-  var text = textOf(i);
-  if (!screen.test(text) && !screen.test(fold(text))) return false;
-  var words = text.match(WORD) || [];
-  for (var w = 0; w < words.length; w++) if (containsRun(joined(words[w]), leaves)) return true;
-  return false;
-}
-function queryWordsOf(q) {
-  return (q.match(WORD) || []).map(function (raw) { return raw.replace(/^[_\-./\\:@#$+~]+|[_\-./\\:@#$+~]+$/g, ""); })
-    .filter(function (raw) { return raw !== ""; })
-    .map(function (raw) { return { raw: raw, identifier: IDCHAR.test(raw) || humps(raw).length > 0, leaves: joined(raw).leaves }; });
-}
-function search(q) {
-  var words = queryWordsOf(q);
-  var ids = words.filter(function (w) { return w.identifier; });
-  var plain = words.filter(function (w) { return !w.identifier; }).map(function (w) { return fold(w.raw).toLowerCase(); });
-  var holders = ids.map(function (w) {
-    var screen = screenOf(w.leaves), set = new Set();
-    for (var i = 0; i < S.length; i++) if (holds(i, w.leaves, screen)) set.add(i);
-    return set;
-  });
-  var missing = ids.filter(function (_, k) { return holders[k].size === 0; }).map(function (w) { return w.raw; });
-  var hits = new Set();
-  if (missing.length === 0) {
-    for (var i = 0; i < S.length; i++) {
-      if (!holders.every(function (set) { return set.has(i); })) continue;
-      if (plain.length > 0 && ids.length === 0) {
-        var low = fold(textOf(i)).toLowerCase();
-        if (!plain.some(function (p) { return low.indexOf(p) >= 0; })) continue;
-      }
-      hits.add(i);
-    }
-  }
-  var named = missing.length > 0 ? missing.join(", ")
-    : ids.length > 1 ? ids.slice(0, -1).map(function (w) { return w.raw; }).join(", ") + " and " + ids[ids.length - 1].raw + " together"
-    : q.trim();
-  return { hits: hits, missing: missing, named: named };
-}
 var searchBox = $("f-search"), searchResult = $("bm-search-result"), searchTimer = 0;
 function runSearch() {
   var q = searchBox.value.trim();
