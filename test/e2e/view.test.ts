@@ -247,9 +247,19 @@ describe("the memory timeline in Chromium", () => {
       // The browser asks for the site's icon on its own; the page itself requests nothing.
       expect(watch.requests.filter((r) => !r.endsWith("/favicon.ico"))).toEqual([url]);
       await page.context().close();
-      const inspect = await instance.cli(["plugins", "inspect", "big-memory", "--runtime", "--json"]);
-      await writeFile(join(ARTIFACTS, "view-inspect.json"), inspect.stdout);
-      expect(inspect.stdout).toContain(ROUTE);
+      // The Control UI's sidebar lists the tab, whose frame loads this route.
+      const described = (await instance.gatewayCall("plugins.uiDescriptors", {})) as {
+        controlUiTabs?: unknown[];
+      };
+      await writeFile(join(ARTIFACTS, "view-ui-descriptors.json"), JSON.stringify(described, null, 2));
+      expect(described.controlUiTabs).toContainEqual(
+        expect.objectContaining({
+          pluginId: "big-memory",
+          id: "memory-timeline",
+          label: "Memory timeline",
+          path: ROUTE,
+        }),
+      );
     },
     TEST_TIMEOUT_MS,
   );
