@@ -7,12 +7,41 @@
  * and the script inserts every value as text.
  */
 import { createHash } from "node:crypto";
+import { gzipSync } from "node:zlib";
 import { islandText, type ViewData } from "./view-model.ts";
 import { VIEW_SCRIPT_CORE } from "./view-script.ts";
 import { VIEW_SCRIPT_DETAIL, VIEW_SCRIPT_SEARCH } from "./view-script-detail.ts";
 
-/** The page's one script: its parts in one function scope, strict. */
-export const PAGE_SCRIPT = `(function () {\n"use strict";\n${VIEW_SCRIPT_CORE}\n${VIEW_SCRIPT_SEARCH}\n${VIEW_SCRIPT_DETAIL}\n})();\n`;
+/**
+ * How the page reads its island: JSON as it is, or (for a long history) gzip in base64, inflated by the
+ * browser's own DecompressionStream (no request: a Blob's stream, read by a Response).
+ */
+const LOADER = `
+function loadData(done) {
+  var el = document.getElementById("bm-data");
+  try {
+    if (el.dataset.encoding !== "gzip-base64") { done(JSON.parse(el.textContent)); return; }
+    var bin = atob(el.textContent.trim()), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text()
+      .then(function (text) { done(JSON.parse(text)); }, function () { done(null); });
+  } catch (e) { done(null); }
+}
+`;
+
+/** The page's one script: the loader, then its parts in one function scope that gets the data `D`, strict. */
+export const PAGE_SCRIPT = `(function () {\n"use strict";\n${LOADER}\nloadData(function (D) {\n${VIEW_SCRIPT_CORE}\n${VIEW_SCRIPT_SEARCH}\n${VIEW_SCRIPT_DETAIL}\n});\n})();\n`;
+
+/** Islands longer than this (in UTF-16 code units) are written compressed (gzip, base64). */
+export const COMPRESS_ABOVE = 2_000_000;
+
+/** The data island's element: plain JSON, or gzip in base64 past `compressAbove`. */
+export function islandElement(data: ViewData, compressAbove = COMPRESS_ABOVE): string {
+  const json = islandText(data);
+  if (json.length <= compressAbove) return `<script type="application/json" id="bm-data">${json}</script>`;
+  const packed = gzipSync(Buffer.from(json, "utf8")).toString("base64");
+  return `<script type="application/octet-stream" id="bm-data" data-encoding="gzip-base64">${packed}</script>`;
+}
 
 /** The page's one style sheet. */
 export const PAGE_STYLE = `
@@ -35,10 +64,11 @@ h1 { font-size: 20px; margin: 12px 0 4px; } h2 { font-size: 16px; margin: 12px 0
 #bm-axis .tick { position: absolute; transform: translateX(-50%); white-space: nowrap; }
 #bm-axis .tick:first-child { transform: none; } #bm-axis .tick:last-child { transform: translateX(-100%); }
 #bm-lanes { max-height: 240px; overflow-y: auto; border: 1px solid var(--line); border-radius: 4px; }
-.lane { display: flex; align-items: center; border-bottom: 1px solid var(--line); }
-.lane-name { width: 320px; flex: none; text-align: left; border: 0; border-radius: 0; display: flex; flex-direction: column; overflow: hidden; }
+#bm-lane-spacer { position: relative; }
+.lane { position: absolute; left: 0; right: 0; height: 46px; display: flex; align-items: center; border-bottom: 1px solid var(--line); }
+.lane-name { width: 320px; height: 45px; flex: none; text-align: left; border: 0; border-radius: 0; display: flex; flex-direction: column; overflow: hidden; }
 .lane-name[aria-pressed="true"] { background: var(--pane); font-weight: 600; }
-.lane-key { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; } .lane-counts { font-size: 11px; color: var(--mut); }
+.lane-key, .lane-counts { white-space: nowrap; overflow: hidden; text-overflow: ellipsis; } .lane-counts { font-size: 11px; color: var(--mut); }
 .track { flex: 1; height: 22px; min-width: 0; }
 .gap-text { color: var(--gap); font-weight: 600; }
 main { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; margin-top: 8px; }
@@ -87,8 +117,8 @@ export function pagePolicy(): string {
   ].join("; ");
 }
 
-/** The whole page for `data`. */
-export function renderPage(data: ViewData): string {
+/** The whole page for `data` (its island compressed past `compressAbove` code units of JSON). */
+export function renderPage(data: ViewData, compressAbove = COMPRESS_ABOVE): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -100,7 +130,7 @@ export function renderPage(data: ViewData): string {
 <style>${PAGE_STYLE}</style>
 </head>
 <body>
-<header><h1>Memory timeline</h1><p id="bm-meta"></p></header>
+<header><h1>Memory timeline</h1><p id="bm-meta">Reading the history…</p></header>
 <nav id="bm-paging" aria-label="Pages"></nav>
 <section id="bm-filters" aria-label="Filters">
 <label for="f-agent">Agent<select id="f-agent"></select></label>
@@ -114,14 +144,14 @@ export function renderPage(data: ViewData): string {
 <button type="button" id="f-clear">Clear filters</button>
 </section>
 <div id="bm-status"><span id="bm-count" role="status"></span><span id="bm-search-result" role="status" aria-live="polite"></span></div>
-<div id="bm-lanes-wrap"><div id="bm-axis" aria-hidden="true"></div><section id="bm-lanes" aria-label="Sessions"></section></div>
+<div id="bm-lanes-wrap"><div id="bm-axis" aria-hidden="true"></div><section id="bm-lanes" aria-label="Sessions"><div id="bm-lane-spacer"></div></section></div>
 <main>
 <div id="bm-list" role="listbox" tabindex="0" aria-label="Snapshots, compactions and restores, newest first"><div id="bm-spacer"></div></div>
 <section id="bm-detail" tabindex="0" aria-label="The selected entry"></section>
 </main>
 <section id="bm-tokens" aria-label="Tokens injected"></section>
 <section id="bm-problems" aria-label="Problems"></section>
-<script type="application/json" id="bm-data">${islandText(data)}</script>
+${islandElement(data, compressAbove)}
 <script>${PAGE_SCRIPT}</script>
 </body>
 </html>

@@ -22,8 +22,7 @@ function add(parent) {
   }
   return parent;
 }
-var D = null;
-try { D = JSON.parse($("bm-data").textContent); } catch (e) { D = null; }
+$("bm-meta").textContent = "";
 if (!D || D.v !== 1) {
   add($("bm-meta"), "The data of this page could not be read (written by another version of big-memory?).");
   return;
@@ -129,31 +128,30 @@ for (var t = 0; t <= 4; t++) {
   lab.style.left = (t * 25) + "%";
   add(axis, lab);
 }
-var laneBox = $("bm-lanes");
-var laneButtons = [];
-laneList.forEach(function (l) {
+var laneBox = $("bm-lanes"), laneSpacer = $("bm-lane-spacer");
+var LANE = 46;
+var lanesShown = laneList;
+function laneRow(l, n) {
   var row = h("div", "lane");
+  row.style.top = (n * LANE) + "px";
   var b = h("button", "lane-name");
   b.type = "button";
   b.dataset.session = l.key;
   b.dataset.snapshots = String(l.snapshots);
   b.dataset.gaps = String(l.gaps);
-  b.setAttribute("aria-pressed", "false");
-  add(b, h("span", "lane-key", l.key), h("span", "lane-counts",
-    (l.agent ? "agent " + l.agent + " \u00b7 " : "") + plural(l.snapshots, "snapshot") + " \u00b7 " +
-    plural(l.compactions, "compaction/reset", "compactions/resets") + " \u00b7 " + plural(l.restores, "restore") +
-    (l.gaps > 0 ? " \u00b7 " : "")), l.gaps > 0 ? h("span", "gap-text", plural(l.gaps, "gap")) : null);
+  b.setAttribute("aria-pressed", String(F.session === l.key));
+  add(b, add(h("span", "lane-key", l.key), l.gaps > 0 ? h("span", "gap-text", " \u00b7 " + plural(l.gaps, "gap")) : null),
+    h("span", "lane-counts", (l.agent ? "agent " + l.agent + " \u00b7 " : "") + plural(l.snapshots, "snapshot") + " \u00b7 " +
+    plural(l.compactions, "compaction/reset", "compactions/resets") + " \u00b7 " + plural(l.restores, "restore")));
   if (l.gaps > 0) b.classList.add("has-gap");
   b.addEventListener("click", function () { setFilter("session", F.session === l.key ? "" : l.key); });
   var track = h("canvas", "track");
   track.setAttribute("aria-hidden", "true");
-  l.canvas = track;
-  l.row = row;
-  laneButtons.push(b);
-  add(laneBox, add(row, b, track));
-});
-function drawLane(l) {
-  var c = l.canvas, w = c.clientWidth || 600, ht = c.clientHeight || 22, r = window.devicePixelRatio || 1;
+  add(row, b, track);
+  return { row: row, canvas: track };
+}
+function drawLane(l, c) {
+  var w = c.clientWidth || 600, ht = c.clientHeight || 22, r = window.devicePixelRatio || 1;
   c.width = Math.round(w * r); c.height = Math.round(ht * r);
   var g = c.getContext("2d");
   if (!g) return;
@@ -172,14 +170,29 @@ function drawLane(l) {
     g.fillRect(x(e.m) - (gap ? 2 : 1), gap ? 0 : 3, gap ? 4 : 2, gap ? ht : ht - 6);
   });
 }
-function drawLanes() {
-  laneList.forEach(function (l) {
-    var visible = (!F.agent || l.agent === F.agent) && (!F.session || l.key === F.session);
-    l.row.hidden = !visible;
-    if (visible) drawLane(l);
-  });
-  laneButtons.forEach(function (b) { b.setAttribute("aria-pressed", String(b.dataset.session === F.session)); });
+// Only the lanes in view exist (a long history has thousands of sessions): drawn again on scroll.
+function renderLanes() {
+  var top = laneBox.scrollTop, height = laneBox.clientHeight || 240;
+  var first = Math.max(0, Math.floor(top / LANE) - 2), last = Math.min(lanesShown.length, Math.ceil((top + height) / LANE) + 2);
+  laneSpacer.textContent = "";
+  for (var n = first; n < last; n++) {
+    var made = laneRow(lanesShown[n], n);
+    laneSpacer.appendChild(made.row);
+    drawLane(lanesShown[n], made.canvas);
+  }
 }
+function drawLanes() {
+  lanesShown = laneList.filter(function (l) { return (!F.agent || l.agent === F.agent) && (!F.session || l.key === F.session); });
+  laneSpacer.style.height = (lanesShown.length * LANE) + "px";
+  laneBox.scrollTop = 0;
+  renderLanes();
+}
+var laneQueued = false;
+laneBox.addEventListener("scroll", function () {
+  if (laneQueued) return;
+  laneQueued = true;
+  requestAnimationFrame(function () { laneQueued = false; renderLanes(); });
+});
 
 var ROW = 30;
 var list = $("bm-list"), spacer = $("bm-spacer");
@@ -275,6 +288,6 @@ var resizing = false;
 window.addEventListener("resize", function () {
   if (resizing) return;
   resizing = true;
-  requestAnimationFrame(function () { resizing = false; drawLanes(); renderRows(); });
+  requestAnimationFrame(function () { resizing = false; renderLanes(); renderRows(); });
 });
 `;

@@ -1,6 +1,15 @@
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { buildViewData } from "../../plugin/surface/view-model.ts";
-import { cspHash, PAGE_SCRIPT, PAGE_STYLE, pagePolicy, renderPage } from "../../plugin/surface/view-page.ts";
+import { buildViewData, islandText } from "../../plugin/surface/view-model.ts";
+import {
+  COMPRESS_ABOVE,
+  cspHash,
+  islandElement,
+  PAGE_SCRIPT,
+  PAGE_STYLE,
+  pagePolicy,
+  renderPage,
+} from "../../plugin/surface/view-page.ts";
 import { located, snapshot } from "../builders.ts";
 import { HOSTILE } from "./view-fixture.ts";
 
@@ -59,6 +68,21 @@ describe("renderPage", () => {
       .replace(/<style>[\s\S]*?<\/style>/, "");
     expect(markup).toContain('<section id="bm-detail"');
     expect(markup).not.toMatch(/\son[a-z]+=|\sstyle=/i);
+  });
+});
+
+describe("islandElement", () => {
+  it("writes JSON as it is up to the limit, and gzip in base64 past it, holding the same JSON", () => {
+    expect(islandElement(hostileData)).toBe(
+      `<script type="application/json" id="bm-data">${islandText(hostileData)}</script>`,
+    );
+    expect(islandText(hostileData).length).toBeLessThan(COMPRESS_ABOVE);
+    const packed = islandElement(hostileData, 0);
+    const m =
+      /^<script type="application\/octet-stream" id="bm-data" data-encoding="gzip-base64">([A-Za-z0-9+/=]+)<\/script>$/.exec(
+        packed,
+      );
+    expect(gunzipSync(Buffer.from(m?.[1] ?? "", "base64")).toString("utf8")).toBe(islandText(hostileData));
   });
 });
 
