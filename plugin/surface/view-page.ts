@@ -30,7 +30,7 @@ function loadData(done) {
 `;
 
 /** The page's one script: the loader, then its parts in one function scope that gets the data `D`, strict. */
-export const PAGE_SCRIPT = `(function () {\n"use strict";\n${LOADER}\nloadData(function (D) {\n${VIEW_SCRIPT_CORE}\n${VIEW_SCRIPT_SEARCH}\n${VIEW_SCRIPT_DETAIL}\n});\n})();\n`;
+export const PAGE_SCRIPT = `(function () {\n"use strict";\n${LOADER}\nloadData(function (D) {\nperformance.mark("bm-data");\n${VIEW_SCRIPT_CORE}\n${VIEW_SCRIPT_SEARCH}\n${VIEW_SCRIPT_DETAIL}\n});\n})();\n`;
 
 /** Islands longer than this (in UTF-16 code units) are written compressed (gzip, base64). */
 export const COMPRESS_ABOVE = 2_000_000;

@@ -232,5 +232,6 @@ if (D.problems.length > 0) {
   add(probs, ul);
 }
 refresh();
+performance.mark("bm-ready");
 document.body.dataset.ready = "true";
 `;
