@@ -254,7 +254,14 @@ list.addEventListener("keydown", function (ev) {
   ev.preventDefault();
   select(to);
 });
-list.addEventListener("focus", function () { if (active < 0 && shown.length > 0) select(0); });
+// Focus from the keyboard selects the first row; focus from a click leaves the choice to the click (a row
+// drawn again under the pointer before its click would lose it).
+var pointing = false;
+list.addEventListener("mousedown", function () { pointing = true; });
+list.addEventListener("focus", function () {
+  if (!pointing && active < 0 && shown.length > 0) select(0);
+  pointing = false;
+});
 
 function refresh() {
   shown = events.filter(passes);
