@@ -263,4 +263,27 @@ describe("the memory timeline in Chromium", () => {
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    "the Memory timeline tab in OpenClaw's Control UI, its frame loaded through the gateway's grant",
+    async () => {
+      const base = `http://127.0.0.1:${gateway.port}`;
+      const context = await browser.newContext({ viewport: { width: 1500, height: 1000 } });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on("console", (m) => {
+        if (m.type() === "error") errors.push(m.text());
+      });
+      await page.goto(`${base}/plugin?plugin=big-memory&id=memory-timeline#token=${gateway.token}`);
+      const frameElement = await page.waitForSelector(`iframe[src*="${ROUTE}"]`, { timeout: 120_000 });
+      const frame = await frameElement.contentFrame();
+      expect(frame).not.toBeNull();
+      await frame?.waitForSelector("body[data-ready=true]", { timeout: 120_000 });
+      expect(await frame?.textContent("#bm-meta")).toContain(`${listed.length} snapshots`);
+      await page.screenshot({ path: join(ARTIFACTS, "view-control-ui.png") });
+      await writeFile(join(ARTIFACTS, "view-control-ui-console.txt"), errors.join("\n"));
+      await context.close();
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
