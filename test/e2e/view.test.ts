@@ -175,7 +175,14 @@ async function checkPage(page: Page, watch: Watch, shot: string): Promise<void> 
   await page.selectOption("#f-kind", "snapshots");
   await page.click(".row.k-s");
   const detail = (await page.textContent("#bm-detail")) ?? "";
-  for (const hostile of [HOSTILE.closing, HOSTILE.script, HOSTILE.link, HOSTILE.handler, HOSTILE.comment])
+  for (const hostile of [
+    HOSTILE.closing,
+    HOSTILE.script,
+    HOSTILE.link,
+    HOSTILE.handler,
+    HOSTILE.comment,
+    HOSTILE.fence,
+  ])
     expect(detail).toContain(hostile);
   expect(detail).toContain("invoice\\u202etxt.exe");
   expect(detail).toContain("bell\\u0007");
