@@ -6,6 +6,7 @@ import { registerCommands } from "./surface/commands.ts";
 import type { SurfaceDeps } from "./surface/context.ts";
 import { registerHooks } from "./surface/hooks.ts";
 import { registerTools } from "./surface/tools.ts";
+import { registerViewRoute } from "./surface/view-route.ts";
 
 /**
  * big-memory: an agent never loses its place when its context is compacted or its session is
@@ -36,6 +37,7 @@ export default definePluginEntry({
     const hooks = registerHooks(api, deps);
     registerTools(api, deps);
     registerCommands(api, deps);
+    registerViewRoute(api, deps);
     api.registerService({
       id: "big-memory",
       start: () => {

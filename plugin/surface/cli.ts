@@ -60,6 +60,7 @@ export const COMMAND_GROUPS: readonly CommandGroup[] = [
   },
   { names: ["save"], load: async () => (await import("./cli-save.ts")).defineSave },
   { names: ["repair"], load: async () => (await import("./cli-repair.ts")).defineRepair },
+  { names: ["view"], load: async () => (await import("./view-cli.ts")).defineView },
   {
     names: ["doctor"],
     load: async () => {
