@@ -95,7 +95,7 @@ describe("big-memory status: compactions", () => {
     const rows = text.split("\n").filter((l) => l.includes("agent:main:main") && /preflight|trim/.test(l));
     expect(rows).toHaveLength(10);
     expect(rows[0]).toMatch(
-      /agent:main:main\s+trim\s+done\s+-\s+safety-net 2026-11-25-12\s+2026-11-25-12 700 tok/,
+      /agent:main:main\s+trim\s+done\s+-\s+safety-net 2026-11-25-12\s+2026-11-25-12 700 tokens/,
     );
   });
 });

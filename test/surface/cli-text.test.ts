@@ -106,25 +106,25 @@ describe("oneLine", () => {
 });
 
 describe("verifiedLabel", () => {
-  it("says verified, MODIFIED or unverified", () => {
+  it("says who wrote it: big-memory (checksum holds), the model or a person (none), or changed since (mismatch)", () => {
     expect([true, false, null].map((v) => verifiedLabel(v, plain))).toEqual([
-      "verified",
-      "MODIFIED",
-      "unverified",
+      "big-memory",
+      "CHANGED since",
+      "model or person",
     ]);
   });
 });
 
 describe("refTable", () => {
-  it("lists id, age, trigger, name, session, check and goal, with - for absent values", () => {
+  it("lists id, age, trigger, name, session, who wrote it and goal, with - for absent values", () => {
     const refs = [
       refJson(located(snapshot("2026-11-22-02", { name: "auth-fix", goal: "" }))),
       refJson(located(snapshot("2026-11-20-01", { session: null, trigger: null }), 1, { verified: null })),
     ];
     expect(refTable(refs, NOW, plain).split("\n")).toEqual([
-      "ID             AGE     TRIGGER  NAME      SESSION          CHECK       GOAL",
-      "2026-11-22-02  2h ago  manual   auth-fix  agent:main:main  verified    (no goal)",
-      "2026-11-20-01  2d ago  -        -         -                unverified  goal of 2026-11-20-01",
+      "ID             AGE     TRIGGER  NAME      SESSION          WRITTEN BY       GOAL",
+      "2026-11-22-02  2h ago  manual   auth-fix  agent:main:main  big-memory       (no goal)",
+      "2026-11-20-01  2d ago  -        -         -                model or person  goal of 2026-11-20-01",
     ]);
   });
 });
@@ -153,7 +153,7 @@ describe("snapshotText", () => {
       ),
     );
     expect(snapshotText(s, ["src/b.ts does not exist (any more, or yet)"], NOW, plain).split("\n")).toEqual([
-      "2026-11-22-01  2026-11-22T10:00:00+00:00 (2h ago)  verified",
+      "2026-11-22-01  2026-11-22T10:00:00+00:00 (2h ago)  big-memory",
       "memory/2026-11-22.md:5  trigger manual  session agent:main:main  agent main  name auth-fix",
       "warning: src/b.ts does not exist (any more, or yet)",
       "",
