@@ -172,11 +172,17 @@ function writersLine(doc: StatusDoc): string {
   return parts.join(", ");
 }
 
-/** The restores line: how many, the tokens they put in front of the model, and the last one. */
-function restoresLine(doc: StatusDoc, now: Date): string {
+/** The restores line: how many, and the tokens they put in front of the model. */
+function restoresLine(doc: StatusDoc): string {
+  return doc.restores === 0 ? "none yet" : `${doc.restores}, ${tokensText(doc.tokens.total)} injected in all`;
+}
+
+/** The last restore: which snapshot, why, its tokens, when. */
+function lastRestoreLine(doc: StatusDoc, now: Date): string {
   const last = doc.tokens.last;
-  if (last === null) return "none yet";
-  return `${doc.restores}, ${tokensText(doc.tokens.total)} injected in all; last ${last.id} ${reasonText(last.reason)}, ${tokensText(last.tokens)}, ${relativeAge(last.at, now)}`;
+  return last === null
+    ? "none"
+    : `${last.id} ${reasonText(last.reason)}, ${tokensText(last.tokens)}, ${relativeAge(last.at, now)}`;
 }
 
 /**
@@ -201,20 +207,19 @@ export function statusText(
         ],
         ["written by", writersLine(doc)],
         ["autosaves", `${doc.autosaves} (saved when the context filled past a threshold)`],
-        ["restores", restoresLine(doc, now)],
-        [
-          "problems",
-          doc.problems === 0 ? "none" : `${counted(doc.problems, "problem")} (listed below)`,
-        ],
+        ["restores", restoresLine(doc)],
+        ["last restore", lastRestoreLine(doc, now)],
+        ["problems", doc.problems === 0 ? "none" : `${counted(doc.problems, "problem")} (listed below)`],
         ["redacted", redactionLine(doc.redactions)],
         [
           "last capture",
           last === null ? "none" : `${last.id} ${relativeAge(last.timestamp, now)} (${last.trigger ?? "-"})`,
         ],
         ...extra,
-        ...(doc.compactions.length === 0 ? [["compactions", "none observed yet"] as const] : []),
+        ["compactions", compactionsLine(doc.compactions.length)],
       ],
       style,
+      columns,
     ),
     ...(doc.restoreLogProblem === null ? [] : [style.yellow(`big-memory: ${doc.restoreLogProblem}`)]),
     ...compactionLines(doc, now, style, columns),
@@ -294,6 +299,13 @@ export function compactionRow(c: LedgerRecord, now: Date): string[] {
   ];
 }
 
+/** The `compactions` line of `status`: how many, and how many of them the table below shows. */
+function compactionsLine(n: number): string {
+  if (n === 0) return "none observed yet";
+  const shown = Math.min(n, STATUS_COMPACTIONS);
+  return `${n}; ${shown === n ? "all" : `the last ${shown}`} in the table below${shown === n ? "" : " (status --json lists all)"}`;
+}
+
 /** The last {@link STATUS_COMPACTIONS} compactions and resets, newest first, as `status` prints them. */
 export function compactionLines(
   doc: { compactions: LedgerRecord[]; ledgerProblem: string | null },
@@ -308,7 +320,6 @@ export function compactionLines(
       ? []
       : [
           "",
-          `${style.bold("compactions")}  the last ${shown.length} of ${doc.compactions.length} (status --json lists all)`,
           table(
             [
               ["WHEN", "SESSION", "PATH", "HAPPENED", "FLUSH", "COVERED BY", "RESTORED"].map(style.bold),

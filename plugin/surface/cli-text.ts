@@ -156,12 +156,27 @@ export function table(rows: string[][], fit?: Fit): string {
     .join("\n");
 }
 
-/** `label  value` lines with the values aligned after the widest label (labels in bold). */
-export function fields(pairs: readonly (readonly [string, string])[], style: Style): string[] {
+/**
+ * `label  value` lines with the values aligned after the widest label (labels in bold); with `columns`,
+ * a plain value (no colour) is cut to fit, line by line.
+ */
+export function fields(
+  pairs: readonly (readonly [string, string])[],
+  style: Style,
+  columns?: number,
+): string[] {
   const width = Math.max(0, ...pairs.map(([label]) => widthOf(label)));
-  return pairs.map(([label, value]) =>
-    `${style.bold(label)}${" ".repeat(width - widthOf(label) + 2)}${value}`.trimEnd(),
-  );
+  const room = columns === undefined ? undefined : Math.max(8, columns - width - 2);
+  return pairs.map(([label, value]) => {
+    const shown =
+      room === undefined || value.includes("\u001b")
+        ? value
+        : value
+            .split("\n")
+            .map((l) => cut(l, room))
+            .join("\n");
+    return `${style.bold(label)}${" ".repeat(width - widthOf(label) + 2)}${shown}`.trimEnd();
+  });
 }
 
 /** White space that is not one space between words. */
@@ -222,7 +237,7 @@ const LIST_SHRINK = [
 ] as const;
 
 /** How wide a goal is printed when the output goes to a file (no terminal width to fit). */
-export const PIPED_GOAL = 200;
+export const PIPED_GOAL = 500;
 
 /**
  * The `list` table: id, age, trigger, name, session, who wrote it, goal; fitted to `columns` (the goal
