@@ -236,6 +236,13 @@ const LIST_SHRINK = [
   [6, 20],
 ] as const;
 
+/** {@link verifiedLabel} as a phrase, for a snapshot shown whole. */
+function writtenBy(verified: boolean | null, style: Style): string {
+  return verified === false
+    ? style.red("CHANGED since big-memory wrote it (checksum mismatch)")
+    : `written by ${verified === true ? style.green("big-memory") : style.dim("the model or a person")}`;
+}
+
 /** How wide a goal is printed when the output goes to a file (no terminal width to fit). */
 export const PIPED_GOAL = 500;
 
@@ -269,7 +276,7 @@ function bullets(items: string[]): string[] {
 /** A whole snapshot for a person: header line, then each section. */
 export function snapshotText(s: SnapshotJson, warnings: string[], now: Date, style: Style): string {
   const lines = [
-    `${style.bold(s.id)}  ${s.timestamp} (${relativeAge(s.timestamp, now)})  ${verifiedLabel(s.verified, style)}`,
+    `${style.bold(s.id)}  ${s.timestamp} (${relativeAge(s.timestamp, now)})  ${writtenBy(s.verified, style)}`,
     style.dim(
       `${s.file}:${s.line}  trigger ${s.trigger ?? "-"}  session ${s.session ?? "-"}  agent ${s.agent ?? "-"}${s.name === null ? "" : `  name ${s.name}`}`,
     ),

@@ -153,7 +153,7 @@ describe("snapshotText", () => {
       ),
     );
     expect(snapshotText(s, ["src/b.ts does not exist (any more, or yet)"], NOW, plain).split("\n")).toEqual([
-      "2026-11-22-01  2026-11-22T10:00:00+00:00 (2h ago)  big-memory",
+      "2026-11-22-01  2026-11-22T10:00:00+00:00 (2h ago)  written by big-memory",
       "memory/2026-11-22.md:5  trigger manual  session agent:main:main  agent main  name auth-fix",
       "warning: src/b.ts does not exist (any more, or yet)",
       "",
