@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { refJson, snapshotJson } from "../../plugin/snapshot/json.ts";
 import {
   counted,
+  fields,
   kindsText,
   oneLine,
   refTable,
@@ -102,6 +103,48 @@ describe("oneLine", () => {
     expect(oneLine(`${" ".repeat(2_000)}late`, 12)).toBe("late");
     expect(oneLine(`${"\u0301".repeat(40)}${"x".repeat(40)}`, 12)).toMatch(/…$/);
     expect(oneLine(`a${" \n".repeat(200)}b`, 12)).toBe("a b");
+  });
+});
+
+describe("table with a width to fit", () => {
+  const rows = () => [
+    ["ID", "KIND", "GOAL"],
+    ["2026-11-22-01", "compaction", "Fix ERR_DUPLICATE_KEY in the OAuth callback"],
+    ["2026-11-22-02", "manual", "Ship the docs"],
+  ];
+
+  it("cuts the columns that give way, in order, only as far as needed", () => {
+    expect(table(rows(), { columns: 40, shrink: [[2, 8]] }).split("\n")).toEqual([
+      "ID             KIND        GOAL",
+      "2026-11-22-01  compaction  Fix ERR_DUPL…",
+      "2026-11-22-02  manual      Ship the docs",
+    ]);
+  });
+
+  it("leaves a column out before cutting past a column's first step, and keeps every cell whole without a width", () => {
+    expect(table(rows(), { columns: 40, shrink: [[2, 20]], drop: [1] }).split("\n")).toEqual([
+      "ID             GOAL",
+      "2026-11-22-01  Fix ERR_DUPLICATE_KEY in…",
+      "2026-11-22-02  Ship the docs",
+    ]);
+    expect(table(rows(), { columns: undefined, shrink: [[2, 8]], drop: [1] })).toBe(table(rows()));
+  });
+});
+
+describe("fields", () => {
+  it("aligns values after the widest label and cuts plain values to the width", () => {
+    const pairs = [
+      ["workspace", "/home/me/.openclaw/workspace"],
+      ["last restore", "2026-11-22-02 after compaction, 812 tokens, 5m ago"],
+    ] as const;
+    expect(fields(pairs, plain)).toEqual([
+      "workspace     /home/me/.openclaw/workspace",
+      "last restore  2026-11-22-02 after compaction, 812 tokens, 5m ago",
+    ]);
+    expect(fields(pairs, plain, 40)).toEqual([
+      "workspace     /home/me/.openclaw/worksp…",
+      "last restore  2026-11-22-02 after compa…",
+    ]);
   });
 });
 
