@@ -11,6 +11,7 @@ const manifest = JSON.parse(readFileSync(new URL("openclaw.plugin.json", root), 
 >;
 const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as {
   version: string;
+  devDependencies: Record<string, string>;
   openclaw: { extensions: string[]; runtimeExtensions: string[]; compat: { pluginApi: string } };
 };
 
@@ -27,11 +28,15 @@ describe("openclaw.plugin.json", () => {
     expect(manifest.contracts).toEqual({ tools: [...TOOL_NAMES] });
   });
 
-  it("points package.json at the TypeScript entry and the built one", () => {
+  it("points package.json at the TypeScript entry and the built one, with what ClawHub requires of a code plugin", () => {
+    // ClawHub refuses an external code plugin without openclaw.compat.pluginApi and
+    // openclaw.build.openclawVersion; the build is the OpenClaw release the tests run against.
+    const built = pkg.devDependencies.openclaw;
     expect(pkg.openclaw).toEqual({
       extensions: ["./plugin/index.ts"],
       runtimeExtensions: ["./dist/index.js"],
-      compat: { pluginApi: ">=2026.9.2" },
+      compat: { pluginApi: ">=2026.9.2", minGatewayVersion: "2026.9.2" },
+      build: { openclawVersion: built, pluginSdkVersion: built },
     });
   });
 });

@@ -34,13 +34,15 @@ function lines(hits: HitView[]): string[] {
     const name = h.name === null ? "" : `, "${attr(h.name)}"`;
     const line = `${i + 1}. ${attr(h.id)} (${attr(h.age)}${name}): ${value(h.goal) || "(no goal)"}`;
     const snippet = value(h.snippet);
-    return [line, ...(snippet === "" ? [] : [`   match: ${snippet}`])].map(neutralise);
+    // A match in the goal is the goal on the line above: not said twice.
+    const said = snippet === "" || value(h.goal).replace(/…$/, "").includes(snippet.replace(/…$/, ""));
+    return [line, ...(said ? [] : [`   match: ${snippet}`])].map(neutralise);
   });
 }
 
 /**
  * The hits, best first, as `1. <id> (<age>[, "<name>"]): <goal>` with `   match: <snippet>` under each
- * (goal and snippet cut to 60 tokens, the query to 40). `text`, for the model: a fixed preamble naming the nonce, the lines
+ * whose snippet is not part of its goal (goal and snippet cut to 60 tokens, the query to 40). `text`, for the model: a fixed preamble naming the nonce, the lines
  * inside `<big-memory-snapshot-<nonce> results="N" query="…">` … `</big-memory-snapshot-<nonce>>`, and the
  * fixed line `Call big_memory_recall with an id for the whole snapshot.`; `reply`, for the user:
  * `Snapshots matching "<query>", best first:` and the lines. Throws when `nonce` is not 16 hex digits.

@@ -148,7 +148,7 @@ export async function answerList(
   await answer(
     o,
     { snapshots: shown, diagnostics },
-    () => (shown.length === 0 ? "No snapshots found." : refTable(shown, o.io.now(), o.style)),
+    () => (shown.length === 0 ? "No snapshots found." : refTable(shown, o.io.now(), o.style, o.io.columns)),
     diagnostics,
   );
   if (shown.length < refs.length && !o.json) {
@@ -209,7 +209,13 @@ export async function answerStatus(
     journal: journal.summary,
   };
   const text = () =>
-    `${statusText(doc, o.io.now(), o.style)}\n${view.journalStatusText(journal.summary, source.tally, o.style)}`;
+    statusText(
+      doc,
+      o.io.now(),
+      o.style,
+      o.io.columns,
+      view.journalStatusFields(journal.summary, source.tally, o.style),
+    );
   await answer(o, { ...doc, diagnostics: all }, text, all);
   o.setExit(EXIT.ok);
 }

@@ -41,9 +41,12 @@ export function doctorText(report: DoctorReport, style?: Style): string {
     `${paint(c, LABEL[c.status])}  ${c.name}: ${c.detail}`,
     ...(c.fix === null ? [] : [`      fix: ${c.fix}`]),
   ]);
-  const verdict = report.ok
-    ? "big-memory will capture and restore in this workspace."
-    : "big-memory will NOT capture or restore until the FAIL lines are fixed.";
+  const noModel = report.checks.some((c) => c.name === "model" && c.status !== "ok");
+  const verdict = !report.ok
+    ? "big-memory will NOT capture or restore until the FAIL lines are fixed."
+    : noModel
+      ? "big-memory is set up here, but OpenClaw has no model: it captures and restores once a model runs turns."
+      : "big-memory will capture and restore in this workspace.";
   return [...lines, verdict].join("\n");
 }
 

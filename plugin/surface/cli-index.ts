@@ -30,7 +30,7 @@ import {
 } from "./cli-answer.ts";
 import { EXIT, UsageError } from "./cli-args.ts";
 import { progress } from "./cli-progress.ts";
-import { counted, oneLine } from "./cli-text.ts";
+import { counted, cut, oneLine, PIPED_GOAL, type Style, table } from "./cli-text.ts";
 
 /** What a command found, and what went wrong along the way. */
 interface IndexRun {
@@ -231,15 +231,17 @@ async function showSearch(
   const { io, style } = o;
   const { hits, fuzzy, match, missing, suggestions } = found;
   const ref = ({ snippet: _s, field: _f, ...rest }: SearchHit) => rest;
-  const line = (h: SearchHit) =>
-    `${style.bold(h.id)}  ${relativeAge(h.timestamp, io.now())}  ${oneLine(h.goal || "(no goal)", 70)}\n    ${style.dim(`${h.field}: ${oneLine(h.snippet, 90)}  (${h.file}:${h.line})`)}`;
+  const lines = (shown: SearchHit[]) => hitLines(shown, io.now(), style, io.columns);
   await answer(
     o,
     { snapshots: hits.map(ref), fuzzy: fuzzy.map(ref), match, missing, suggestions, diagnostics },
     () =>
       hits.length > 0
-        ? hits.map(line).join("\n")
-        : [absentText(query, found, options.filter, fuzzy.length > 0), ...fuzzy.map(line)].join("\n"),
+        ? lines(hits)
+        : [
+            absentText(query, found, options.filter, fuzzy.length > 0),
+            ...(fuzzy.length > 0 ? [lines(fuzzy)] : []),
+          ].join("\n"),
     diagnostics,
   );
   if (found.more && !o.json) {
@@ -251,6 +253,46 @@ async function showSearch(
   }
   // "Have we seen X?": only a hit holding every identifier as typed says yes.
   o.setExit(hits.length > 0 ? EXIT.ok : EXIT.notFound);
+}
+
+/**
+ * Search hits for people: a table of id, age, name and goal fitted to `columns` (whole when undefined),
+ * each row followed by where it matched (the section and its words, unless the match is the goal shown
+ * above it, and the file and line), indented and cut to the same width.
+ */
+export function hitLines(hits: SearchHit[], now: Date, style: Style, columns?: number): string {
+  const named = hits.some((h) => h.name !== null);
+  const rows = table(
+    [
+      ["ID", "AGE", ...(named ? ["NAME"] : []), "GOAL"].map(style.bold),
+      ...hits.map((h) => [
+        h.id,
+        relativeAge(h.timestamp, now),
+        ...(named ? [oneLine(h.name ?? "-", 64)] : []),
+        oneLine(h.goal || "(no goal)", PIPED_GOAL),
+      ]),
+    ],
+    {
+      columns,
+      shrink: named
+        ? [
+            [3, 30],
+            [2, 12],
+            [3, 12],
+          ]
+        : [[2, 12]],
+    },
+  ).split("\n");
+  const where = (h: SearchHit) => {
+    const at = `${h.file}:${h.line}`;
+    const snippet = oneLine(h.snippet, PIPED_GOAL);
+    const room =
+      columns === undefined ? PIPED_GOAL : Math.max(12, columns - 4 - at.length - 4 - h.field.length);
+    return style.dim(
+      `    ${h.field === "goal" ? `matched the goal  (${at})` : `${h.field}: ${cut(snippet, room)}  (${at})`}`,
+    );
+  };
+  return [rows[0] ?? "", ...hits.flatMap((h, i) => [rows[i + 1] ?? "", where(h)])].join("\n");
 }
 
 /** `reindex`: every month rebuilt from the daily logs, with progress on stderr. */

@@ -22,6 +22,7 @@ const code = await runCli(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   readStdin,
   color: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
+  columns: process.stdout.isTTY === true ? process.stdout.columns : undefined,
   cwd: process.cwd(),
   env: process.env,
   now: () => new Date(),

@@ -72,7 +72,9 @@ export function defineReadCommands(
     });
 
   common(root.command("status"))
-    .description("counts, sizes, autosaves, last capture and last restore per session")
+    .description(
+      "counts, sizes, autosaves, last capture and last restore per session, the tokens restores injected",
+    )
     .action(async (o: CommonOptions) => {
       await (await refs()).status(output(o), resolveWorkspace(o.dir, io));
     });

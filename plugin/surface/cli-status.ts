@@ -6,7 +6,7 @@ import { STATE_DIR_NAME } from "../store/gate.ts";
 import { LEDGER_FILE, type LedgerRecord, readLedger } from "../store/ledger.ts";
 import { readStateFile } from "../store/log-open.ts";
 import { RESTORE_LOG_FILE, type RestoreLogEntry, readRestoreLog } from "../store/restore-log.ts";
-import { counted, type Style, table } from "./cli-text.ts";
+import { counted, fields, type Style, table } from "./cli-text.ts";
 
 /** `[REDACTED:<kind>]` markers in `text`, by kind, and their sum. */
 export function countMarkers(text: string): { total: number; kinds: Record<string, number> } {
@@ -55,7 +55,8 @@ const capture = (s: TalliedRef) => ({ id: s.id, timestamp: s.timestamp, trigger:
 
 /**
  * The `status` document: counts per day and per session, storage, last capture and last restore per
- * session, autosaves (threshold snapshots) and problems found. The counts come from the index (see
+ * session, autosaves (threshold snapshots), the tokens restores injected (in all, per session, the last
+ * restore's) and problems found. The counts come from the index (see
  * StatusSource), so no log is parsed unless it changed since it was indexed.
  */
 export async function statusDoc(workspace: string, source: StatusSource) {
@@ -64,6 +65,7 @@ export async function statusDoc(workspace: string, source: StatusSource) {
   const lastRestore = new Map<string, RestoreLogEntry>();
   for (const e of log.entries) lastRestore.set(e.session ?? NO_SESSION, e);
   const keys = [...new Set([...Object.keys(tally.sessions), ...lastRestore.keys()])].sort();
+  const tokens = injectedTokens(log.entries);
   // A capture is a block whose checksum holds or a claimed flush block (search/tally.ts `isCapture`).
   const last = tally.lastCapture;
   const total = Object.values(source.redactions).reduce((a, n) => a + n, 0);
@@ -90,10 +92,14 @@ export async function statusDoc(workspace: string, source: StatusSource) {
         snapshots: v?.snapshots ?? 0,
         autosaves: v?.autosaves ?? 0,
         lastCapture: v === undefined || v.lastCapture === null ? null : capture(v.lastCapture),
-        lastRestore: r === undefined ? null : { id: r.id, at: r.at, reason: r.reason },
+        lastRestore:
+          r === undefined ? null : { id: r.id, at: r.at, reason: r.reason, tokens: r.tokens ?? null },
+        tokens: tokens.sessions[session] ?? 0,
       };
     }),
     lastCapture: last === null ? null : { ...capture(last), session: last.session },
+    /** Tokens big-memory put in front of the model (restore log): in all, and the last restore's. */
+    tokens: { total: tokens.total, last: tokens.last },
     ...(await compactionsDoc(workspace)),
     /** Values replaced by `[REDACTED:<kind>]`: in the snapshots as read, and in big-memory's state files. */
     redactions: {
@@ -103,6 +109,46 @@ export async function statusDoc(workspace: string, source: StatusSource) {
   };
 }
 export type StatusDoc = Awaited<ReturnType<typeof statusDoc>>;
+
+/**
+ * The tokens the restores of `entries` injected (estimated when they were made; a line without a count,
+ * from the recall tool before it counted, adds none): in all, per session, and the last restore's.
+ */
+export function injectedTokens(entries: readonly RestoreLogEntry[]): {
+  total: number;
+  sessions: Record<string, number>;
+  last: { id: string; at: string; reason: string; session: string | null; tokens: number | null } | null;
+} {
+  const sessions: Record<string, number> = {};
+  let total = 0;
+  for (const e of entries) {
+    const key = e.session ?? NO_SESSION;
+    sessions[key] = (sessions[key] ?? 0) + (e.tokens ?? 0);
+    total += e.tokens ?? 0;
+  }
+  const e = entries[entries.length - 1];
+  const last =
+    e === undefined
+      ? null
+      : { id: e.id, at: e.at, reason: e.reason, session: e.session, tokens: e.tokens ?? null };
+  return { total, sessions, last };
+}
+
+/** Why a restore happened, in words: `after compaction`, `"you forgot"`, `resume`... */
+export function reasonText(reason: string): string {
+  const words: Record<string, string> = {
+    compaction: "after compaction",
+    reset: "after reset",
+    amnesia: '"you forgot"',
+    resume: "resume",
+    recall: "recall tool",
+  };
+  return words[reason] ?? reason;
+}
+
+/** `1,234 tokens`: a token count for people. */
+export const tokensText = (n: number | null): string =>
+  n === null ? "? tokens" : `${n.toLocaleString("en-US")} token${n === 1 ? "" : "s"}`;
 
 function redactionLine(r: StatusDoc["redactions"]): string {
   const part = (c: { total: number; kinds: Record<string, number> }, where: string) =>
@@ -116,37 +162,112 @@ function redactionLine(r: StatusDoc["redactions"]): string {
   return `${part(r.snapshots, "snapshots")}, ${part(r.state, "session state")}`;
 }
 
-/** The `status` document for people. */
-export function statusText(doc: StatusDoc, now: Date, style: Style): string {
+/** Who wrote the snapshots, in words (cli-text.ts verifiedLabel says the same of one). */
+function writersLine(doc: StatusDoc): string {
+  const parts = [
+    `big-memory ${doc.verified}`,
+    `the model or a person ${doc.unverified} (no checksum)`,
+    ...(doc.modified === 0 ? [] : [`changed after big-memory wrote them ${doc.modified}`]),
+  ];
+  return parts.join(", ");
+}
+
+/** The restores line: how many, and the tokens they put in front of the model. */
+function restoresLine(doc: StatusDoc): string {
+  return doc.restores === 0 ? "none yet" : `${doc.restores}, ${tokensText(doc.tokens.total)} injected in all`;
+}
+
+/** The last restore: which snapshot, why, its tokens, when. */
+function lastRestoreLine(doc: StatusDoc, now: Date): string {
+  const last = doc.tokens.last;
+  return last === null
+    ? "none"
+    : `${last.id} ${reasonText(last.reason)}, ${tokensText(last.tokens)}, ${relativeAge(last.at, now)}`;
+}
+
+/**
+ * The `status` document for people: aligned `label  value` lines (then `extra`'s, such as the journal's),
+ * the sessions and the last compactions as tables fitted to `columns` (whole when undefined).
+ */
+export function statusText(
+  doc: StatusDoc,
+  now: Date,
+  style: Style,
+  columns?: number,
+  extra: readonly (readonly [string, string])[] = [],
+): string {
   const last = doc.lastCapture;
   return [
-    `${style.bold("workspace")}  ${doc.workspace}`,
-    `${style.bold("snapshots")}  ${doc.snapshots} in ${counted(doc.files, "daily log")} (${(doc.bytes / 1024).toFixed(1)} KiB): ${doc.verified} verified, ${doc.unverified} unverified, ${doc.modified} modified; ${counted(doc.autosaves, "autosave")}; ${counted(doc.restores, "restore")}; ${counted(doc.problems, "problem")}`,
-    `${style.bold("redacted")}  ${redactionLine(doc.redactions)}`,
+    ...fields(
+      [
+        ["workspace", doc.workspace],
+        [
+          "snapshots",
+          `${doc.snapshots} in ${counted(doc.files, "daily log")} (${(doc.bytes / 1024).toFixed(1)} KiB)`,
+        ],
+        ["written by", writersLine(doc)],
+        ["autosaves", `${doc.autosaves} (saved when the context filled past a threshold)`],
+        ["restores", restoresLine(doc)],
+        ["last restore", lastRestoreLine(doc, now)],
+        ["problems", doc.problems === 0 ? "none" : `${counted(doc.problems, "problem")} (listed below)`],
+        ["redacted", redactionLine(doc.redactions)],
+        [
+          "last capture",
+          last === null ? "none" : `${last.id} ${relativeAge(last.timestamp, now)} (${last.trigger ?? "-"})`,
+        ],
+        ...extra,
+        ["compactions", compactionsLine(doc.compactions.length)],
+      ],
+      style,
+      columns,
+    ),
     ...(doc.restoreLogProblem === null ? [] : [style.yellow(`big-memory: ${doc.restoreLogProblem}`)]),
-    `${style.bold("last capture")}  ${last === null ? "none" : `${last.id} ${relativeAge(last.timestamp, now)} (${last.trigger ?? "-"})`}`,
-    ...compactionLines(doc, now, style),
+    ...compactionLines(doc, now, style, columns),
     ...(doc.sessions.length === 0
       ? []
       : [
           "",
-          table([
-            ["SESSION", "SNAPSHOTS", "AUTOSAVES", "LAST CAPTURE", "LAST RESTORE"].map(style.bold),
-            ...doc.sessions.map((s) => [
-              s.session,
-              String(s.snapshots),
-              String(s.autosaves),
-              s.lastCapture === null
-                ? "-"
-                : `${s.lastCapture.id} (${relativeAge(s.lastCapture.timestamp, now)})`,
-              s.lastRestore === null
-                ? "-"
-                : `${s.lastRestore.id} ${s.lastRestore.reason} (${relativeAge(s.lastRestore.at, now)})`,
-            ]),
-          ]),
+          table(
+            [
+              ["SESSION", "SNAPSHOTS", "AUTOSAVES", "TOKENS", "LAST CAPTURE", "LAST RESTORE"].map(style.bold),
+              ...doc.sessions.map((s) => [
+                s.session,
+                String(s.snapshots),
+                String(s.autosaves),
+                s.tokens.toLocaleString("en-US"),
+                s.lastCapture === null
+                  ? "-"
+                  : `${s.lastCapture.id} ${relativeAge(s.lastCapture.timestamp, now)}`,
+                s.lastRestore === null
+                  ? "-"
+                  : `${s.lastRestore.id} ${relativeAge(s.lastRestore.at, now)} ${reasonText(s.lastRestore.reason)}`,
+              ]),
+            ],
+            // Narrow: the session to 20 columns, the restore to its id and age, the session to 12.
+            { columns, shrink: SESSIONS_SHRINK, drop: [2, 1] },
+          ),
         ]),
   ].join("\n");
 }
+
+/** How the sessions table gives way on a narrow terminal (see cli-text.ts `Fit`). */
+const SESSIONS_SHRINK = [
+  [0, 20],
+  [5, 22],
+  [4, 22],
+  [0, 12],
+  [4, 14],
+  [5, 14],
+] as const;
+
+/** How the compactions table gives way on a narrow terminal. */
+const COMPACTIONS_SHRINK = [
+  [6, 24],
+  [1, 16],
+  [5, 10],
+  [1, 12],
+  [6, 13],
+] as const;
 
 /** How many compactions `status` shows for people (`--json` has them all). */
 export const STATUS_COMPACTIONS = 10;
@@ -164,7 +285,7 @@ export async function compactionsDoc(
 
 /** One compaction for people: when, session, path, whether it happened, the flush, the cover, the restore. */
 export function compactionRow(c: LedgerRecord, now: Date): string[] {
-  const happened = c.outcome === "failed" ? "failed" : c.outcome === "open" ? "no after yet" : "done";
+  const happened = c.outcome === "failed" ? "failed" : c.outcome === "open" ? "not finished" : "done";
   return [
     relativeAge(c.cycle, now),
     c.session,
@@ -174,8 +295,15 @@ export function compactionRow(c: LedgerRecord, now: Date): string[] {
     c.snapshot === null ? c.cover : `${c.cover} ${c.snapshot}`,
     c.restore === null
       ? "-"
-      : `${c.restore.snapshot} ${c.restore.tokens} tok (${relativeAge(c.restore.at, now)})`,
+      : `${c.restore.snapshot} ${tokensText(c.restore.tokens)} (${relativeAge(c.restore.at, now)})`,
   ];
+}
+
+/** The `compactions` line of `status`: how many, and how many of them the table below shows. */
+function compactionsLine(n: number): string {
+  if (n === 0) return "none observed yet";
+  const shown = Math.min(n, STATUS_COMPACTIONS);
+  return `${n}; ${shown === n ? "all" : `the last ${shown}`} in the table below${shown === n ? "" : " (status --json lists all)"}`;
 }
 
 /** The last {@link STATUS_COMPACTIONS} compactions and resets, newest first, as `status` prints them. */
@@ -183,19 +311,23 @@ export function compactionLines(
   doc: { compactions: LedgerRecord[]; ledgerProblem: string | null },
   now: Date,
   style: Style,
+  columns?: number,
 ): string[] {
   const shown = doc.compactions.slice(-STATUS_COMPACTIONS).reverse();
   return [
     ...(doc.ledgerProblem === null ? [] : [style.yellow(`big-memory: ${doc.ledgerProblem}`)]),
     ...(shown.length === 0
-      ? [`${style.bold("compactions")}  none observed yet`]
+      ? []
       : [
           "",
-          `${style.bold("compactions")}  the last ${shown.length} of ${doc.compactions.length} (status --json lists all)`,
-          table([
-            ["WHEN", "SESSION", "PATH", "HAPPENED", "FLUSH", "COVERED BY", "RESTORED"].map(style.bold),
-            ...shown.map((c) => compactionRow(c, now)),
-          ]),
+          table(
+            [
+              ["WHEN", "SESSION", "PATH", "HAPPENED", "FLUSH", "COVERED BY", "RESTORED"].map(style.bold),
+              ...shown.map((c) => compactionRow(c, now)),
+            ],
+            // Narrow: the flush and the path left out first, then the restore, the session and the cover cut.
+            { columns, shrink: COMPACTIONS_SHRINK, drop: [4, 2] },
+          ),
         ]),
   ];
 }

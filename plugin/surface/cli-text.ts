@@ -69,26 +69,114 @@ function fitIndex(text: string, columns: number, ellipsis: string): { index: num
   return { index, truncated: true };
 }
 
-/** Left-aligned columns separated by two spaces, aligned by display width; the last column is not padded. */
-export function table(rows: string[][]): string {
+/** How a table fits a terminal: its width, the columns that give way, and those left out when even that is not enough. */
+export interface Fit {
+  /** The terminal's width in columns; undefined (output piped to a file) leaves every cell whole. */
+  columns?: number | undefined;
+  /**
+   * Steps that narrow a column, in order, each `[index, narrowest]`: the column's cells are cut (with an
+   * ellipsis) down to `narrowest` columns at most, only as far as the table is too wide.
+   */
+  shrink: readonly (readonly [number, number])[];
+  /**
+   * Columns left out, in order, while the table cannot fit with each column cut to its first step: columns
+   * are left out before any is cut further.
+   */
+  drop?: readonly number[];
+}
+
+/** `text` cut to `columns` display columns, with an ellipsis when it was longer. */
+export function cut(text: string, columns: number): string {
+  const fit = fitIndex(text, columns, "…");
+  return fit.truncated ? `${text.slice(0, fit.index)}…` : text;
+}
+
+/** The widest cell of each column. */
+function columnWidths(rows: readonly string[][]): number[] {
   const widths: number[] = [];
-  const cellWidths = rows.map((row) =>
-    row.map((cell, i) => {
-      const width = widthOf(cell);
-      if (width > (widths[i] ?? 0)) widths[i] = width;
-      return width;
-    }),
-  );
-  const lines: string[] = new Array(rows.length);
-  rows.forEach((row, r) => {
-    let line = "";
-    const last = row.length - 1;
+  for (const row of rows) {
     row.forEach((cell, i) => {
-      line += i === last ? cell : `${cell}${" ".repeat((widths[i] ?? 0) - (cellWidths[r]?.[i] ?? 0))}  `;
+      widths[i] = Math.max(widths[i] ?? 0, widthOf(cell));
     });
-    lines[r] = line.trimEnd();
+  }
+  return widths;
+}
+
+/** The width of a table with these column widths: two spaces between columns. */
+const spanOf = (widths: readonly number[]): number =>
+  widths.reduce((a, w) => a + w, 0) + 2 * Math.max(0, widths.length - 1);
+
+/** `rows` fitted to `fit.columns`: columns left out (fit.drop) while needed, then cells cut (fit.shrink). */
+function fitted(rows: string[][], fit: Fit & { columns: number }): string[][] {
+  const natural = columnWidths(rows);
+  const narrowest = (kept: number[]) =>
+    spanOf(
+      kept.map((i) => {
+        // A column's first (gentlest) step: columns are left out before any is cut further.
+        const first = fit.shrink.find(([c]) => c === i);
+        return Math.min(natural[i] ?? 0, first === undefined ? Number.POSITIVE_INFINITY : first[1]);
+      }),
+    );
+  let kept = natural.map((_, i) => i);
+  for (const d of fit.drop ?? []) {
+    if (narrowest(kept) <= fit.columns) break;
+    kept = kept.filter((i) => i !== d);
+  }
+  const out = rows.map((row) => kept.map((i) => row[i] ?? ""));
+  const widths = kept.map((i) => natural[i] ?? 0);
+  let excess = spanOf(widths) - fit.columns;
+  for (const [column, least] of fit.shrink) {
+    const at = kept.indexOf(column);
+    if (excess <= 0 || at < 0) continue;
+    const width = widths[at] ?? 0;
+    const narrower = Math.max(Math.min(width, least), width - excess);
+    excess -= width - narrower;
+    widths[at] = narrower;
+    for (const row of out) if (widthOf(row[at] ?? "") > narrower) row[at] = cut(row[at] ?? "", narrower);
+  }
+  return out;
+}
+
+/**
+ * Left-aligned columns separated by two spaces, aligned by display width; the last column is not padded.
+ * With `fit.columns`, columns are left out and cut as `fit` says until every line fits that width (cells
+ * that may be cut must carry no colour); without, every cell is whole.
+ */
+export function table(rows: string[][], fit?: Fit): string {
+  const shown = fit?.columns === undefined ? rows : fitted(rows, { ...fit, columns: fit.columns });
+  const widths = columnWidths(shown);
+  return shown
+    .map((row) => {
+      const last = row.length - 1;
+      return row
+        .map((cell, i) => (i === last ? cell : `${cell}${" ".repeat((widths[i] ?? 0) - widthOf(cell))}  `))
+        .join("")
+        .trimEnd();
+    })
+    .join("\n");
+}
+
+/**
+ * `label  value` lines with the values aligned after the widest label (labels in bold); with `columns`,
+ * a plain value (no colour) is cut to fit, line by line.
+ */
+export function fields(
+  pairs: readonly (readonly [string, string])[],
+  style: Style,
+  columns?: number,
+): string[] {
+  const width = Math.max(0, ...pairs.map(([label]) => widthOf(label)));
+  const room = columns === undefined ? undefined : Math.max(8, columns - width - 2);
+  return pairs.map(([label, value]) => {
+    const shown =
+      room === undefined || value.includes("\u001b")
+        ? value
+        : value
+            .split("\n")
+            .map((l) => cut(l, room))
+            .join("\n");
+    return `${style.bold(label)}${" ".repeat(width - widthOf(label) + 2)}${shown}`.trimEnd();
   });
-  return lines.join("\n");
 }
 
 /** White space that is not one space between words. */
@@ -123,30 +211,62 @@ export function oneLine(text: string, max = 72): string {
   return `${flat.slice(0, fitIndex(flat, max - 1, "").index)}…`;
 }
 
-/** `verified`, `unverified` (no checksum) or `MODIFIED` (checksum mismatch). */
+/**
+ * Who wrote a snapshot, in words a person knows: `big-memory` (its checksum holds), `model or person`
+ * (a block with no checksum: the model's flush block or one written by hand), `CHANGED since` (edited
+ * after big-memory wrote it: its checksum no longer matches).
+ */
 export function verifiedLabel(verified: boolean | null, style: Style): string {
   return verified === true
-    ? style.green("verified")
+    ? style.green("big-memory")
     : verified === false
-      ? style.red("MODIFIED")
-      : style.dim("unverified");
+      ? style.red("CHANGED since")
+      : style.dim("model or person");
 }
 
-/** The `list` table: id, age, trigger, name, session, verified, goal. */
-export function refTable(refs: SnapshotRef[], now: Date, style: Style): string {
-  const head = ["ID", "AGE", "TRIGGER", "NAME", "SESSION", "CHECK", "GOAL"].map(style.bold);
-  return table([
-    head,
-    ...refs.map((r) => [
-      r.id,
-      relativeAge(r.timestamp, now),
-      r.trigger ?? "-",
-      r.name ?? "-",
-      r.session ?? "-",
-      verifiedLabel(r.verified, style),
-      oneLine(r.goal === "" ? "(no goal)" : r.goal, 60),
-    ]),
-  ]);
+/**
+ * How `list` gives way on a narrow terminal: the goal to 40 columns, the session to 20, the name to 12,
+ * the session to 12, the goal to 20; the trigger, then who wrote it, are left out before the later steps.
+ */
+const LIST_SHRINK = [
+  [6, 40],
+  [4, 20],
+  [3, 12],
+  [4, 12],
+  [6, 20],
+] as const;
+
+/** {@link verifiedLabel} as a phrase, for a snapshot shown whole. */
+function writtenBy(verified: boolean | null, style: Style): string {
+  return verified === false
+    ? style.red("CHANGED since big-memory wrote it (checksum mismatch)")
+    : `written by ${verified === true ? style.green("big-memory") : style.dim("the model or a person")}`;
+}
+
+/** How wide a goal is printed when the output goes to a file (no terminal width to fit). */
+export const PIPED_GOAL = 500;
+
+/**
+ * The `list` table: id, age, trigger, name, session, who wrote it, goal; fitted to `columns` (the goal
+ * gives way first, then the session and the name), whole when `columns` is undefined.
+ */
+export function refTable(refs: SnapshotRef[], now: Date, style: Style, columns?: number): string {
+  const head = ["ID", "AGE", "TRIGGER", "NAME", "SESSION", "WRITTEN BY", "GOAL"].map(style.bold);
+  return table(
+    [
+      head,
+      ...refs.map((r) => [
+        r.id,
+        relativeAge(r.timestamp, now),
+        r.trigger ?? "-",
+        oneLine(r.name ?? "-", 64),
+        oneLine(r.session ?? "-", 80),
+        verifiedLabel(r.verified, style),
+        oneLine(r.goal === "" ? "(no goal)" : r.goal, PIPED_GOAL),
+      ]),
+    ],
+    { columns, shrink: LIST_SHRINK, drop: [2, 5] },
+  );
 }
 
 function bullets(items: string[]): string[] {
@@ -156,7 +276,7 @@ function bullets(items: string[]): string[] {
 /** A whole snapshot for a person: header line, then each section. */
 export function snapshotText(s: SnapshotJson, warnings: string[], now: Date, style: Style): string {
   const lines = [
-    `${style.bold(s.id)}  ${s.timestamp} (${relativeAge(s.timestamp, now)})  ${verifiedLabel(s.verified, style)}`,
+    `${style.bold(s.id)}  ${s.timestamp} (${relativeAge(s.timestamp, now)})  ${writtenBy(s.verified, style)}`,
     style.dim(
       `${s.file}:${s.line}  trigger ${s.trigger ?? "-"}  session ${s.session ?? "-"}  agent ${s.agent ?? "-"}${s.name === null ? "" : `  name ${s.name}`}`,
     ),

@@ -21,6 +21,8 @@ export interface CliIO {
   /** Standard input: bytes (checked as strict UTF-8) or, in tests, text. */
   readStdin(): Promise<string | Uint8Array>;
   color: boolean;
+  /** The terminal's width, which tables fit; undefined when stdout is not a terminal (a file, a pipe): whole lines. */
+  columns?: number | undefined;
   cwd: string;
   env: NodeJS.ProcessEnv;
   now(): Date;

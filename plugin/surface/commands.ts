@@ -8,8 +8,10 @@ import { withCapture, withPendingRestore } from "../session/session-state.ts";
 import { echoed } from "../snapshot/echo.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { relativeAge } from "../snapshot/time.ts";
+import { readRestoreLog } from "../store/restore-log.ts";
 import { doctorText, runDoctor } from "./cli-doctor.ts";
-import { oneLine } from "./cli-text.ts";
+import { injectedTokens, reasonText, tokensText } from "./cli-status.ts";
+import { fields, oneLine, styleFor, table } from "./cli-text.ts";
 import { agentOfSessionKey, type SurfaceDeps, warnOnce, workspaceOf } from "./context.ts";
 import { configPath } from "./openclaw-paths.ts";
 
@@ -74,20 +76,10 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
   };
 
   switch (verb.toLowerCase()) {
-    case "status": {
-      if (sessionKey === null) return "big-memory: no session in this context.";
-      const s = await ws.session(sessionKey, agentId).read();
-      const last = s.snapshots[s.snapshots.length - 1];
-      return [
-        `big-memory for ${sessionKey}`,
-        `snapshots this session: ${s.snapshots.length}${last === undefined ? "" : `, last ${last.id} (${last.trigger}, ${relativeAge(last.at, now)})`}`,
-        `compactions seen: ${s.cycle.n}; this cycle ${s.cycle.captured === null ? "has no snapshot yet" : `is covered by ${s.cycle.captured}`}`,
-        `pending restore: ${s.pendingRestore === null ? "none" : [s.pendingRestore, ...s.queue].map((p) => `${p.id} (${p.reason})`).join(", then ")}`,
-        `last restore: ${s.lastRestore === null ? "none" : `${s.lastRestore.id} (${s.lastRestore.reason}, ${relativeAge(s.lastRestore.at, now)})`}`,
-        `observed: ${s.trail.turns} turns, ${s.trail.toolCalls} tool calls, ${s.trail.files.filter((f) => f.lastAction !== "mention").length} files`,
-        ...(await journalLines(ws.dir)),
-      ].join("\n");
-    }
+    case "status":
+      return sessionKey === null
+        ? "big-memory: no session in this context."
+        : await statusReply(ws, sessionKey, agentId, now);
     case "save": {
       if (sessionKey === null) return "big-memory: no session to save in this context.";
       if (arg !== "") {
@@ -127,10 +119,15 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
       if (all.length === 0) return "big-memory: no snapshots yet in this scope.";
       const refs = all.slice(0, CHAT_LIST);
       return [
-        ...refs.map(
-          (r) =>
-            `${r.id}  ${relativeAge(r.timestamp, now)}  ${r.name === null ? "-" : shown(r.name, 64)}  ${shown(r.goal, 70) || "(no goal)"}`,
-        ),
+        table([
+          ["ID", "AGE", "NAME", "GOAL"],
+          ...refs.map((r) => [
+            r.id,
+            relativeAge(r.timestamp, now),
+            r.name === null ? "-" : shown(r.name, 64),
+            shown(r.goal, 70) || "(no goal)",
+          ]),
+        ]),
         ...(all.length > CHAT_LIST
           ? [`(the newest ${CHAT_LIST} of ${all.length}; \`big-memory list\` in a terminal shows more)`]
           : []),
@@ -202,6 +199,67 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
       return `big-memory: unknown subcommand ${echoed(verb)}.\n${COMMAND_USAGE}`;
   }
 }
+
+/**
+ * `/big-memory status`: this session's snapshots, compactions, pending and last restore, the tokens
+ * restores injected, what was observed, as `label  value` lines in the words of `big-memory status`.
+ */
+async function statusReply(
+  ws: ReturnType<SurfaceDeps["workspaces"]["get"]>,
+  sessionKey: string,
+  agentId: string | null,
+  now: Date,
+): Promise<string> {
+  const s = await ws.session(sessionKey, agentId).read();
+  const log = await readRestoreLog(ws.dir);
+  const mine = injectedTokens(log.entries.filter((e) => e.session === sessionKey));
+  const all = injectedTokens(log.entries);
+  const last = s.snapshots[s.snapshots.length - 1];
+  const r = s.lastRestore;
+  const restoredTokens = r !== null && mine.last?.id === r.id ? mine.last.tokens : null;
+  // The cycle is the time since the last compaction: what covers the next one, not the last.
+  const next =
+    s.cycle.captured === null
+      ? "a snapshot will be taken before the next"
+      : `the next is covered by ${s.cycle.captured}`;
+  return [
+    `big-memory for ${sessionKey}`,
+    ...fields(
+      [
+        [
+          "snapshots",
+          `${s.snapshots.length} this session${last === undefined ? "" : `; last ${last.id} (${last.trigger}, ${relativeAge(last.at, now)})`}`,
+        ],
+        ["compactions", `${s.cycle.n === 0 ? "none seen yet" : `${s.cycle.n} seen`}; ${next}`],
+        [
+          "pending restore",
+          s.pendingRestore === null
+            ? "none"
+            : [s.pendingRestore, ...s.queue].map((p) => `${p.id} (${reasonText(p.reason)})`).join(", then "),
+        ],
+        [
+          "last restore",
+          r === null
+            ? "none"
+            : `${r.id} ${reasonText(r.reason)}${restoredTokens === null ? "" : `, ${tokensText(restoredTokens)}`}, ${relativeAge(r.at, now)}`,
+        ],
+        [
+          "tokens injected",
+          `${tokensText(mine.total)} in this session, ${tokensText(all.total)} in this workspace`,
+        ],
+        [
+          "observed",
+          `${s.trail.turns} turns, ${s.trail.toolCalls} tool calls, ${s.trail.files.filter((f) => f.lastAction !== "mention").length} files`,
+        ],
+      ],
+      PLAIN,
+    ),
+    ...(await journalLines(ws.dir)),
+  ].join("\n");
+}
+
+/** The chat's text has no colours. */
+const PLAIN = styleFor(false);
 
 /** The chat status's lines about daily logs that lost big-memory's blocks (journal-view.ts), none when all is well. */
 async function journalLines(workspaceDir: string): Promise<string[]> {

@@ -240,6 +240,32 @@ function flushCheck(f: DoctorFacts): Check {
   return check("memory flush", "ok", `on (${thresholds})`);
 }
 
+/** The model ref a config's `model` value names (`"provider/model"` or `{ primary }`), or null. */
+function modelRef(value: unknown): string | null {
+  if (typeof value === "string") return value.trim() === "" ? null : value;
+  const primary = rec(value).primary;
+  return typeof primary === "string" && primary.trim() !== "" ? primary : null;
+}
+
+/**
+ * Whether the agent has a model: its own (`agents.list[].model`) or the default one
+ * (`agents.defaults.model`). Without one no turn runs, so nothing is captured or restored.
+ */
+export function modelCheck(f: DoctorFacts): Check {
+  const agents = rec(f.config.value.agents);
+  const own = list(agents.list).find((a) => rec(a).id === (f.agent ?? "main"));
+  const ownModel = modelRef(rec(own).model);
+  if (ownModel !== null) return check("model", "ok", `${ownModel} (agents.list, agent ${f.agent ?? "main"})`);
+  const fallback = modelRef(rec(agents.defaults).model);
+  if (fallback !== null) return check("model", "ok", `${fallback} (agents.defaults.model)`);
+  return check(
+    "model",
+    "warn",
+    "no model is configured (agents.defaults.model is not set): no turn runs, so big-memory has nothing to capture or restore yet",
+    "run `openclaw onboard`, or `openclaw config set agents.defaults.model.primary '\"provider/model\"' --strict-json`",
+  );
+}
+
 /** Below this many bytes a transcript threshold compacts every few turns: a try-out setting. */
 export const TRY_OUT_BYTES = 64 * 1024;
 const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
@@ -378,6 +404,7 @@ function storageChecks(f: DoctorFacts): Check[] {
 export function doctorChecks(f: DoctorFacts): Check[] {
   return [
     configCheck(f),
+    ...(f.config.exists && f.config.problem === null ? [modelCheck(f)] : []),
     ...pluginChecks(f),
     flushCheck(f),
     compactionCheck(f),

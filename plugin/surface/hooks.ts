@@ -24,6 +24,7 @@ import type { CycleHookEvent } from "../session/cycle.ts";
 import { latestOfSession, restoreFor } from "../session/restore-service.ts";
 import type { PendingRestore } from "../session/session-state.ts";
 import type { Workspace } from "../session/workspace.ts";
+import { reasonText, tokensText } from "./cli-status.ts";
 import { createConsentCheck } from "./consent.ts";
 import {
   agentOfSessionKey,
@@ -208,6 +209,17 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     await providerCompacted(ws, ref, now, newProviderMarks(state, providerMarks(messages), true));
   };
 
+  /** The gateway log's one line for every restore, whatever its reason: which snapshot, why, its tokens. */
+  const receipt = (
+    s: { id: string; timestamp: string; goal: string },
+    ref: SessionRef,
+    why: string,
+    n: number,
+  ) =>
+    deps.logger.info?.(
+      `big-memory: ${restoreNotice(s)} (${reasonText(why)}, ${tokensText(n)}, ${ref.sessionKey})`,
+    );
+
   /** The smallest remaining budget, in tokens, worth a second restore in the same turn. */
   const SECOND_RESTORE_MIN_TOKENS = 300;
 
@@ -253,9 +265,7 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
           },
         ]);
       }
-      deps.logger.info?.(
-        `big-memory: ${restoreNotice({ id: located.snapshot.id, timestamp: located.snapshot.timestamp, goal: located.snapshot.goal })}`,
-      );
+      receipt(located.snapshot, ref, p.reason, restored.tokens);
     }
     return texts.length === 0 ? null : texts.join("\n\n");
   };
@@ -305,6 +315,7 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
         reason: "amnesia",
         tokens: restored.tokens,
       });
+      receipt(latest.snapshot, ref, "amnesia", restored.tokens);
       return { prependContext: restored.text };
     });
   });

@@ -62,24 +62,30 @@ export function unverifiedCaptures(tally: Tally): Diagnostic[] {
   }));
 }
 
-/** The `status` lines for people: the journal, and the unverified captures when there are any. */
-export function journalStatusText(summary: JournalSummary, tally: Tally, style: Style): string {
+/**
+ * The `status` fields for people (`label`, `value`): the journal, and the blocks that are no capture
+ * when there are any (the value of a journal that lost blocks goes on over the lines under it).
+ */
+export function journalStatusFields(summary: JournalSummary, tally: Tally, style: Style): [string, string][] {
   const journal =
     summary.incidents.length === 0
-      ? `${style.bold("journal")}  ${counted(summary.blocks, "block")} kept for ${counted(summary.days, "day")}; every daily log holds them`
+      ? `${counted(summary.blocks, "block")} kept for ${counted(summary.days, "day")}; every daily log holds them`
       : [
-          `${style.bold("journal")}  ${counted(summary.incidents.length, "daily log")} lost what big-memory wrote there:`,
+          `${counted(summary.incidents.length, "daily log")} lost what big-memory wrote there:`,
           ...summary.incidents.map((i) => style.yellow(`  ${i.message}`)),
         ].join("\n");
-  const suspects =
+  const suspects: [string, string][] =
     tally.unverifiedCaptures === 0
       ? []
       : [
-          style.yellow(
-            `${style.bold("not captures")}  ${counted(tally.unverifiedCaptures, "block")} with a trigger but no valid checksum and no claim (not counted; big-memory verify lists them)`,
-          ),
+          [
+            "not captures",
+            style.yellow(
+              `${counted(tally.unverifiedCaptures, "block")} with a trigger but no valid checksum and no claim (not counted; big-memory verify lists them)`,
+            ),
+          ],
         ];
-  return [journal, ...suspects].join("\n");
+  return [["journal", journal], ...suspects];
 }
 
 /** The doctor's journal check: warn (with the fix) when a daily log lost blocks or was cut. */

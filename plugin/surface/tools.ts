@@ -1,9 +1,11 @@
 import type { OpenClawPluginApi } from "openclaw/plugin-sdk/plugin-entry";
 import { z } from "zod";
+import { estimateTokens } from "../recover/tokens.ts";
 import { type RecallResult, recall } from "../session/recall.ts";
 import { withCapture } from "../session/session-state.ts";
 import { contentFromInput, formatIssues, SnapshotInput } from "../snapshot/input.ts";
 import { nameProblem } from "../snapshot/naming.ts";
+import { reasonText, tokensText } from "./cli-status.ts";
 import { agentOfSessionKey, type SurfaceDeps, workspaceOf } from "./context.ts";
 
 /** Tool names; every one is listed in the manifest's `contracts.tools` (a test checks it). */
@@ -127,12 +129,18 @@ export function registerTools(api: OpenClawPluginApi, deps: SurfaceDeps): void {
           now: deps.now(),
         });
         if (result.restored !== null) {
+          const tokens = estimateTokens(result.text);
           await ws.logRestore({
             at: deps.now().toISOString(),
             id: result.restored.id,
             session: ctx.sessionKey ?? null,
             reason: "recall",
+            tokens,
           });
+          // The same receipt line as every other restore (hooks.ts), without the goal the tool already returned.
+          deps.logger.info?.(
+            `big-memory: Restored snapshot ${result.restored.id} (${reasonText("recall")}, ${tokensText(tokens)}, ${ctx.sessionKey ?? "no session"})`,
+          );
         }
         return text(result.text, { ok: result.found, ids: result.ids });
       },

@@ -119,10 +119,10 @@ describe("big-memory on the gateway (openclaw 2026.9.6, chat.send)", () => {
       const status = await send("/big-memory status");
       expect(status.requests).toEqual([]);
       expect(status.reply).toContain(`big-memory for ${SESSION}`);
-      expect(status.reply).toContain(`snapshots this session: 1, last ${savedId} (manual,`);
-      expect(status.reply).toContain(`this cycle is covered by ${savedId}`);
-      expect(status.reply).toContain("pending restore: none");
-      expect(status.reply).toMatch(/observed: 2 turns, 3 tool calls, 1 files/);
+      expect(status.reply).toContain(`snapshots        1 this session; last ${savedId} (manual,`);
+      expect(status.reply).toContain(`compactions      none seen yet; the next is covered by ${savedId}`);
+      expect(status.reply).toContain("pending restore  none");
+      expect(status.reply).toMatch(/observed {9}2 turns, 3 tool calls, 1 files/);
     },
     TEST_TIMEOUT_MS,
   );

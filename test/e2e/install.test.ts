@@ -62,6 +62,15 @@ beforeAll(async () => {
     await mkdir(path.dirname(path.join(clone, file)), { recursive: true });
     await copyFile(path.join(repoRoot, file), path.join(clone, file));
   }
+  // A repository of its own, as `git clone` gives: what npm install changes shows in `git status`.
+  for (const args of [
+    ["init", "-q"],
+    ["add", "-A"],
+    ["-c", "user.name=clone", "-c", "user.email=clone@example.invalid", "commit", "-q", "-m", "clone"],
+  ]) {
+    const git = await run("git", args, clone);
+    if (git.code !== 0) throw new Error(`git ${args.join(" ")} exited ${git.code}: ${git.stderr}`);
+  }
   const copied = await run(
     "cp",
     ["-al", path.join(repoRoot, "node_modules"), path.join(clone, "node_modules")],
@@ -82,6 +91,23 @@ afterAll(async () => {
 });
 
 describe("big-memory installed from a clone into OpenClaw 2026.9.6", () => {
+  it(
+    "leaves a fresh clone clean: npm install rewrites neither package-lock.json nor any tracked file",
+    async () => {
+      // npm resolves the tree from package.json and the lockfile as a real install does (the registry's
+      // metadata, every platform's optional packages), without downloading what the copy already holds.
+      const install = await run(
+        "npm",
+        ["install", "--package-lock-only", "--ignore-scripts", "--no-audit", "--no-fund"],
+        clone,
+      );
+      expect(install.code, install.stderr).toBe(0);
+      const status = await run("git", ["status", "--porcelain"], clone);
+      expect([status.code, status.stdout]).toEqual([0, ""]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
   it("a fresh clone has no dist/; the prepare script npm install runs builds the runtime entry", () => {
     expect(prepare.code, prepare.stderr).toBe(0);
     expect(existsSync(path.join(clone, "dist", "index.js"))).toBe(true);

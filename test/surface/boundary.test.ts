@@ -89,7 +89,7 @@ describe("the read commands at the workspace's boundary", () => {
     const outside = realpathSync(join(root, "outside", "x.md"));
     const status = run(["status"]);
     expect(status.code).toBe(0);
-    expect(status.stdout).toContain("snapshots  2 in 1 daily log");
+    expect(status.stdout).toContain("snapshots     2 in 1 daily log");
     for (const message of [...refused(outside), STRAY]) expect(status.stderr).toContain(message);
 
     const verify = run(["verify", "--json"]);

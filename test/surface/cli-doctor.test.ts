@@ -11,6 +11,7 @@ import { cli, SAVE_INPUT, workspaces } from "./cli-harness.ts";
 const workspace = workspaces();
 const ENTRY = "plugins.entries.big-memory";
 const HEALTHY = {
+  agents: { defaults: { model: { primary: "openai/gpt-5.4" } } },
   plugins: { entries: { "big-memory": { enabled: true, hooks: { allowConversationAccess: true } } } },
 };
 
@@ -35,6 +36,7 @@ describe("big-memory doctor", () => {
     expect(r.stdout).toBe(
       [
         `ok    config: ${dir}/.openclaw/openclaw.json`,
+        "ok    model: openai/gpt-5.4 (agents.defaults.model)",
         `ok    plugin enabled: ${ENTRY}.enabled is true`,
         `ok    plugin config: ${ENTRY}.config: capture and restore on, scope session`,
         `ok    plugin installed: ${dir}/.openclaw/extensions/big-memory`,
@@ -53,6 +55,20 @@ describe("big-memory doctor", () => {
         "big-memory will capture and restore in this workspace.",
         "",
       ].join("\n"),
+    );
+  });
+
+  it("says that no model is configured instead of promising capture and restore", async () => {
+    const { doctor } = home({ plugins: HEALTHY.plugins });
+    const r = await doctor();
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines.slice(1, 3)).toEqual([
+      "warn  model: no model is configured (agents.defaults.model is not set): no turn runs, so big-memory has nothing to capture or restore yet",
+      `      fix: run \`openclaw onboard\`, or \`openclaw config set agents.defaults.model.primary '"provider/model"' --strict-json\``,
+    ]);
+    expect(lines.at(-1)).toBe(
+      "big-memory is set up here, but OpenClaw has no model: it captures and restores once a model runs turns.",
     );
   });
 
@@ -158,8 +174,9 @@ describe("big-memory doctor", () => {
     };
     expect(await runCli(["doctor", "--json"], io)).toBe(0);
     const report = JSON.parse(stdout) as DoctorReport;
-    expect(report.checks.slice(0, 4).map((c) => [c.name, c.status, c.detail])).toEqual([
+    expect(report.checks.slice(0, 5).map((c) => [c.name, c.status, c.detail])).toEqual([
       ["config", "ok", join(dir, ".openclaw", "openclaw.json")],
+      ["model", "ok", "openai/gpt-5.4 (agents.defaults.model)"],
       ["plugin enabled", "ok", `${ENTRY}.enabled is true`],
       ["plugin config", "ok", `${ENTRY}.config: capture and restore on, scope session`],
       ["plugin installed", "ok", "loaded by OpenClaw (this command runs inside it)"],

@@ -51,7 +51,14 @@ export function workspaces(): (files?: Record<string, string>) => string {
 /** Runs the CLI in-process and captures what it printed. */
 export async function cli(
   argv: string[],
-  opts: { stdin?: string | Uint8Array; now?: Date; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: {
+    stdin?: string | Uint8Array;
+    now?: Date;
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    /** A terminal this wide (default: none, as when the output goes to a file). */
+    columns?: number;
+  } = {},
 ): Promise<{ code: number; stdout: string; stderr: string; json(): unknown }> {
   let stdout = "";
   let stderr = "";
@@ -64,6 +71,7 @@ export async function cli(
     },
     readStdin: async () => opts.stdin ?? "",
     color: false,
+    columns: opts.columns,
     cwd: opts.cwd ?? process.cwd(),
     env: opts.env ?? { HOME: "/nonexistent-home" },
     now: () => opts.now ?? new Date("2026-11-22T12:00:00Z"),

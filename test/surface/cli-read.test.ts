@@ -53,11 +53,12 @@ describe("big-memory list", () => {
 
   it("prints an aligned table for people", async () => {
     const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
-    const r = await cli(["list", "--dir", dir]);
+    const r = await cli(["list", "--dir", dir], { columns: 100 });
     expect(r.stdout.split("\n").slice(0, 3)).toEqual([
-      "ID             AGE     TRIGGER  NAME  SESSION  CHECK       GOAL",
-      "2026-11-20-02  2d ago  -        -     -        unverified  Fix the duplicate-session bug before the release (blocking …",
-      "2026-11-20-01  2d ago  -        -     -        unverified  Implement user authentication with JWT so the app can suppo…",
+      // 100 columns: the trigger is left out before the goal is cut below 40 columns.
+      "ID             AGE     NAME  SESSION  WRITTEN BY       GOAL",
+      "2026-11-20-02  2d ago  -     -        model or person  Fix the duplicate-session bug before the rel…",
+      "2026-11-20-01  2d ago  -     -        model or person  Implement user authentication with JWT so th…",
     ]);
   });
 
@@ -99,7 +100,8 @@ describe("big-memory search, recall and reindex", () => {
     expect([typo.code, typoDoc.snapshots]).toEqual([1, []]);
     expect(typoDoc.fuzzy.map((s) => [s.id, s.match])).toContainEqual(["2026-11-22-01", "fuzzy"]);
     const human = await cli(["search", "ADR-016", "--dir", dir]);
-    expect(human.stdout.split("\n").slice(0, 2)).toEqual([
+    expect(human.stdout.split("\n").slice(0, 3)).toEqual([
+      "ID             AGE       GOAL",
       `2026-11-22-01  just now  ${SAVE_INPUT.goal}`,
       "    names: Ticket: ADR-016  (memory/2026-11-22.md:5)",
     ]);

@@ -34,7 +34,7 @@ describe("big-memory repair", () => {
     expect(doc.diagnostics).toEqual([{ file: LOG, line: null, message: doc.journal.incidents[0]?.message }]);
     const text = await cli(["status", "--dir", dir]);
     expect(text.stdout).toContain(
-      `journal  1 daily log lost what big-memory wrote there:\n  ${LOG} lost 2 snapshots`,
+      `journal       1 daily log lost what big-memory wrote there:\n  ${LOG} lost 2 snapshots`,
     );
     expect(text.stderr).toContain(
       `big-memory: ${LOG} lost 2 snapshots big-memory wrote there (2026-11-22-01, 2026-11-22-02)`,

@@ -91,11 +91,11 @@ describe("big-memory status: compactions", () => {
       restore: { tokens: 700 },
     });
     const text = (await cli(["status", "--dir", dir])).stdout;
-    expect(text).toContain("compactions  the last 10 of 12 (status --json lists all)");
+    expect(text).toContain("compactions   12; the last 10 in the table below (status --json lists all)");
     const rows = text.split("\n").filter((l) => l.includes("agent:main:main") && /preflight|trim/.test(l));
     expect(rows).toHaveLength(10);
     expect(rows[0]).toMatch(
-      /agent:main:main\s+trim\s+done\s+-\s+safety-net 2026-11-25-12\s+2026-11-25-12 700 tok/,
+      /agent:main:main\s+trim\s+done\s+-\s+safety-net 2026-11-25-12\s+2026-11-25-12 700 tokens/,
     );
   });
 });

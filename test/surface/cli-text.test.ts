@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { refJson, snapshotJson } from "../../plugin/snapshot/json.ts";
 import {
   counted,
+  fields,
   kindsText,
   oneLine,
   refTable,
@@ -105,26 +106,68 @@ describe("oneLine", () => {
   });
 });
 
+describe("table with a width to fit", () => {
+  const rows = () => [
+    ["ID", "KIND", "GOAL"],
+    ["2026-11-22-01", "compaction", "Fix ERR_DUPLICATE_KEY in the OAuth callback"],
+    ["2026-11-22-02", "manual", "Ship the docs"],
+  ];
+
+  it("cuts the columns that give way, in order, only as far as needed", () => {
+    expect(table(rows(), { columns: 40, shrink: [[2, 8]] }).split("\n")).toEqual([
+      "ID             KIND        GOAL",
+      "2026-11-22-01  compaction  Fix ERR_DUPL…",
+      "2026-11-22-02  manual      Ship the docs",
+    ]);
+  });
+
+  it("leaves a column out before cutting past a column's first step, and keeps every cell whole without a width", () => {
+    expect(table(rows(), { columns: 40, shrink: [[2, 20]], drop: [1] }).split("\n")).toEqual([
+      "ID             GOAL",
+      "2026-11-22-01  Fix ERR_DUPLICATE_KEY in…",
+      "2026-11-22-02  Ship the docs",
+    ]);
+    expect(table(rows(), { columns: undefined, shrink: [[2, 8]], drop: [1] })).toBe(table(rows()));
+  });
+});
+
+describe("fields", () => {
+  it("aligns values after the widest label and cuts plain values to the width", () => {
+    const pairs = [
+      ["workspace", "/home/me/.openclaw/workspace"],
+      ["last restore", "2026-11-22-02 after compaction, 812 tokens, 5m ago"],
+    ] as const;
+    expect(fields(pairs, plain)).toEqual([
+      "workspace     /home/me/.openclaw/workspace",
+      "last restore  2026-11-22-02 after compaction, 812 tokens, 5m ago",
+    ]);
+    expect(fields(pairs, plain, 40)).toEqual([
+      "workspace     /home/me/.openclaw/worksp…",
+      "last restore  2026-11-22-02 after compa…",
+    ]);
+  });
+});
+
 describe("verifiedLabel", () => {
-  it("says verified, MODIFIED or unverified", () => {
+  it("says who wrote it: big-memory (checksum holds), the model or a person (none), or changed since (mismatch)", () => {
     expect([true, false, null].map((v) => verifiedLabel(v, plain))).toEqual([
-      "verified",
-      "MODIFIED",
-      "unverified",
+      "big-memory",
+      "CHANGED since",
+      "model or person",
     ]);
   });
 });
 
 describe("refTable", () => {
-  it("lists id, age, trigger, name, session, check and goal, with - for absent values", () => {
+  it("lists id, age, trigger, name, session, who wrote it and goal, with - for absent values", () => {
     const refs = [
       refJson(located(snapshot("2026-11-22-02", { name: "auth-fix", goal: "" }))),
       refJson(located(snapshot("2026-11-20-01", { session: null, trigger: null }), 1, { verified: null })),
     ];
     expect(refTable(refs, NOW, plain).split("\n")).toEqual([
-      "ID             AGE     TRIGGER  NAME      SESSION          CHECK       GOAL",
-      "2026-11-22-02  2h ago  manual   auth-fix  agent:main:main  verified    (no goal)",
-      "2026-11-20-01  2d ago  -        -         -                unverified  goal of 2026-11-20-01",
+      "ID             AGE     TRIGGER  NAME      SESSION          WRITTEN BY       GOAL",
+      "2026-11-22-02  2h ago  manual   auth-fix  agent:main:main  big-memory       (no goal)",
+      "2026-11-20-01  2d ago  -        -         -                model or person  goal of 2026-11-20-01",
     ]);
   });
 });
@@ -153,7 +196,7 @@ describe("snapshotText", () => {
       ),
     );
     expect(snapshotText(s, ["src/b.ts does not exist (any more, or yet)"], NOW, plain).split("\n")).toEqual([
-      "2026-11-22-01  2026-11-22T10:00:00+00:00 (2h ago)  verified",
+      "2026-11-22-01  2026-11-22T10:00:00+00:00 (2h ago)  written by big-memory",
       "memory/2026-11-22.md:5  trigger manual  session agent:main:main  agent main  name auth-fix",
       "warning: src/b.ts does not exist (any more, or yet)",
       "",

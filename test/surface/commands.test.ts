@@ -47,14 +47,43 @@ describe("/big-memory", () => {
     expect(snapshots(d).map((s) => [s.name, s.trigger, s.session])).toEqual([
       ["oauth-dup-fix", "manual", "agent:main:main"],
     ]);
-    expect(await d.command("list")).toMatch(
-      new RegExp(`^${today()}-01  just now  oauth-dup-fix  Fix ERR_DUPLICATE_KEY`),
-    );
+    expect((await d.command("list")).split("\n")).toEqual([
+      "ID             AGE       NAME           GOAL",
+      expect.stringMatching(new RegExp(`^${today()}-01  just now  oauth-dup-fix  Fix ERR_DUPLICATE_KEY`)),
+    ]);
     expect(await d.command("recall oauth-dup-fix")).toContain("ERR_DUPLICATE_KEY");
     expect(await d.command("search oauth callback")).toContain(`${today()}-01`);
     const status = await d.command("");
-    expect(status).toContain("snapshots this session: 1");
-    expect(status).toContain("pending restore: none");
+    expect(status.split("\n")).toEqual([
+      "big-memory for agent:main:main",
+      expect.stringMatching(
+        new RegExp(`^snapshots        1 this session; last ${today()}-01 \\(manual, just now\\)$`),
+      ),
+      `compactions      none seen yet; the next is covered by ${today()}-01`,
+      "pending restore  none",
+      "last restore     none",
+      "tokens injected  0 tokens in this session, 0 tokens in this workspace",
+      expect.stringMatching(/^observed {9}\d+ turns, \d+ tool calls, \d+ files$/),
+    ]);
+  });
+
+  it("status after a compaction and its restore: what covers the next one, the restore's tokens, no contradiction", async () => {
+    const d = driver();
+    await work(d);
+    await d.fire("before_compaction", { messageCount: 12 });
+    await d.fire("after_compaction", { messageCount: 3, compactedCount: 9 });
+    const restored = await d.userTurn("continue");
+    const [s] = snapshots(d);
+    expect(restored).toContain(s?.id);
+    const lines = (await d.command("status")).split("\n");
+    expect(lines[2]).toBe("compactions      1 seen; a snapshot will be taken before the next");
+    expect(lines[4]).toMatch(
+      new RegExp(`^last restore     ${s?.id} after compaction, \\d+ tokens, just now$`),
+    );
+    const tokens = /, (\d+) tokens, just now$/.exec(lines[4] ?? "")?.[1];
+    expect(lines[5]).toBe(
+      `tokens injected  ${tokens} tokens in this session, ${tokens} tokens in this workspace`,
+    );
   });
 
   it("lists the newest 10 and says how many there are when there are more", async () => {
@@ -62,9 +91,14 @@ describe("/big-memory", () => {
     await work(d);
     for (let i = 1; i <= 12; i++) await d.callTool("big_memory_save", { goal: `step ${i} of the migration` });
     const lines = (await d.command("list")).split("\n");
-    expect(lines).toHaveLength(11);
-    expect(lines[0]).toMatch(/step 12 of the migration$/);
-    expect(lines[10]).toBe("(the newest 10 of 12; `big-memory list` in a terminal shows more)");
+    expect(lines).toHaveLength(12);
+    expect(lines[0]).toMatch(/^ID {13}AGE {7}NAME {2}GOAL$/);
+    expect(lines[1]).toMatch(/step 12 of the migration$/);
+    // Every goal starts at the same column.
+    expect(new Set(lines.slice(1, 11).map((l) => l.indexOf("step")))).toEqual(
+      new Set([lines[0]?.indexOf("GOAL")]),
+    );
+    expect(lines[11]).toBe("(the newest 10 of 12; `big-memory list` in a terminal shows more)");
   });
 
   it("refuses generic names and explains the subcommands on bad input", async () => {

@@ -5,6 +5,7 @@ import {
   type DoctorFacts,
   doctorChecks,
   doctorOk,
+  modelCheck,
 } from "../../plugin/surface/doctor-checks.ts";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
@@ -22,7 +23,10 @@ function facts(
       path: "/h/.openclaw/openclaw.json",
       exists: true,
       problem: null,
-      value: { plugins: { entries: { "big-memory": ENTRY }, ...patch.plugins }, agents: patch.agents ?? {} },
+      value: {
+        plugins: { entries: { "big-memory": ENTRY }, ...patch.plugins },
+        agents: patch.agents ?? MODEL,
+      },
     },
     agent: "main",
     workspace: {
@@ -48,14 +52,37 @@ function facts(
     ...rest,
   };
 }
+/** A default model, as `openclaw onboard` sets one. */
+const MODEL = { defaults: { model: { primary: "openai/gpt-5.4" } } };
 const named = (checks: Check[], name: string) => checks.find((c) => c.name === name);
 const statuses = (checks: Check[]) => Object.fromEntries(checks.map((c) => [c.name, c.status]));
+
+describe("modelCheck", () => {
+  it("names the agent's own model, else the default one, else warns that no turn runs without one", () => {
+    const own = { list: [{ id: "main", model: "anthropic/claude-opus-4-6" }], ...MODEL };
+    expect(modelCheck(facts({ agents: own }))).toMatchObject({
+      status: "ok",
+      detail: "anthropic/claude-opus-4-6 (agents.list, agent main)",
+    });
+    expect(modelCheck(facts({ agents: { defaults: { model: "openai/gpt-5.4" } } })).detail).toBe(
+      "openai/gpt-5.4 (agents.defaults.model)",
+    );
+    expect(modelCheck(facts({ agents: { defaults: { model: { primary: " " } } } }))).toEqual({
+      name: "model",
+      status: "warn",
+      detail:
+        "no model is configured (agents.defaults.model is not set): no turn runs, so big-memory has nothing to capture or restore yet",
+      fix: `run \`openclaw onboard\`, or \`openclaw config set agents.defaults.model.primary '"provider/model"' --strict-json\``,
+    });
+  });
+});
 
 describe("doctorChecks", () => {
   it("passes every check of a healthy install, one line each", () => {
     const checks = doctorChecks(facts());
     expect(statuses(checks)).toEqual({
       config: "ok",
+      model: "ok",
       "plugin enabled": "ok",
       "plugin config": "ok",
       "plugin installed": "ok",

@@ -29,7 +29,7 @@ function home(config: (h: string) => Record<string, unknown>): string {
   return h;
 }
 const good = (h: string) => ({
-  agents: { defaults: { workspace: "~/ws" } },
+  agents: { defaults: { workspace: "~/ws", model: "openai/gpt-5.4" } },
   plugins: {
     load: { paths: [join(h, "plugin")] },
     entries: { "big-memory": { enabled: true, hooks: { allowConversationAccess: true } } },

@@ -223,6 +223,16 @@ describe("capture and restore across compaction", () => {
     expect(await d.userTurn("thanks")).toBeUndefined();
     expect(await d.userTurn("you forgot what we were doing")).toContain(snapshots(d)[0]?.snapshot.id);
     expect(await d.userTurn("¿en qué estábamos?")).toContain(snapshots(d)[0]?.snapshot.id);
+    // One receipt line in the gateway log per restore, whatever its reason.
+    const receipts = d.reg.infos.filter((m) => m.startsWith("big-memory: Restored snapshot"));
+    expect(
+      receipts.map((m) => /\((after compaction|"you forgot"), \d+ tokens, (\S+)\)$/.exec(m)?.slice(1)),
+    ).toEqual([
+      ["after compaction", expect.any(String)],
+      ['"you forgot"', expect.any(String)],
+      ['"you forgot"', expect.any(String)],
+    ]);
+    expect(new Set(receipts.map((m) => m.split(", ").at(-1)))).toHaveLength(1);
   });
 });
 

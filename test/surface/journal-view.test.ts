@@ -5,7 +5,7 @@ import { emptyTally } from "../../plugin/search/tally.ts";
 import { styleFor } from "../../plugin/surface/cli-text.ts";
 import {
   journalCheck,
-  journalStatusText,
+  journalStatusFields,
   journalSummary,
   lostFromJournal,
   unverifiedCaptures,
@@ -16,7 +16,7 @@ const workspace = workspaces();
 const LOG = "memory/2026-11-22.md";
 const plain = styleFor(false);
 
-describe("journalSummary, journalCheck and journalStatusText", () => {
+describe("journalSummary, journalCheck and journalStatusFields", () => {
   it("say every log holds its blocks, then name the log that lost them with the fix", async () => {
     const dir = workspace();
     await cli(["save", "--dir", dir, "--name", "oauth-fix"], { stdin: JSON.stringify(SAVE_INPUT) });
@@ -28,9 +28,9 @@ describe("journalSummary, journalCheck and journalStatusText", () => {
       detail: "1 block kept in .big-memory/journal/ for 1 day; every daily log holds them",
       fix: null,
     });
-    expect(journalStatusText(whole.summary, emptyTally(), plain)).toBe(
-      "journal  1 block kept for 1 day; every daily log holds them",
-    );
+    expect(journalStatusFields(whole.summary, emptyTally(), plain)).toEqual([
+      ["journal", "1 block kept for 1 day; every daily log holds them"],
+    ]);
     writeFileSync(join(dir, LOG), "");
     const lost = await journalSummary(dir);
     expect(lost.summary.incidents.map((i) => [i.file, i.lost, i.unrecoverable])).toEqual([
