@@ -44,6 +44,8 @@ export type ResponsesScript = (req: ClassifiedRequest) => ResponsesReply | undef
 
 /** A running scripted Responses API. */
 export interface FakeResponses {
+  /** The port it listens on (443 unless another was asked for). */
+  port: number;
   /** Every `POST /v1/responses` received, in arrival order (`body` is the Responses request as sent). */
   requests: ClassifiedRequest[];
   /** Other requests (method and path), e.g. an embeddings call the memory plugin makes. */
@@ -56,7 +58,7 @@ export interface FakeResponses {
 const run = promisify(execFile);
 
 /** A CA and a leaf certificate for {@link OPENAI_HOST} signed by it, made with `openssl` in `dir`. */
-async function certificates(dir: string): Promise<{ ca: string; key: string; cert: string }> {
+async function certificates(dir: string): Promise<{ key: string; cert: string }> {
   const file = (name: string) => path.join(dir, name);
   const openssl = (args: string[]) => run("openssl", args, { cwd: dir });
   await openssl([
@@ -76,16 +78,14 @@ async function certificates(dir: string): Promise<{ ca: string; key: string; cer
     ...["x509", "-req", "-in", file("leaf.csr"), "-CA", file("ca.pem"), "-CAkey", file("ca.key")],
     ...["-CAcreateserial", "-days", "2", "-out", file("leaf.pem"), "-extfile", file("leaf.ext")],
   ]);
-  const [ca, key, cert] = await Promise.all(
-    ["ca.pem", "leaf.key", "leaf.pem"].map((name) => readFile(file(name), "utf8")),
-  );
-  return { ca: ca ?? "", key: key ?? "", cert: cert ?? "" };
+  const [key, cert] = await Promise.all(["leaf.key", "leaf.pem"].map((name) => readFile(file(name), "utf8")));
+  return { key: key ?? "", cert: cert ?? "" };
 }
 
 /** Starts the server on 127.0.0.1:`port` (443 unless told; binding it needs root or the capability). */
 export async function startFakeResponses(script: ResponsesScript, port = 443): Promise<FakeResponses> {
   const dir = await mkdtemp(path.join(tmpdir(), "fake-responses-"));
-  const { ca, key, cert } = await certificates(dir);
+  const { key, cert } = await certificates(dir);
   const caFile = path.join(dir, "ca.pem");
   const requests: ClassifiedRequest[] = [];
   const unrouted: string[] = [];
@@ -106,8 +106,9 @@ export async function startFakeResponses(script: ResponsesScript, port = 443): P
     });
     server.listen(port, "127.0.0.1", () => resolve());
   });
-  void ca;
+  const address = server.address();
   return {
+    port: typeof address === "object" && address !== null ? address.port : port,
     requests,
     unrouted,
     env: {
