@@ -154,27 +154,29 @@ describe("two active sessions of one agent (openclaw 2026.9.6 gateway)", () => {
 
       const cycles = ledgerCycles(await readLedger(instance.workspaceDir));
       console.log(`ledger cycles: ${JSON.stringify(cycles)}`);
+      // Which compaction completed depends on timing (the gateway's post-turn flush and compaction may do
+      // nothing, a later preflight then compacts): whatever the order, every cycle of a session is covered
+      // by that session's own snapshot, and only a compaction that happened restores, with its own.
+      const day = String(cycles[0]?.snapshot).slice(0, 10);
+      const log = await readFile(path.join(instance.workspaceDir, "memory", `${day}.md`), "utf8");
       for (const [session, own, other] of [
         [A, TASK.file, BILLING.file],
         [B, BILLING.file, TASK.file],
       ] as const) {
-        const preflight = cycles.find((c) => c.session === session && c.path === "preflight");
-        expect(preflight).toMatchObject({ flush: true, cover: "safety-net", outcome: "done" });
-        // The session's snapshot in the daily log is its own: its key, its task's files.
-        const id = String(preflight?.snapshot);
-        const log = await readFile(
-          path.join(instance.workspaceDir, "memory", `${id.slice(0, 10)}.md`),
-          "utf8",
+        const mine = cycles.filter((c) => c.session === session);
+        expect(mine).toContainEqual(
+          expect.objectContaining({ path: "preflight", flush: true, cover: "safety-net" }),
         );
-        const block = snapshotBlock(log, id);
-        expect(block).toContain(`<!-- session: ${session} -->`);
-        expect(block).toContain(own);
-        expect(block).not.toContain(other);
-        // Every restore the session got is of its own snapshots, that one among them.
-        const restored = cycles.filter((c) => c.session === session).flatMap((c) => c.restored);
-        expect(restored).toContain(id);
-        for (const r of restored)
-          expect(snapshotBlock(log, String(r))).toContain(`<!-- session: ${session} -->`);
+        for (const cycle of mine) {
+          const block = snapshotBlock(log, String(cycle.snapshot));
+          expect(block).toContain(`<!-- session: ${session} -->`);
+          expect(block).toContain(own);
+          expect(block).not.toContain(other);
+          // A restore still pending when the test ends (no later turn of the session) is not in the ledger.
+          if (cycle.outcome !== "done") expect(cycle.restored).toEqual([]);
+          else expect([[], [cycle.snapshot]]).toContainEqual(cycle.restored);
+        }
+        expect(mine.some((c) => c.outcome === "done" && c.restored.length === 1)).toBe(true);
       }
     },
     TEST_TIMEOUT_MS,
