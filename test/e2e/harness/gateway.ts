@@ -138,14 +138,19 @@ export function createGatewayControl(deps: GatewayDeps): GatewayControl {
       const send = await call("chat.send", { sessionKey, message, idempotencyKey });
       const deadline = Date.now() + (options.timeoutMs ?? 120_000);
       for (;;) {
-        const history = await chatHistory(sessionKey);
+        // A gateway busy with the turn (or a loaded machine) may let one `chat.history` call time out
+        // (OpenClaw's client gives up after 30 s): polled again until the deadline, which names the last error.
+        const polled = await chatHistory(sessionKey).then(
+          (history) => ({ history, error: undefined }),
+          (error: unknown) => ({ history: undefined, error }),
+        );
+        const history = polled.history ?? [];
         const newMessages = messagesAfterSend(history, idempotencyKey, before.length);
         const reply = newMessages.findLast(isFinalReply);
         if (reply !== undefined) return { send, newMessages, replyText: historyText(reply), history };
         if (Date.now() > deadline) {
-          throw new Error(
-            `gateway: no assistant reply in chat.history of ${sessionKey}: ${JSON.stringify(history)}`,
-          );
+          const seen = polled.error === undefined ? JSON.stringify(history) : String(polled.error);
+          throw new Error(`gateway: no assistant reply in chat.history of ${sessionKey}: ${seen}`);
         }
         await sleep(1000);
       }

@@ -47,6 +47,8 @@ export interface InstanceOptions {
   config?: Record<string, unknown>;
   /** Default per-command timeout in ms (default 240 000). */
   timeoutMs?: number;
+  /** Variables set in every OpenClaw process's environment after the isolation ones (e.g. `NODE_OPTIONS`). */
+  env?: Record<string, string>;
 }
 
 export interface CompactionForcing {
@@ -113,7 +115,7 @@ export async function createInstance(options: InstanceOptions): Promise<Instance
   );
   const { install } = options;
   const defaultTimeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const env = instanceEnv({ home, stateDir, configPath, nodeBin: install.nodeBin });
+  const env = { ...instanceEnv({ home, stateDir, configPath, nodeBin: install.nodeBin }), ...options.env };
   const layout: InstanceLayout = { root, home, stateDir, workspaceDir };
   const plugins = typeof options.plugins === "function" ? options.plugins(layout) : (options.plugins ?? []);
   let config = deepMerge(baseConfig({ options, plugins, workspaceDir, logFile }), options.config ?? {});
