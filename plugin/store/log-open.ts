@@ -246,26 +246,11 @@ export async function readStateFile(path: string, name: string): Promise<Buffer>
   try {
     handle = await open(path, READ_FLAGS);
   } catch (error) {
-    if (errorCode(error) === "ENXIO") throw socket(name);
-    if (errorCode(error) === "ELOOP")
-      throw new RefusedFileError(
-        name,
-        "it is a link",
-        "move it away (big-memory writes it again)",
-        "outside",
-      );
-    throw error;
+    throw stateOpenError(error, name);
   }
   try {
     const info = await handle.stat();
-    if (!info.isFile()) {
-      throw new RefusedFileError(
-        name,
-        `it is ${kindOf(info)}, not a regular file`,
-        "move it away (big-memory writes it again)",
-        info.isDirectory() ? "folder" : "special",
-      );
-    }
+    if (!info.isFile()) throw notRegularState(info, name);
     return await handle.readFile();
   } finally {
     await handle.close();
@@ -282,20 +267,26 @@ export function openStateFileSync(path: string, name: string): { fd: number; inf
   try {
     fd = openSync(path, READ_FLAGS);
   } catch (error) {
-    if (errorCode(error) === "ENXIO") throw socket(name);
-    if (errorCode(error) === "ELOOP")
-      throw new RefusedFileError(
-        name,
-        "it is a link",
-        "move it away (big-memory writes it again)",
-        "outside",
-      );
-    throw error;
+    throw stateOpenError(error, name);
   }
   const info = fstatSync(fd);
   if (info.isFile()) return { fd, info };
   closeSync(fd);
-  throw new RefusedFileError(
+  throw notRegularState(info, name);
+}
+
+/** What an open of one of big-memory's own files failed with: a socket or a link refused by name. */
+function stateOpenError(error: unknown, name: string): unknown {
+  if (errorCode(error) === "ENXIO") return socket(name);
+  if (errorCode(error) === "ELOOP") {
+    return new RefusedFileError(name, "it is a link", "move it away (big-memory writes it again)", "outside");
+  }
+  return error;
+}
+
+/** The refusal of one of big-memory's own files that is open but not a regular file. */
+function notRegularState(info: Stats, name: string): RefusedFileError {
+  return new RefusedFileError(
     name,
     `it is ${kindOf(info)}, not a regular file`,
     "move it away (big-memory writes it again)",
