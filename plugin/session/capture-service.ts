@@ -181,8 +181,7 @@ export async function prepareFlush(
   const text = await ws.readLog(file);
   const offset = Buffer.byteLength(text);
   const id = nextSnapshotId(text, at.date);
-  // A key the redactor took for a secret on disk cannot name the session: the mark then names none.
-  const sessionKey = target !== null && !target.sessionKey.includes("[REDACTED:") ? target.sessionKey : null;
+  const sessionKey = target?.sessionKey ?? null;
   await ws.flushMarks().update((m) => ({
     ...m,
     marks: [...m.marks, { ...flush, file, offset, id, at: now.toISOString(), sessionKey }].slice(-20),
@@ -372,8 +371,7 @@ export async function runCycle(
     }
     return state;
   });
-  // The session as the hook names it: the state's copy of the key passed the redactor on disk, which can
-  // take a key for a secret (`sessionKey: agent:main:e2e-trim`).
+  // The session as the hook names it.
   if (facts.length > 0) await ws.recordLedger(facts.map((f) => ({ ...f, session: ref.sessionKey })));
   return covered;
 }

@@ -21,6 +21,14 @@ function isOrderedSubsequence(parts: readonly string[], input: string): boolean 
 }
 
 describe("redact", () => {
+  it("leaves OpenClaw session keys alone, as state files and the ledger store them", () => {
+    // Session keys as OpenClaw builds them (agent:<id>:<rest>): a name ending in "Key" is not a secret's name.
+    for (const key of ["agent:main:main", "agent:main:e2e-trim", "agent:main:telegram:direct:12345"]) {
+      const state = { sessionKey: key, flush: { sessionKey: key }, text: `"sessionKey": "${key}"` };
+      expect(redactDeep(state)).toMatchObject({ value: state, total: 0 });
+    }
+  });
+
   it("counts each kind separately when a text holds several secrets", () => {
     const openai = fake.openaiLegacy();
     const github = fake.githubClassic();
