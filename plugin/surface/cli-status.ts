@@ -134,6 +134,11 @@ export function injectedTokens(entries: readonly RestoreLogEntry[]): {
   return { total, sessions, last };
 }
 
+/** The gateway log's receipt of a restore, whatever its reason: `head` names the snapshot. */
+export function restoreReceipt(head: string, reason: string, tokens: number, session: string): string {
+  return `big-memory: ${head} (${reasonText(reason)}, ${tokensText(tokens)}, ${session})`;
+}
+
 /** Why a restore happened, in words: `after compaction`, `"you forgot"`, `resume`... */
 export function reasonText(reason: string): string {
   const words: Record<string, string> = {

@@ -24,7 +24,7 @@ import type { CycleHookEvent } from "../session/cycle.ts";
 import { latestOfSession, restoreFor } from "../session/restore-service.ts";
 import type { PendingRestore } from "../session/session-state.ts";
 import type { Workspace } from "../session/workspace.ts";
-import { reasonText, tokensText } from "./cli-status.ts";
+import { restoreReceipt } from "./cli-status.ts";
 import { createConsentCheck } from "./consent.ts";
 import {
   agentOfSessionKey,
@@ -215,10 +215,7 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     ref: SessionRef,
     why: string,
     n: number,
-  ) =>
-    deps.logger.info?.(
-      `big-memory: ${restoreNotice(s)} (${reasonText(why)}, ${tokensText(n)}, ${ref.sessionKey})`,
-    );
+  ) => deps.logger.info?.(restoreReceipt(restoreNotice(s), why, n, ref.sessionKey));
 
   /** The smallest remaining budget, in tokens, worth a second restore in the same turn. */
   const SECOND_RESTORE_MIN_TOKENS = 300;

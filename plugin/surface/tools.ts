@@ -5,7 +5,7 @@ import { type RecallResult, recall } from "../session/recall.ts";
 import { withCapture } from "../session/session-state.ts";
 import { contentFromInput, formatIssues, SnapshotInput } from "../snapshot/input.ts";
 import { nameProblem } from "../snapshot/naming.ts";
-import { reasonText, tokensText } from "./cli-status.ts";
+import { restoreReceipt } from "./cli-status.ts";
 import { agentOfSessionKey, type SurfaceDeps, workspaceOf } from "./context.ts";
 
 /** Tool names; every one is listed in the manifest's `contracts.tools` (a test checks it). */
@@ -139,7 +139,12 @@ export function registerTools(api: OpenClawPluginApi, deps: SurfaceDeps): void {
           });
           // The same receipt line as every other restore (hooks.ts), without the goal the tool already returned.
           deps.logger.info?.(
-            `big-memory: Restored snapshot ${result.restored.id} (${reasonText("recall")}, ${tokensText(tokens)}, ${ctx.sessionKey ?? "no session"})`,
+            restoreReceipt(
+              `Restored snapshot ${result.restored.id}`,
+              "recall",
+              tokens,
+              ctx.sessionKey ?? "no session",
+            ),
           );
         }
         return text(result.text, { ok: result.found, ids: result.ids });
