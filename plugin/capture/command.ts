@@ -23,11 +23,15 @@ const PLUMBING = /(?:\s+\d?>&\d|\s+\|\s*(?:tail|head|less|more|cat|tee|sort|uniq
 const ANSWER_PROGRAMS =
   /^(?:grep|egrep|fgrep|zgrep|rg|ag|ack|pgrep|diff|colordiff|cmp|test|\[|\[\[|which|type|command\s+-v|git\s+(?:grep|diff)|find)\b/;
 
-/** Splits a command line at `&&`, `||` and `;` outside quotes; heredoc bodies and `-c` scripts stay whole. */
-function segments(line: string): string[] {
-  const parts: string[] = [];
+/**
+ * Splits a command line at `&&`, `||` and `;` outside quotes, with the operator before each part ("" for
+ * the first); heredoc bodies and `-c` scripts stay whole.
+ */
+function chain(line: string): { op: string; part: string }[] {
+  const parts: { op: string; part: string }[] = [];
   let quote: string | null = null;
   let start = 0;
+  let op = "";
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (quote !== null) {
@@ -38,14 +42,17 @@ function segments(line: string): string[] {
     if (c === "'" || c === '"') quote = c;
     else if (c === "\\") i++;
     else if (c === ";" || ((c === "&" || c === "|") && line[i + 1] === c)) {
-      parts.push(line.slice(start, i));
+      parts.push({ op, part: line.slice(start, i).trim() });
+      op = c === ";" ? ";" : `${c}${c}`;
       if (c !== ";") i++;
       start = i + 1;
     }
   }
-  parts.push(line.slice(start));
-  return parts.map((p) => p.trim()).filter((p) => p !== "");
+  parts.push({ op, part: line.slice(start).trim() });
+  return parts.filter((p) => p.part !== "");
 }
+
+const segments = (line: string): string[] => chain(line).map((p) => p.part);
 
 /** The first line of a command with its heredoc or quoted script folded in (everything up to the first newline outside quotes). */
 function headOf(command: string): { head: string; body: string } {
@@ -123,6 +130,21 @@ export function commandKey(command: string): string {
   const first = oneLine(core.split("\n")[0] ?? "");
   // An inline script is the same command only when its whole text is the same.
   return core.includes("\n") ? `cmd:${first}#${fnv1a(core.replace(/\s+/g, " "))}` : `cmd:${first}`;
+}
+
+/**
+ * What identifies a failed run until it is healed: the keys (`commandKey`) of the steps that decide the
+ * command's exit status, one a line: the `&&` steps after the last `;` or `||`, shell setup left out. The
+ * exit code does not say which step failed, so each must pass again; a chain that exits 0 passed each of
+ * its steps. A command of one such step has its own key (`commandKey(command)`).
+ */
+export function stepKeys(command: string): string[] {
+  const { head } = headOf(command);
+  const parts = chain(head);
+  const last = parts.findLastIndex((p) => p.op === ";" || p.op === "||");
+  const work = parts.slice(Math.max(0, last)).filter((p) => !SETUP.test(p.part));
+  if (work.length <= 1) return [commandKey(command)];
+  return [...new Set(work.map((p) => commandKey(p.part)))];
 }
 
 /** FNV-1a of a text, 8 hex digits: a short identity for a long script. */

@@ -1,4 +1,4 @@
-import { commandKey, isTestCommand, testIds } from "./command.ts";
+import { stepKeys } from "./command.ts";
 import { clip } from "./text.ts";
 import type { TrailFailure } from "./trail.ts";
 
@@ -103,22 +103,45 @@ export function failureFacts(output: string): FailureFacts {
   return { exception, name, tests: tests.slice(0, 5), frameFile, codes };
 }
 
-/** The failures after a run of `command`: a failure of it replaces its older one; a pass heals it. */
+/** A failure's key (see `stepKeys`): the keys of the steps that must pass again, one a line. */
+export const failureKey = (command: string): string => stepKeys(command).join("\n");
+
+/**
+ * The failures after a run of `command`: a failure of it replaces its older one; a pass heals each step it
+ * ran (`stepKeys`) in the failures open, and a failure is healed when none of its steps is left. A passing
+ * test run also heals a failed test step of the same file, and a run of the whole suite any test step.
+ */
 export function updateFailing(
   failing: readonly TrailFailure[],
   command: string,
   failure: TrailFailure | null,
   max: number,
 ): TrailFailure[] {
-  const key = commandKey(command);
-  const passedTests = failure === null && isTestCommand(command) ? testIds(command) : null;
-  const heals = (f: TrailFailure): boolean => {
-    if (f.key === key) return true;
-    if (passedTests === null || !f.key.startsWith("test:")) return false;
+  if (failure !== null) return [...failing.filter((f) => f.key !== failure.key), failure].slice(-max);
+  const passed = stepKeys(command);
+  const passedTests = passed
+    .filter((k) => k.startsWith("test:"))
+    .map((k) =>
+      k
+        .split(":")
+        .slice(2)
+        .join(":")
+        .split(" ")
+        .filter((id) => id !== ""),
+    );
+  const heals = (step: string): boolean => {
+    if (passed.includes(step)) return true;
+    if (!step.startsWith("test:")) return false;
     // A passing run of a whole suite, or of the file holding the failed test, heals it.
-    const ids = f.key.split(":").slice(2).join(":");
-    return passedTests.length === 0 || passedTests.some((id) => ids.includes(id));
+    const ids = step.split(":").slice(2).join(":");
+    return passedTests.some((tests) => tests.length === 0 || tests.some((id) => ids.includes(id)));
   };
-  const kept = failing.filter((f) => (failure === null ? !heals(f) : f.key !== key));
-  return (failure === null ? kept : [...kept, failure]).slice(-max);
+  const out: TrailFailure[] = [];
+  for (const f of failing) {
+    const steps = f.key.split("\n");
+    const left = steps.filter((s) => !heals(s));
+    if (left.length === steps.length) out.push(f);
+    else if (left.length > 0) out.push({ ...f, key: left.join("\n") });
+  }
+  return out;
 }

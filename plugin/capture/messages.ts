@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { commandKey } from "./command.ts";
+import { updateFailing } from "./failure.ts";
 import { contentText, isRecord } from "./text.ts";
 import {
   emptyTrail,
@@ -226,7 +226,10 @@ export function mergeTrails(own: Trail, seen: Trail): Trail {
   const asks = new Set(own.asks.map((a) => a.text));
   const names = new Set(own.names.map((n) => n.value));
   const keys = new Set(own.failing.map((f) => f.key));
-  const healed = new Set(own.commands.filter((c) => c.status === "ok").map((c) => commandKey(c.command)));
+  // The conversation's failures, less those the trail's own passing commands heal.
+  const unhealed = own.commands
+    .filter((c) => c.status === "ok")
+    .reduce((open, c) => updateFailing(open, c.command, null, L.failing), seen.failing);
   // A conversation that holds more user turns than the trail observed began before it: its task is the session's.
   const task = seen.firstAsk !== null && (own.firstAsk === null || seen.turns > own.turns);
   return {
@@ -243,10 +246,7 @@ export function mergeTrails(own: Trail, seen: Trail): Trail {
     commands: newest([...seen.commands.filter((c) => !commands.has(c.command)), ...own.commands], L.commands),
     names: newest([...seen.names.filter((n) => !names.has(n.value)), ...own.names], L.names),
     symbols: newest([...seen.symbols.filter((x) => !own.symbols.includes(x)), ...own.symbols], L.symbols),
-    failing: newest(
-      [...seen.failing.filter((f) => !keys.has(f.key) && !healed.has(f.key)), ...own.failing],
-      L.failing,
-    ),
+    failing: newest([...unhealed.filter((f) => !keys.has(f.key)), ...own.failing], L.failing),
     habits: newest(
       [...seen.habits.filter((h) => !own.habits.some((o) => o.command === h.command)), ...own.habits],
       L.habits,

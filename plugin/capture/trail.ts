@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { commandCore, commandKey, commandLabel, isAnswerExit } from "./command.ts";
-import { failureFacts, updateFailing } from "./failure.ts";
+import { failureFacts, failureKey, updateFailing } from "./failure.ts";
 import {
   detectBranch,
   detectDecisions,
@@ -108,7 +108,7 @@ export const TrailCommand = z.object({
 export type TrailCommand = z.infer<typeof TrailCommand>;
 
 /**
- * A failure not yet re-run successfully: the command, what identifies a re-run of it (`commandKey`), the
+ * A failure not yet re-run successfully: the command, the steps that must pass again (`failureKey`), the
  * exception its output ended with, the tests it reported failing, and the innermost project frame.
  */
 export const TrailFailure = z.object({
@@ -284,7 +284,7 @@ function reduceCommand(
         ? null
         : {
             command: entry.command,
-            key: clip(commandKey(command), L.commandChars + 100),
+            key: clip(failureKey(command), L.commandChars + 100),
             exitCode: outcome.exitCode,
             error: excerpt,
             exception: facts.exception,

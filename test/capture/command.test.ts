@@ -6,6 +6,7 @@ import {
   isAnswerExit,
   isTestCommand,
   scriptLine,
+  stepKeys,
   testIds,
 } from "../../plugin/capture/command.ts";
 
@@ -86,6 +87,25 @@ describe("commandKey", () => {
     // Same first meaningful line, another script: not a re-run.
     expect(commandKey(PY_C)).not.toBe(commandKey(PY_C.replace("print(Q(x=1) & Q())", "print(Q() | Q(x=1))")));
     expect(commandKey(PY_C)).toBe(commandKey(`${PY_C}\n`));
+  });
+});
+
+describe("stepKeys", () => {
+  it("keys each step that decides the exit: the && steps after the last ; or ||, setup left out", () => {
+    expect(stepKeys("cd /testbed && python reproduce.py")).toEqual([commandKey("python reproduce.py")]);
+    expect(stepKeys("golangci-lint run ./pkg/x/... && go test -v ./pkg/x/... -run TestA")).toEqual([
+      commandKey("golangci-lint run ./pkg/x/..."),
+      commandKey("go test -v ./pkg/x/... -run TestA"),
+    ]);
+    expect(
+      stepKeys(
+        "sudo ctr images rm a:1 2>/dev/null; juju refresh app --path=./app.charm && kubectl delete pod app-0",
+      ),
+    ).toEqual([commandKey("juju refresh app --path=./app.charm"), commandKey("kubectl delete pod app-0")]);
+    expect(stepKeys('make build || echo "no make"')).toEqual([commandKey('echo "no make"')]);
+    // A heredoc or inline script keeps the key of the whole command.
+    expect(stepKeys(PY_C)).toEqual([commandKey(PY_C)]);
+    expect(stepKeys(HEREDOC)).toEqual([commandKey(HEREDOC)]);
   });
 });
 

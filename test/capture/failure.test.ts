@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { failureFacts, updateFailing } from "../../plugin/capture/failure.ts";
+import { failureFacts, failureKey, updateFailing } from "../../plugin/capture/failure.ts";
 import type { TrailFailure } from "../../plugin/capture/trail.ts";
 
 // Outputs as Python, pytest, Node and rustc print them.
@@ -91,6 +91,43 @@ describe("updateFailing", () => {
     expect(updateFailing(open, "pytest tests/b.py", null, 5)).toEqual(open);
     expect(updateFailing(open, "pytest tests/a.py", null, 5)).toEqual([]);
     expect(updateFailing(open, "pytest", null, 5)).toEqual([]);
+  });
+
+  // A session's shapes: `ty check` failed alone, then passed inside a longer chain; a lint and test chain
+  // failed (the exit code does not say in which step), then only the tests re-ran.
+  it("heals a chain's failure when each of its steps has passed since, alone or in a chain that exited 0", () => {
+    const ty = "source .venv/bin/activate && ty check review_tool/ 2>&1";
+    const typecheck = [failure(ty, failureKey(ty))];
+    expect(
+      updateFailing(
+        typecheck,
+        "source .venv/bin/activate && ruff check review_tool/ --fix && ty check review_tool/",
+        null,
+        5,
+      ),
+    ).toEqual([]);
+    const lint = "golangci-lint run ./pkg/x/... && go test -v ./pkg/x/... -run TestA";
+    const open = [failure(lint, failureKey(lint))];
+    const testsOnly = updateFailing(
+      open,
+      "gofmt -w ./pkg/x/a_test.go && go test -v ./pkg/x/... -run TestA",
+      null,
+      5,
+    );
+    expect(testsOnly.map((f) => f.command)).toEqual([lint]);
+    expect(updateFailing(testsOnly, "golangci-lint run ./pkg/x/...", null, 5)).toEqual([]);
+    // `dig` timed out inside a chain; the chain's other steps passed later, then `dig` alone.
+    const dig = 'dig a.com @10.0.0.1 +short && sleep 2 && ssh root@10.0.0.1 "ls /tmp/logs/ | tail -5"';
+    const dns = updateFailing(
+      [failure(dig, failureKey(dig))],
+      'ssh root@10.0.0.1 "ls /tmp/logs/ | head -5"',
+      null,
+      5,
+    );
+    expect(updateFailing(dns, "sleep 2", null, 5).map((f) => f.command)).toEqual([dig]);
+    expect(
+      updateFailing(updateFailing(dns, "sleep 2", null, 5), "dig a.com @10.0.0.1 +short", null, 5),
+    ).toEqual([]);
   });
 
   it("replaces an older failure of the same command and keeps at most `max`", () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
 import {
   commandKey,
+  commandSteps,
   commandTargets,
   distinctiveWords,
   editedFiles,
@@ -67,6 +68,25 @@ describe("commandKey", () => {
       commandKey("cd /testbed && CI=1 timeout 60 pytest tests/test_x.py::test_y -q 2>&1 | tail -20"),
     ).toBe("pytest tests/test_x.py::test_y -q");
     expect(commandKey('python -c "\nimport x\n"')).toBe('python -c "');
+    // Output trimming inside a remote command's quotes is plumbing too.
+    expect(commandKey('ssh root@h "ls -la /tmp/logs/ && cat /tmp/logs/*.csv 2>/dev/null | tail -5"')).toBe(
+      'ssh root@h "ls -la /tmp/logs/ && cat /tmp/logs/*.csv 2>/dev/null"',
+    );
+  });
+});
+
+describe("commandSteps", () => {
+  it("keys the steps that decide the exit: && steps after the last ; or ||, setup and sudo dropped", () => {
+    expect(commandSteps("source .venv/bin/activate && ty check review_tool/ 2>&1")).toEqual([
+      "ty check review_tool/",
+    ]);
+    expect(
+      commandSteps(
+        "sudo ctr images rm a:0.3.8 2>/dev/null; juju refresh app --path=./app.charm && kubectl delete pod app-0",
+      ),
+    ).toEqual(["juju refresh app --path=./app.charm", "kubectl delete pod app-0"]);
+    expect(commandSteps('make build || echo "no make"')).toEqual(['echo "no make"']);
+    expect(commandSteps("cd /w")).toEqual(["cd /w"]);
   });
 });
 
@@ -97,6 +117,35 @@ describe("openFailure", () => {
     ]);
     expect(openFailure(s, 4)).toMatchObject({ params: { command: "npm test" } });
     expect(openFailure(s, 2)).toMatchObject({ params: { command: "npm run lint" } });
+  });
+
+  // The shapes of real sessions: a type check that failed alone and passed inside a longer chain; a lint and
+  // test chain that failed in its linter, then only the tests re-ran; a package's tests healed by `./...`.
+  it("heals a chain when each of its steps passed since, alone or in a chain that exited 0", () => {
+    const typecheck = session([
+      exec("source .venv/bin/activate && ty check review_tool/ 2>&1", 1, "error[invalid-type-form]"),
+      exec("source .venv/bin/activate && ruff format review_tool/ && ty check review_tool/ 2>&1", 0),
+    ]);
+    expect(openFailure(typecheck, 1)).not.toBeNull();
+    expect(openFailure(typecheck, 2)).toBeNull();
+    const lint = "golangci-lint run ./pkg/x/... && go test -v ./pkg/x/... -run TestA";
+    const chain = session([
+      exec(lint, 1, "markdown_tools_test.go:357:1: File is not properly formatted (gofmt)"),
+      exec("gofmt -w ./pkg/x/a_test.go && go test -v ./pkg/x/... -run TestA", 0),
+      exec("golangci-lint run ./pkg/x/...", 0),
+    ]);
+    expect(openFailure(chain, 2)).toMatchObject({ params: { command: lint } });
+    expect(openFailure(chain, 3)).toBeNull();
+  });
+
+  it("heals a failed test run with a passing run of its runner's whole suite, not of another package", () => {
+    const s = session([
+      exec("go test ./pkg/config/ ./pkg/utils/ 2>&1", 1, "--- FAIL: TestLoadPrecedence"),
+      exec("go test ./pkg/spi/ -run TestX", 0),
+      exec("go build -o app && go test ./... && golangci-lint run", 0),
+    ]);
+    expect(openFailure(s, 2)).not.toBeNull();
+    expect(openFailure(s, 3)).toBeNull();
   });
 });
 

@@ -16,8 +16,11 @@ import type { RealSession, SessionEvent, ToolEvent } from "./session.ts";
  *   most recently edited first; the truth is the 3 most recent.
  * - **Failure**: shell commands (`exec`) that failed before the cut; exit 1 of a search or compare tool
  *   (`grep`, `rg`, `find`, `diff`, `cmp`, `test`, `git diff`, `git grep`, `which`) is an answer, not a
- *   failure, and so is exit 1 or 2 of `ls` (the path does not exist). A failure is healed when the same command (see {@link commandKey}) later succeeds before the
- *   cut; the truth is the last failure still open at the cut: the identifiers in its output (exception and
+ *   failure, and so is exit 1 or 2 of `ls` (the path does not exist). A failure is healed when each step
+ *   that could have failed (the `&&` steps after the last `;` or `||`, setup dropped: see
+ *   {@link commandSteps}) later passed before the cut, alone or in a chain that exited 0, or, for a test
+ *   run, when its runner's whole suite passed (see {@link openFailure}); the truth is the last failure still
+ *   open at the cut: the identifiers in its output (exception and
  *   error class names, error codes such as `TS2339`, `ENOENT`, `ERR_X`, test names `test_x` and `::x`, at
  *   most 5) and the command itself.
  * - **Next action**: the first `read`, `write`, `edit`, `apply_patch` or `exec` call at or after the cut: its
@@ -147,7 +150,8 @@ export function editedFiles(session: RealSession, cut: number): string[] {
 
 /**
  * A command's identity: its first line with leading `cd X &&` / `cd X;`, environment assignments and
- * `timeout N` dropped, and trailing `| head`, `| tail`, `2>&1` dropped, whitespace collapsed.
+ * `timeout N` dropped, and trailing `| head`, `| tail` (also inside the closing quote of a quoted command:
+ * `ssh host "cat x | tail -5"`), `2>&1` dropped, whitespace collapsed.
  */
 export function commandKey(command: string): string {
   let line = (command.trim().split("\n")[0] ?? "").trim();
@@ -161,7 +165,7 @@ export function commandKey(command: string): string {
   }
   return line
     .replace(/\s*2>&1/g, "")
-    .replace(/(?:\s*\|\s*(?:head|tail)(?:\s+-n?\s*\d+|\s+-\d+)?)+\s*$/, "")
+    .replace(/(?:\s*\|\s*(?:head|tail)(?:\s+-n?\s*\d+|\s+-\d+)?)+(\s*["']?)\s*$/, "$1")
     .replace(/\s+/g, " ")
     .trim();
 }
@@ -213,7 +217,76 @@ export function identifiersOf(output: string): string[] {
   return out.slice(0, 5);
 }
 
-/** The last shell failure before `cut` that no later success of the same command healed, or null. */
+/** Splits a command's first line at `&&`, `||` and `;` outside quotes, with the operator before each part. */
+function chain(line: string): { op: string; part: string }[] {
+  const parts: { op: string; part: string }[] = [];
+  let quote: string | null = null;
+  let start = 0;
+  let op = "";
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote !== null) {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote) quote = null;
+      continue;
+    }
+    if (c === "'" || c === '"') quote = c;
+    else if (c === "\\") i++;
+    else if (c === ";" || ((c === "&" || c === "|") && line[i + 1] === c)) {
+      parts.push({ op, part: line.slice(start, i).trim() });
+      op = c === ";" ? ";" : `${c}${c}`;
+      if (c !== ";") i++;
+      start = i + 1;
+    }
+  }
+  parts.push({ op, part: line.slice(start).trim() });
+  return parts.filter((p) => p.part !== "");
+}
+
+/** Steps that only prepare the shell; they decide nothing. */
+const SETUP_STEP = /^(?:cd|pushd|popd|source|\.|export|set|unset)\b/;
+
+/**
+ * The steps that decide a command's exit status, each keyed as {@link commandKey} keys a command (`sudo`
+ * dropped too): the `&&` steps after the last `;` or `||`, setup (`cd`, `source`, `export`) left out. A
+ * chain that exits 0 passed each of them; a chain that fails failed in one of them, which one the exit
+ * code does not say. A command with no such step is its own step.
+ */
+export function commandSteps(command: string): string[] {
+  const line = (command.trim().split("\n")[0] ?? "").trim();
+  const parts = chain(line);
+  const last = parts.findLastIndex((p) => p.op === ";" || p.op === "||");
+  const steps = parts
+    .slice(Math.max(0, last))
+    .map((p) => p.part)
+    .filter((p) => !SETUP_STEP.test(p))
+    .map((p) => commandKey(p.replace(/^sudo\s+/, "")))
+    .filter((k) => k !== "");
+  return steps.length === 0 ? [commandKey(command)] : [...new Set(steps)];
+}
+
+/** Test runners, for a run of a whole suite. */
+const TEST_RUNNER =
+  /^(?:python\d?(?:\.\d+)?\s+-m\s+)?(?:pytest|go test|cargo test|npm test|npm run test|yarn test|pnpm test|bun test|npx vitest run|npx vitest|npx jest|vitest run|jest|tox)\b/;
+
+/** Whether a passing step ran the whole suite of `failed`'s test runner: the runner with flags alone, or `./...`. */
+function wholeSuite(step: string, failed: string): boolean {
+  const runner = TEST_RUNNER.exec(step)?.[0];
+  if (runner === undefined || TEST_RUNNER.exec(failed)?.[0] !== runner) return false;
+  return step
+    .slice(runner.length)
+    .trim()
+    .split(/\s+/)
+    .every((a) => a === "" || a.startsWith("-") || a === "./..." || a === ".");
+}
+
+/**
+ * The last shell failure before `cut` not healed since, or null. A failure is healed when each step that
+ * could have failed (see {@link commandSteps}) passed later before the cut: run alone, or as a step of a
+ * later chain that exited 0; a failed test run is also healed by a later passing run of its runner's whole
+ * suite (`go test ./...`, `pytest`). The exit code does not say which step of a chain failed, so every
+ * step must have passed since.
+ */
 export function openFailure(session: RealSession, cut: number): ToolEvent | null {
   const calls = session.events
     .slice(0, cut)
@@ -221,10 +294,13 @@ export function openFailure(session: RealSession, cut: number): ToolEvent | null
   for (let i = calls.length - 1; i >= 0; i--) {
     const e = calls[i];
     if (e === undefined || !isFailure(e)) continue;
-    const key = commandKey(String(e.params.command ?? ""));
-    const healed = calls
+    const passed = calls
       .slice(i + 1)
-      .some((later) => !later.failed && commandKey(String(later.params.command ?? "")) === key);
+      .filter((later) => !later.failed)
+      .flatMap((later) => commandSteps(String(later.params.command ?? "")));
+    const healed = commandSteps(String(e.params.command ?? "")).every(
+      (step) => passed.includes(step) || passed.some((p) => wholeSuite(p, step)),
+    );
     if (!healed) return e;
   }
   return null;
