@@ -50,6 +50,9 @@ const HEREDOC_WRITE =
 /** `sed -i 's/a/b/' path`: an in-place edit of the files named last. */
 const SED_IN_PLACE =
   /^\s*sed\s+(?:-[a-zA-Z]*i[a-zA-Z]*(?:\s+''|\s+\.\w+)?|--in-place(?:=\S*)?)\s+(?:-e\s+)?(?:'[^']*'|"[^"]*")\s+([^\s<>|&;]+)\s*$/;
+/** A download saved to a file: `curl -L URL -o path` (`-sLo`, `--output`), `wget URL -O path`. */
+const DOWNLOAD =
+  /^\s*(?:curl\s(?:.*\s)?(?:-[a-zA-Z]*o|--output)|wget\s(?:.*\s)?(?:-[a-zA-Z]*O|--output-document))[\s=](["']?)([^\s"'<>|&;]+)\1/;
 
 function stringsOf(value: unknown): string[] {
   if (typeof value === "string") return [value];
@@ -86,7 +89,7 @@ export function fileOps(tool: string, params: Record<string, unknown>, outcome: 
   return action === null ? [] : paths.map((path) => ({ path, action }));
 }
 
-/** The files a shell command writes: a heredoc redirected to a file, or an in-place `sed`. */
+/** The files a shell command writes: a heredoc redirected to a file, an in-place `sed`, a download. */
 export function commandFileOps(command: string): FileOp[] {
   const first = command.trim().split("\n")[0] ?? "";
   const segment = first.split(/&&|;/).map((s) => s.trim());
@@ -97,6 +100,9 @@ export function commandFileOps(command: string): FileOp[] {
     if (target !== undefined && target !== "/dev/null") ops.push({ path: target, action: "write" });
     const sed = SED_IN_PLACE.exec(part);
     if (sed?.[1] !== undefined) ops.push({ path: sed[1], action: "edit" });
+    const saved = DOWNLOAD.exec(part)?.[2];
+    if (saved !== undefined && saved !== "-" && saved !== "/dev/null")
+      ops.push({ path: saved, action: "write" });
   }
   return ops;
 }

@@ -32,6 +32,23 @@ describe("commandFileOps", () => {
     ]);
     expect(commandFileOps("cat src/app.py")).toEqual([]);
   });
+
+  it("reads the file a download saves to", () => {
+    // A session's shape: an icon fetched for a desktop entry.
+    expect(
+      commandFileOps(
+        'curl -L "https://cdn.example.com/icon.png?c=1" -o ~/.local/share/icons/claude-code.png',
+      ),
+    ).toEqual([{ path: "~/.local/share/icons/claude-code.png", action: "write" }]);
+    expect(commandFileOps("curl -sSLo bin/tool https://x/tool && chmod +x bin/tool")).toEqual([
+      { path: "bin/tool", action: "write" },
+    ]);
+    expect(commandFileOps("wget -q https://x/a.tar.gz -O /tmp/a.tar.gz")).toEqual([
+      { path: "/tmp/a.tar.gz", action: "write" },
+    ]);
+    expect(commandFileOps("curl -s https://x/api -o /dev/null -w '%{http_code}'")).toEqual([]);
+    expect(commandFileOps("curl -s https://x/api | jq .")).toEqual([]);
+  });
 });
 
 describe("commandDir", () => {

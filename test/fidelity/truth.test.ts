@@ -188,6 +188,24 @@ describe("nextAction", () => {
     expect(foreseeable(fresh, 1, { kind: "file", path: "/var/log/syslog" })).toBe(false);
   });
 
+  it("does not count a name that appears only in the body of a file the session wrote", () => {
+    // A session's shape: a converter edited to write CHRONOLOGICAL_TRANSCRIPT.md, then run; the next call
+    // reads the file it produced, named before only inside the edit's new text.
+    const body: SessionEvent = {
+      kind: "tool",
+      tool: "edit",
+      params: { path: "/w/scripts/convert.py", oldText: "out = 'index.md'", newText: "out = 'CHRONO.md'" },
+      output: "",
+      failed: false,
+      exitCode: null,
+    };
+    const s = session([body, exec("python scripts/convert.py", 0), exec("head -100 CHRONO.md", 0)]);
+    expect(
+      foreseeable(s, 2, { kind: "command", command: "head -100 CHRONO.md", targets: ["CHRONO.md"] }),
+    ).toBe(false);
+    expect(foreseeable(s, 2, { kind: "file", path: "scripts/convert.py" })).toBe(true);
+  });
+
   it("is none when a user message comes before the first action", () => {
     const s = session([
       { kind: "assistant", text: "done" },

@@ -353,7 +353,9 @@ export function firstAction(session: RealSession, cut: number): ActionTruth | nu
  * Whether the session before `cut` names what `action` acts on, so that a snapshot taken at the cut could:
  * its file (by base name) or one of its command's targets in a user or assistant text or in a tool call's
  * parameters, or the same command run before. An action on something never named before (a new `ls`, the
- * next file of a listing a tool printed) is a discovery no snapshot can hold.
+ * next file of a listing a tool printed) is a discovery no snapshot can hold; so is a name that appears
+ * only in the body of a file the session wrote (a write's content, an edit's old and new text, a patch's
+ * hunks: the file it is in is named, not what its code mentions).
  */
 export function foreseeable(session: RealSession, cut: number, action: ActionTruth): boolean {
   const before = session.events.slice(0, cut);
@@ -362,7 +364,18 @@ export function foreseeable(session: RealSession, cut: number, action: ActionTru
   for (const e of before) {
     if (e.kind !== "tool") texts.push(e.text);
     else {
-      texts.push(JSON.stringify(e.params));
+      // What a call names, not the bodies it writes (a patch's file headers are its paths).
+      const {
+        content: _c,
+        oldText: _o,
+        newText: _n,
+        old_string: _os,
+        new_string: _ns,
+        input: _i,
+        patch: _p,
+        ...named
+      } = e.params;
+      texts.push(JSON.stringify(named), ...pathsOf(e));
       if (e.tool === "exec") commands.add(commandKey(String(e.params.command ?? "")));
     }
   }
