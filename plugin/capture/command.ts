@@ -91,12 +91,21 @@ export function isAnswerExit(command: string, code: number | null): boolean {
 }
 
 const TEST_RUNNER =
-  /\b(?:pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|ava|tap|rspec|phpunit|ctest|playwright|cargo\s+test|go\s+test|npm\s+(?:run\s+)?test|npm\s+t|yarn\s+test|pnpm\s+test|mvn\s+test|gradle\s+test|runtests\.py|manage\.py\s+test|bin\/test|make\s+test)\b/;
+  /\b(?:pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|ava|tap|rspec|phpunit|ctest|playwright|cargo\s+test|go\s+test|npm\s+(?:run\s+)?test|npm\s+t|yarn\s+test|pnpm\s+test|bun\s+test|deno\s+test|mvn\s+test|gradle\s+test|runtests\.py|manage\.py\s+test|bin\/test|make\s+test)\b/;
 /** A test id: `tests/x.py::Test::test_y`, `path/to/x.test.ts`, `tests.test_x.TestY.test_z`. */
 const TEST_ID =
   /(?:^|\s)((?:[\w.-]+\/)*[\w.-]+\.(?:py|[cm]?[jt]sx?|rb|go|rs|php)(?:::[\w[\]\-.]+)*|[a-z_][\w]*(?:\.[A-Za-z_]\w*){2,})(?=\s|$)/g;
 const SCRIPT =
   /^(?:python[\d.]*|node|deno|bun|ruby|bash|sh|zsh|perl|php|tsx|ts-node)\s+(?:-\S+\s+)*([^\s-][^\s]*)/;
+
+/** Build, lint, type-check and packaging commands: with the test runners, the loop that checks a change. */
+const CHECK =
+  /^(?:make|cmake\s+--build|ninja|tsc|eslint|biome|prettier\s+--check|ruff|black\s+--check|mypy|pyright|ty\s+check|flake8|pylint|golangci-lint|go\s+(?:build|vet)|cargo\s+(?:build|check|clippy)|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:build|lint|typecheck|check)\b|npx\s+(?:tsc|eslint|biome)|(?:rock|charm|snap)craft\s+pack|docker\s+(?:build|compose\s+build)|gradle|mvn|dotnet\s+build|tox|nox|uv\s+build|python[\d.]*\s+-m\s+build)\b/;
+
+/** Whether a command checks a change: runs tests, or builds, lints, type-checks or packs the project. */
+export function isCheckCommand(command: string): boolean {
+  return isTestCommand(command) || CHECK.test(commandCore(command));
+}
 
 /** Whether a command runs tests. */
 export function isTestCommand(command: string): boolean {

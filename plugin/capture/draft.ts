@@ -1,5 +1,5 @@
 import type { Decision, FileInPlay, KeyName, SnapshotContent } from "../snapshot/snapshot.ts";
-import { commandCore, commandLabel, isTestCommand } from "./command.ts";
+import { commandCore, commandLabel, isCheckCommand, isTestCommand } from "./command.ts";
 import { planParts, statedIntents } from "./prose.ts";
 import { taskProse } from "./task.ts";
 import { clip } from "./text.ts";
@@ -26,8 +26,9 @@ export const DRAFT_LIMITS = {
   goalChars: 1100,
   /** Lines of the code block (the last failing command and its error excerpt). */
   codeLines: 20,
-  /** Actions in the Recent Activity section, and commands run most often after them. */
+  /** Actions in the Recent Activity section, the checks run (tests, builds), the commands run most often. */
   activity: 8,
+  checks: 3,
   habits: 4,
 } as const;
 const D = DRAFT_LIMITS;
@@ -363,10 +364,11 @@ export const ACTIVITY_HEADING = "Recent Activity";
 
 /**
  * The latest actions, newest first, on one line: commands run (with their exit code when they failed)
- * and files changed or read, at most `DRAFT_LIMITS.activity`, then the commands the session ran most
- * (twice or more, not among the latest: `run most: \`bun test\` (6x), \`git status\` (4x)`); "" when there were
- * none. What was done last is what an agent resuming repeats or builds on (a test re-run, the file it was
- * editing), and the commands run most are its build, test and status loop.
+ * and files changed or read, at most `DRAFT_LIMITS.activity`; then the commands that checked a change, most
+ * recent first (`checks: \`go test ./...\`, \`rockcraft pack\``: tests, builds, linters, not among the latest);
+ * then the other commands the session ran most (twice or more: `run most: \`git status\` (4x)`); "" when
+ * there were none. What was done last is what an agent resuming repeats or builds on (a test re-run, the
+ * file it was editing), and the checks and the commands run most are its build, test and status loop.
  */
 function activityOf(trail: Trail): string {
   const commands = trail.commands.map((c) => ({
@@ -383,13 +385,23 @@ function activityOf(trail: Trail): string {
     .map((x) => x.text);
   const latest = [...new Set(items)].slice(0, D.activity);
   const shown = new Set(commands.filter((c) => latest.includes(c.text)).map((c) => c.core));
-  const often = trail.habits
+  const habits = trail.habits.filter((h) => !shown.has(h.command));
+  const checks = habits
+    .filter((h) => isCheckCommand(h.command))
+    .reverse()
+    .slice(0, D.checks)
+    .map((h) => `\`${commandLabel(h.command)}\``);
+  const often = habits
     .map((h, i) => ({ ...h, i }))
-    .filter((h) => h.runs >= 2 && !shown.has(h.command))
+    .filter((h) => h.runs >= 2 && !isCheckCommand(h.command))
     .sort((a, b) => b.runs - a.runs || b.i - a.i)
     .slice(0, D.habits)
     .map((h) => `\`${commandLabel(h.command)}\` (${h.runs}x)`);
-  return [...latest, ...(often.length === 0 ? [] : [`run most: ${often.join(", ")}`])].join("; ");
+  return [
+    ...latest,
+    ...(checks.length === 0 ? [] : [`checks: ${checks.join(", ")}`]),
+    ...(often.length === 0 ? [] : [`run most: ${often.join(", ")}`]),
+  ].join("; ");
 }
 
 /**

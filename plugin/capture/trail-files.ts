@@ -1,3 +1,4 @@
+import { isCheckCommand } from "./command.ts";
 import type { ToolOutcome } from "./tool-outcome.ts";
 import type { FileAction, TrailFile } from "./trail.ts";
 
@@ -22,7 +23,8 @@ export const ACTION_VERB: Readonly<Record<FileAction, string>> = {
 
 /**
  * One more run of `command` counted among the session's habits: its count raised (it moves last), or it
- * joins with 1; past `max`, the command run least often (the oldest among equals) is dropped.
+ * joins with 1; past `max`, the command run least often (the oldest among equals) is dropped, a command
+ * that checks a change (`isCheckCommand`: tests, builds, linters) after every other.
  */
 export function countHabit(
   habits: readonly { command: string; runs: number }[],
@@ -33,7 +35,9 @@ export function countHabit(
   const runs = (habits.find((h) => h.command === command)?.runs ?? 0) + 1;
   const kept = [...habits.filter((h) => h.command !== command), { command, runs }];
   while (kept.length > max) {
-    const least = kept.reduce((low, h, i) => ((kept[low]?.runs ?? 0) <= h.runs ? low : i), 0);
+    const weight = (h: { command: string; runs: number } | undefined) =>
+      h === undefined ? 0 : h.runs + (isCheckCommand(h.command) ? 1e6 : 0);
+    const least = kept.reduce((low, h, i) => (weight(kept[low]) <= weight(h) ? low : i), 0);
     kept.splice(least, 1);
   }
   return kept;

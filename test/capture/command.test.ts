@@ -4,6 +4,7 @@ import {
   commandKey,
   commandLabel,
   isAnswerExit,
+  isCheckCommand,
   isTestCommand,
   scriptLine,
   stepKeys,
@@ -69,6 +70,23 @@ describe("isTestCommand and testIds", () => {
     expect(isTestCommand(c)).toBe(true);
     expect(testIds(c)).toEqual(["tests/test_card.py::test_fromstring"]);
     expect(isTestCommand("git commit -m 'fix tests'")).toBe(false);
+    expect(isTestCommand("bun test")).toBe(true);
+  });
+});
+
+describe("isCheckCommand", () => {
+  it("takes tests, builds, linters, type checkers and packers as checks of a change", () => {
+    for (const c of [
+      "cd rock && rockcraft pack",
+      "go test ./... 2>&1 | tail -5",
+      "golangci-lint run ./pkg/x/...",
+      "source .venv/bin/activate && ty check review_tool/",
+      "npm run build",
+      "tox -e lint",
+    ])
+      expect(isCheckCommand(c)).toBe(true);
+    for (const c of ["git status", "kubectl logs pod-1", "ls -la", "cat Makefile"])
+      expect(isCheckCommand(c)).toBe(false);
   });
 });
 

@@ -93,19 +93,39 @@ describe("draftSnapshot", () => {
     });
   });
 
-  it("adds the commands the session ran most, not among the latest, to Recent Activity", () => {
-    // A charm session's loop: pack and lint again and again, then a run of one-off inspections.
+  it("adds the checks the session ran and the commands it ran most, not among the latest, to Recent Activity", () => {
+    // A charm session's loop: pack and lint again and again, a status check, then one-off inspections.
     const loop = [0, 1, 2].flatMap((i) => [
       exec("cd /home/ubuntu/op && tox -e lint", "ok", 0, 10 * i),
       exec("rockcraft pack", "Packed sungather_0.3.8_amd64.rock", 0, 10 * i + 1),
+      exec("juju status", "active", 0, 10 * i + 2),
     ]);
     const inspections = Array.from({ length: 8 }, (_, i) => exec(`kubectl logs pod-${i}`, "...", 0, 100 + i));
     const activity = draftSnapshot(trailOf(ask("Fix the sungather charm's image"), ...loop, ...inspections))
       .extra[0]?.body;
-    expect(activity?.split("; ").at(-1)).toBe("run most: `rockcraft pack` (3x), `tox -e lint` (3x)");
+    expect(activity?.split("; ").slice(-2)).toEqual([
+      "checks: `rockcraft pack`, `tox -e lint`",
+      "run most: `juju status` (3x)",
+    ]);
     // Commands shown among the latest actions are not repeated.
     const short = draftSnapshot(trailOf(ask("Fix the sungather charm's image"), ...loop)).extra[0]?.body;
     expect(short).not.toContain("run most");
+    expect(short).not.toContain("checks:");
+  });
+
+  it("names a test run once, long before the snapshot, among the checks", () => {
+    // A session's shape: `go test ./...` ran, then the list command was edited and tried for many calls.
+    const tries = Array.from({ length: 14 }, (_, i) =>
+      exec(`./specstory list --limit ${i}`, "...", 0, 10 + i),
+    );
+    const body = draftSnapshot(
+      trailOf(
+        ask("Render specstory list as a table"),
+        exec("go test ./... 2>&1 | tail -5", "ok", 0, 1),
+        ...tries,
+      ),
+    ).extra[0]?.body;
+    expect(body).toContain("checks: `go test ./...`");
   });
 
   it("shows the later requests that say something new, and never Claude Code's interruption mark as a task", () => {

@@ -111,6 +111,12 @@ describe("countHabit", () => {
     expect(habits.map((h) => h.command)).toEqual(["npm test", "ls", "make"]);
     expect(countHabit(habits, "", 3)).toEqual(habits);
   });
+
+  it("drops a command that checks a change (tests, builds) after every other", () => {
+    let habits = countHabit([], "go test ./...", 3);
+    for (const c of ["ls", "git status", "cat a", "cat b"]) habits = countHabit(habits, c, 3);
+    expect(habits.map((h) => h.command)).toEqual(["go test ./...", "cat a", "cat b"]);
+  });
 });
 
 describe("isScratch", () => {
