@@ -337,15 +337,17 @@ function recheckStep(trail: Trail): string | null {
 
 /**
  * The next steps: the fix of the newest open failure, then the stated plan (the assistant's, or the user's
- * `Plan: ...`), else the steps the assistant announced in single sentences; an item of an enumeration
+ * `Plan: ...`), after the steps the assistant's latest text announced in single sentences when the plan is
+ * older than that text (else those steps alone when there is no plan); an item of an enumeration
  * that is no action is left out. After an edit, a re-run of the last check. When nothing was stated, one
  * step that says where to pick up: the last action, else the goal.
  */
 function nextOf(trail: Trail, goal: string): string[] {
   const open = trail.failing.at(-1);
   const steps = planSteps(trail.plan, D.next);
-  const stated =
-    steps.length > 0 ? steps : statedIntents(trail.assistantLast, D.next).map((s) => clip(s, D.stepChars));
+  const intents = statedIntents(trail.assistantLast, D.next).map((s) => clip(s, D.stepChars));
+  const older = steps.length > 0 && !trail.assistantLast.includes(trail.plan.slice(0, 60).trim());
+  const stated = steps.length === 0 ? intents : older ? [...intents.slice(0, 2), ...steps] : steps;
   const fix = open === undefined ? [] : [fixStep(trail, open)];
   const recheck = open === undefined ? recheckStep(trail) : null;
   const next = [...fix, ...stated, ...(recheck === null ? [] : [recheck])];

@@ -425,6 +425,28 @@ describe("draftSnapshot", () => {
       expect(draftSnapshot(t).next).toEqual(["Add the cursor parameter next", "Update the tests"]);
     });
 
+    it("puts what the latest text says it will do now before a plan stated earlier", () => {
+      // A session's shape: a plan early in the turn, then, many calls later, a single announced step.
+      const plan = "Next steps:\n1. Revert the task status\n2. Fix all the failing tests";
+      const now =
+        "Now, let's fix the GitService tests by updating the git.ts file to work with our new sessions subdirectory structure:";
+      const t = trailOf(
+        ask("Continue working on task 002"),
+        said(plan),
+        exec("bun test", "ok", 0, 5),
+        said(now),
+      );
+      expect(draftSnapshot(t).next).toEqual([
+        "Fix the GitService tests by updating the git.ts file to work with our new sessions subdirectory structure",
+        "Revert the task status",
+        "Fix all the failing tests",
+      ]);
+      // The plan of the latest text alone when that text states it.
+      expect(
+        draftSnapshot(trailOf(ask("Continue working on task 002"), said(`${now}\n\n${plan}`))).next,
+      ).toEqual(["Revert the task status", "Fix all the failing tests"]);
+    });
+
     it("leads with the fix when the last command failed and no plan was stated", () => {
       const t = trailOf(ask("Make the build green again please"), exec("npm run build", "error TS2322", 2));
       expect(draftSnapshot(t).next).toEqual(["Fix the failure, then re-run `npm run build`"]);
