@@ -412,7 +412,7 @@ function activityOf(trail: Trail): string {
  * new (`Latest request: ...`, `Later requests: ...; ...`); never an amnesia phrase, a slash command or a "continue" (`taskText`); else the
  * plan's first step, else `NO_TASK`. State: the phase (debugging while a failure is open, testing when
  * tests ran last, implementing when files changed, else planning), the branch, `yes -- <failure>` while a
- * failure is open (a failure stays open until the same command or test passes), and counts. Files: project
+ * failure is open (a failure stays open until each of its steps passes again), and counts. Files: project
  * files changed, scratch files, files read, files named. Decisions: the assistant's decision sentences
  * split at `because`. Code: the newest open failure, its command and exception. Names: the failures'
  * exceptions and tests, the task's identifiers, edited symbols, then what was seen. Blockers: open
