@@ -366,4 +366,27 @@ describe("trailForDraft", () => {
     });
     expect(trailForDraft(own, transcript, "2026-11-22T10:00:00.000Z").failing).toEqual([]);
   });
+
+  it("heals a conversation's failed chain only when the trail saw each of its steps pass", () => {
+    const chain = "npm run lint && npm test";
+    const failed = transcript.map((m) =>
+      m.role === "assistant"
+        ? { ...m, content: [{ type: "toolCall", id: "c1", name: "exec", arguments: { command: chain } }] }
+        : m,
+    );
+    const ran = (command: string, at: string) =>
+      ({
+        type: "tool",
+        tool: "exec",
+        params: { command },
+        result: { details: { exitCode: 0 } },
+        at,
+      }) as const;
+    const testsOnly = reduceTrail(emptyTrail(), ran("npm test", "2026-11-22T10:05:00.000Z"));
+    expect(
+      trailForDraft(testsOnly, failed, "2026-11-22T10:00:00.000Z").failing.map((f) => f.command),
+    ).toEqual([chain]);
+    const both = reduceTrail(testsOnly, ran("npm run lint", "2026-11-22T10:06:00.000Z"));
+    expect(trailForDraft(both, failed, "2026-11-22T10:00:00.000Z").failing).toEqual([]);
+  });
 });
