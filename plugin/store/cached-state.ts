@@ -77,9 +77,10 @@ export class CachedState<T> {
 
   /**
    * Writes the queued changes and `fn` together, under the file's lock, fsynced: when this resolves,
-   * the result is on disk. Resolves with the value written.
+   * the result is on disk. Resolves with the value written. With `durable: false`, the fsyncs follow
+   * behind (see JsonState `update`): in place for every process, and surviving this one's crash.
    */
-  update(fn: (value: T) => T | Promise<T>): Promise<T> {
+  update(fn: (value: T) => T | Promise<T>, opts: { durable?: boolean } = {}): Promise<T> {
     return this.serial(async () => {
       const changes = this.queued.slice();
       const writing = { changes: changes.length, readStamp: null as string | null };
@@ -91,7 +92,10 @@ export class CachedState<T> {
             writing.readStamp = this.file.stamp();
             return fn(replay(changes, value));
           },
-          { onWritten: (written) => this.settle(written, this.file.stamp(), changes.length) },
+          {
+            onWritten: (written) => this.settle(written, this.file.stamp(), changes.length),
+            ...(opts.durable === false ? { durable: false } : {}),
+          },
         );
       } finally {
         this.writing = null;
@@ -99,9 +103,10 @@ export class CachedState<T> {
     });
   }
 
-  /** Writes the queued changes, if any. */
+  /** Writes the queued changes, if any, and waits for the fsyncs of writes made durable behind. */
   async flush(): Promise<void> {
     if (this.queued.length > 0) await this.update((value) => value);
+    await this.file.settled();
   }
 
   /**
