@@ -159,14 +159,24 @@ export class JsonState<T> {
    */
   async update(
     fn: (value: T) => T | Promise<T>,
-    opts: { onWritten?: (value: T) => void; durable?: boolean } = {},
+    opts: {
+      onWritten?: (value: T) => void;
+      durable?: boolean;
+      /** The value the caller last saw in the file and the file's {@link stamp} then: used, not read, if still current. */
+      known?: () => { stamp: string; value: T } | null;
+    } = {},
   ): Promise<T> {
     const durable = opts.durable !== false;
     await this.ensureFolder();
     return withLock(
       `${this.path}.lock`,
       async () => {
-        const { value, good } = await this.readChecked();
+        // Under the lock nobody else writes the file: a stamp unchanged since the caller saw it says it holds that value.
+        const known = opts.known?.() ?? null;
+        const { value, good } =
+          known !== null && known.stamp !== "none" && known.stamp === this.stamp()
+            ? { value: known.value, good: true }
+            : await this.readChecked();
         const next = await fn(value);
         // The file replaced becomes the previous good copy only if it read well; a corrupt one is not kept.
         const written =
