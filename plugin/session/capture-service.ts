@@ -28,10 +28,10 @@ import {
 import type { Workspace } from "./workspace.ts";
 
 /**
- * Capture, every path: the session trail turn by turn, the flush run's prompt and the claim of what
- * it wrote, and the safety net that drafts a snapshot when nothing covers the compaction cycle.
- * Each function reads and writes only the session's small state file and, when it must, appends
- * one block: no full scans, so the awaited compaction hooks stay fast.
+ * Capture, every path: the session trail turn by turn, the flush run's prompt and the claim of what it wrote,
+ * and the safety net that drafts a snapshot when nothing covers the compaction cycle. Each function reads and
+ * writes only the session's small state file and, when it must, appends one block: no full scans, so the
+ * awaited compaction hooks stay fast.
  */
 
 /** Who a hook is about. */
@@ -206,26 +206,27 @@ export async function prepareFlush(
 }
 
 /**
- * Takes the flush marks left for a session (those its flush run named it in, and those of its agent that
- * named no session; recent ones only) and returns whether a flush ran and the newest valid snapshot appended
- * after them. Marks are consumed either way, stale ones dropped; with none to take or drop, nothing is
- * locked or written.
+ * Takes the flush marks left for a session (those its flush run named it in, those of its agent that named no
+ * session; recent ones only): whether a flush ran, and the newest valid snapshot appended after them. Marks
+ * are consumed either way (fsynced behind with `durable: false`), stale ones dropped; none: nothing written.
  */
 export async function takeFlush(
   ws: Workspace,
   ref: SessionRef,
   now: Date,
-): Promise<{ ran: boolean; snapshot: LocatedSnapshot | null }> {
+  opts: { durable?: boolean } = {},
+): Promise<FlushClaim> {
   const fresh = (at: string) => now.getTime() - Date.parse(at) < FLUSH_MARK_TTL_MS;
   const mine = (x: FlushMarks["marks"][number]) =>
     fresh(x.at) && (x.sessionKey === ref.sessionKey || (x.sessionKey === null && x.agentId === ref.agentId));
   const marks = ws.flushMarks();
   if (!(await marks.read()).marks.some((x) => mine(x) || !fresh(x.at))) return { ran: false, snapshot: null };
   let taken: { file: string; offset: number }[] = [];
-  await marks.update((m) => {
+  const take = (m: FlushMarks): FlushMarks => {
     taken = m.marks.filter(mine);
     return { ...m, marks: m.marks.filter((x) => !mine(x) && fresh(x.at)) };
-  });
+  };
+  await marks.update(take, opts);
   let newest: LocatedSnapshot | null = null;
   for (const mark of taken) {
     for (const s of await ws.snapshotsSince(mark.file, mark.offset)) newest = s;
@@ -245,12 +246,11 @@ export interface FlushClaim {
 }
 
 /**
- * The block the flush run wrote, if any, attributed to the session: the model's block stays as written;
- * when it does not name this session exactly, a claim does. Runs before the session's update (it takes
- * the flush marks' lock, not the session's).
+ * The block the flush run wrote, if any, attributed to the session: the model's block stays as written; when
+ * it does not name this session exactly, a claim does. Runs before the session's update (under the marks' lock).
  */
-export async function claimCycleFlush(ws: Workspace, ref: SessionRef, now: Date): Promise<FlushClaim> {
-  const { ran, snapshot: claimed } = await takeFlush(ws, ref, now);
+export async function claimCycleFlush(ws: Workspace, ref: SessionRef, now: Date, durable = true) {
+  const { ran, snapshot: claimed } = await takeFlush(ws, ref, now, { durable });
   if (
     claimed !== null &&
     (claimed.snapshot.session !== ref.sessionKey ||
@@ -329,9 +329,11 @@ export async function coverCycle(
 
 /**
  * Moves the session's compaction cycle by one hook event (see cycle.ts): the flush run's block claimed
- * first (under the flush marks' lock), then one locked, fsynced update of the session's state that
- * applies the cover effect (at most one appended block), then the cycle's ledger facts appended (no fsync
- * of their own). Returns what covered the cycle, or null when the event needed no cover.
+ * first (under the flush marks' lock), then one locked update of the session's state that applies the cover
+ * effect (at most one block appended, durably), then the cycle's ledger facts appended (no fsync of their
+ * own). Returns what covered the cycle, or null when the event needed no cover. At a {@link BEHIND} event
+ * the state and the flush marks are renamed into place and fsynced after the hook returns: a crash of the
+ * process keeps them, a power cut in those milliseconds may lose that compaction's restore, not its snapshot.
  */
 export async function runCycle(
   ws: Workspace,
@@ -340,11 +342,13 @@ export async function runCycle(
   opts: { now: Date; safetyNet: boolean; restore: boolean; messages?: unknown[] | undefined },
 ): Promise<CycleCapture | null> {
   const session = ws.session(ref.sessionKey, ref.agentId);
-  const claimed = claimsFlush(await session.read(), event) ? await claimCycleFlush(ws, ref, opts.now) : null;
+  const durable = !BEHIND.includes(event.type);
+  const claims = claimsFlush(await session.read(), event);
+  const claimed = claims ? await claimCycleFlush(ws, ref, opts.now, durable) : null;
   let covered: CycleCapture | null = null;
   const facts: LedgerFact[] = [];
-  await session.update(async (s) => {
-    // Apply each effect and feed its outcome back, until the cycle asks for nothing more.
+  // Apply each effect and feed its outcome back, until the cycle asks for nothing more.
+  const apply = async (s: SessionState): Promise<SessionState> => {
     facts.length = 0;
     let { state, effects } = cycleStep(s, event);
     const pending = [...effects];
@@ -370,11 +374,15 @@ export async function runCycle(
       pending.push(...effects);
     }
     return state;
-  });
+  };
+  await session.update(apply, { durable });
   // The session as the hook names it.
   if (facts.length > 0) await ws.recordLedger(facts.map((f) => ({ ...f, session: ref.sessionKey })));
   return covered;
 }
+
+/** Events whose state is fsynced behind: a before_compaction (awaited; its snapshot is restored later). */
+export const BEHIND: readonly CycleHookEvent["type"][] = ["before-compaction"];
 
 /** A user's words reduced for comparison: lower case, one space, at most 80 characters. */
 const askKey = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim().slice(0, 80);

@@ -27,8 +27,11 @@ function replay<T>(changes: readonly Change<T>[], value: T): T {
 export class CachedState<T> {
   readonly file: JsonState<T>;
   private readonly onChange: () => void;
-  /** The file's stamp when this process last read or wrote it, and that value with the queued changes applied. */
-  private view: { stamp: string; current: T } | null = null;
+  /**
+   * The file's stamp when this process last read or wrote it, that value with the queued changes applied, and
+   * (`wrote`) the value itself when this process wrote it (a read may have fallen back on the previous copy).
+   */
+  private view: { stamp: string; current: T; wrote: { value: T } | null } | null = null;
   /** Changes applied in memory and not yet written, oldest first. */
   private readonly queued: Change<T>[] = [];
   /** Reloads and writes of this process run one at a time, in order. */
@@ -77,9 +80,10 @@ export class CachedState<T> {
 
   /**
    * Writes the queued changes and `fn` together, under the file's lock, fsynced: when this resolves,
-   * the result is on disk. Resolves with the value written.
+   * the result is on disk. Resolves with the value written. With `durable: false`, the fsyncs follow
+   * behind (see JsonState `update`): in place for every process, and surviving this one's crash.
    */
-  update(fn: (value: T) => T | Promise<T>): Promise<T> {
+  update(fn: (value: T) => T | Promise<T>, opts: { durable?: boolean } = {}): Promise<T> {
     return this.serial(async () => {
       const changes = this.queued.slice();
       const writing = { changes: changes.length, readStamp: null as string | null };
@@ -91,7 +95,17 @@ export class CachedState<T> {
             writing.readStamp = this.file.stamp();
             return fn(replay(changes, value));
           },
-          { onWritten: (written) => this.settle(written, this.file.stamp(), changes.length) },
+          {
+            onWritten: (written) => this.settle(written, this.file.stamp(), changes.length, true),
+            // The file as this process last saw it, when its stamp says it is still the one on disk: not read again.
+            known: () => {
+              const wrote = this.view?.wrote;
+              return this.view === null || wrote == null
+                ? null
+                : { stamp: this.view.stamp, value: wrote.value };
+            },
+            ...(opts.durable === false ? { durable: false } : {}),
+          },
         );
       } finally {
         this.writing = null;
@@ -99,9 +113,10 @@ export class CachedState<T> {
     });
   }
 
-  /** Writes the queued changes, if any. */
+  /** Writes the queued changes, if any, and waits for the fsyncs of writes made durable behind. */
   async flush(): Promise<void> {
     if (this.queued.length > 0) await this.update((value) => value);
+    await this.file.settled();
   }
 
   /**
@@ -122,7 +137,7 @@ export class CachedState<T> {
         return replay(this.queued.slice(landed ? interrupted.changes : 0), value);
       });
       if (written === null) return false;
-      this.settle(written.value, this.file.stamp(), this.queued.length);
+      this.settle(written.value, this.file.stamp(), this.queued.length, true);
       return true;
     } catch {
       return false;
@@ -130,9 +145,9 @@ export class CachedState<T> {
   }
 
   /** Records the file's value and stamp, drops the `written` oldest queued changes, reapplies the rest. */
-  private settle(value: T, stamp: string, written: number): T {
+  private settle(value: T, stamp: string, written: number, wrote = false): T {
     this.queued.splice(0, written);
-    this.view = { stamp, current: replay(this.queued, value) };
+    this.view = { stamp, current: replay(this.queued, value), wrote: wrote ? { value } : null };
     return this.view.current;
   }
 

@@ -10,7 +10,7 @@
  * - Writes are atomic (temp file, fsync, rename, folder fsync) or durable appends (O_APPEND, fsync).
  */
 import { randomBytes } from "node:crypto";
-import { lstatSync, readlinkSync } from "node:fs";
+import { constants, lstatSync, readlinkSync } from "node:fs";
 import {
   chmod,
   link,
@@ -167,6 +167,12 @@ export interface WriteBytesOptions {
   keepPreviousAs?: string;
   /** Give the new file the mode of the one it replaces (a daily log rewritten on request keeps its mode). */
   keepMode?: boolean;
+  /**
+   * fsync the file and its folder before resolving. Default true. False for a state whose durability may
+   * follow the write (see state.ts `update`): the new file is in place for every process at once and survives
+   * the writer's crash, and {@link syncWritten} makes it durable behind.
+   */
+  sync?: boolean;
 }
 
 /**
@@ -187,7 +193,7 @@ export async function writePrivateBytes(
   try {
     await handle.chmod(mode);
     await writeAll(handle, data);
-    await handle.sync();
+    if (options.sync !== false) await handle.sync();
   } finally {
     await handle.close();
   }
@@ -198,7 +204,26 @@ export async function writePrivateBytes(
     await rm(tmp, { force: true });
     throw error;
   }
-  await fsyncDirectory(dir);
+  if (options.sync !== false) await fsyncDirectory(dir);
+}
+
+/**
+ * Makes a file written with `sync: false` durable: fsyncs the file now at `path` (the one written, or a later
+ * replacement, which is as good) and its folder (the rename). A file or folder removed meanwhile needs nothing.
+ */
+export async function syncWritten(path: string): Promise<void> {
+  try {
+    // Never follows a link, nor blocks on a FIFO put in the file's place meanwhile.
+    const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsyncDirectory(dirname(path));
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT" && errorCode(error) !== "ELOOP") throw error;
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { z } from "zod";
 import { errorCode, errorMessage } from "./fs-durable.ts";
-import { ensurePrivateDir, writePrivateJson } from "./gate.ts";
+import { ensurePrivateDir, syncWritten, writePrivateJson } from "./gate.ts";
 import { ensurePrivateDirSync, writePrivateJsonSync } from "./gate-sync.ts";
 import { lockForExitSync, withLock } from "./lock.ts";
 import { RefusedFileError, readStateFile, readStateFileSync } from "./log-open.ts";
@@ -39,6 +39,8 @@ export class JsonState<T> {
   private readonly logger: Logger;
   private readonly prepare: () => Promise<unknown>;
   private warned = false;
+  /** The fsyncs of writes made durable behind (`durable: false`), in order; never rejects. */
+  private behind: Promise<void> = Promise.resolve();
 
   /** `prepare` runs before every write (the Workspace makes its state folder private there). */
   constructor(
@@ -149,23 +151,61 @@ export class JsonState<T> {
    * Reads, applies `fn`, and writes the result atomically, under the file's lock. When `fn` returns the
    * value it was given and the file held it, nothing is written. `onWritten` runs with the value as written
    * while the lock is still held (a caller's bookkeeping that must not lag behind the file).
+   *
+   * With `durable: false` the new file is renamed into place without its fsyncs, which follow behind
+   * ({@link settled}): every process reads it at once and it survives the writer's crash; a power cut before
+   * the fsyncs may bring back the previous version. For what a hook must not wait on and can lose to a power
+   * cut (a compaction's held restore: the snapshot itself is durable in its log and journal).
    */
-  async update(fn: (value: T) => T | Promise<T>, opts: { onWritten?: (value: T) => void } = {}): Promise<T> {
+  async update(
+    fn: (value: T) => T | Promise<T>,
+    opts: {
+      onWritten?: (value: T) => void;
+      durable?: boolean;
+      /** The value the caller last saw in the file and the file's {@link stamp} then: used, not read, if still current. */
+      known?: () => { stamp: string; value: T } | null;
+    } = {},
+  ): Promise<T> {
+    const durable = opts.durable !== false;
     await this.ensureFolder();
     return withLock(
       `${this.path}.lock`,
       async () => {
-        const { value, good } = await this.readChecked();
+        // Under the lock nobody else writes the file: a stamp unchanged since the caller saw it says it holds that value.
+        const known = opts.known?.() ?? null;
+        const { value, good } =
+          known !== null && known.stamp !== "none" && known.stamp === this.stamp()
+            ? { value: known.value, good: true }
+            : await this.readChecked();
         const next = await fn(value);
         // The file replaced becomes the previous good copy only if it read well; a corrupt one is not kept.
         const written =
           good && next === value
             ? value
-            : (await writePrivateJson(this.path, next, good ? { keepPreviousAs: BACKUP_SUFFIX } : {})).value;
+            : (
+                await writePrivateJson(this.path, next, {
+                  ...(good ? { keepPreviousAs: BACKUP_SUFFIX } : {}),
+                  sync: durable,
+                })
+              ).value;
+        if (!durable && written !== value) this.syncBehind();
         opts.onWritten?.(written);
         return written;
       },
       { timeoutMs: 10_000, staleMs: 30_000 },
+    );
+  }
+
+  /** Resolves when every write made with `durable: false` so far is fsynced (or failed, with one warning). */
+  settled(): Promise<void> {
+    return this.behind;
+  }
+
+  private syncBehind(): void {
+    this.behind = this.behind.then(() =>
+      syncWritten(this.path).catch((error: unknown) =>
+        this.logger.warn(`big-memory: could not fsync ${this.path}: ${errorMessage(error)}`),
+      ),
     );
   }
 

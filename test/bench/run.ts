@@ -14,7 +14,7 @@ const quick = process.argv.includes("--quick");
 console.log(`big-memory benchmarks (node ${process.version}, ${quick ? "quick" : "full"} run)`);
 await runParseBench({ snapshots: quick ? 1000 : 3000 });
 await runAppendBench({ runs: quick ? 100 : 200 });
-await runHooksBench({ runs: quick ? 30 : 60 });
+await runHooksBench({ runs: quick ? 30 : 60, rounds: quick ? 2 : 3 });
 await runCrowdBench({ writers: quick ? 20 : 100 });
 await (await import("./redact.bench.ts")).runRedactBench({ quick });
 console.log("\n## Search (big-memory vs SQLite FTS5 vs full scan)\n");

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
+import { readLedger } from "../../plugin/store/ledger.ts";
 import { FixtureProcess } from "../store/fixtures/spawn.ts";
 import { cli } from "../surface/cli-harness.ts";
 import { createDriver, type Driver } from "../surface/plugin-driver.ts";
@@ -301,6 +302,82 @@ describe("sessions kept in memory and written behind", () => {
     expect(blocks.map((b) => b.snapshot.trigger)).toEqual(["compaction"]);
     const files = blocks[0]?.snapshot.files.map((f) => f.path) ?? [];
     for (let n = 1; n <= 5; n++) expect(files).toContain(`src/turn-${n}.ts`);
+  }, 60_000);
+});
+
+/** The snapshots of every daily log of `ws`, in order. */
+function blocksOf(ws: string) {
+  return readdirSync(join(ws, "memory"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .flatMap((f) => parseDailyLog(readFileSync(join(ws, "memory", f), "utf8"), `memory/${f}`).snapshots);
+}
+
+describe("a process killed right after before_compaction returns (its state fsynced behind)", () => {
+  /** Three turns and a before_compaction in a worker that SIGKILLs itself when the hook returns. */
+  async function killedAfterBefore(ws: string): Promise<string> {
+    const worker = new FixtureProcess(SESSION_WORKER, [ws, "before-kill", "3"]);
+    expect(await worker.exited).toEqual({ code: null, signal: "SIGKILL" });
+    expect(worker.stdout.split("\n")).toContain("returned");
+    const blocks = blocksOf(ws);
+    expect(blocks.map((b) => b.snapshot.trigger)).toEqual(["compaction"]);
+    const id = blocks[0]?.snapshot.id ?? "";
+    // The compaction's snapshot is held in the state the killed process left, waiting for proof.
+    const state = sessionFile(ws) as unknown as {
+      cycle: { compacting: boolean; held: { id: string } | null };
+    };
+    expect(state.cycle).toMatchObject({ compacting: true, held: { id } });
+    return id;
+  }
+  const turn = async (d: Driver, messages: unknown[]) => {
+    const [r] = await d.fire("before_prompt_build", { prompt: "continue", messages }, { trigger: "user" });
+    return (r as { prependContext?: string } | undefined)?.prependContext;
+  };
+
+  it("restores that snapshot at the next process's first turn when the compaction happened, drafting no other", async () => {
+    for (let round = 0; round < 3; round++) {
+      const ws = tempDir("big-memory-before-kill-");
+      const id = await killedAfterBefore(ws);
+      const d = createDriver({}, { workspace: ws });
+      const summary = {
+        role: "user",
+        content:
+          "The conversation history before this point was compacted into the following summary: fixed turns 1-3.",
+      };
+      const restored = await turn(d, [summary, { role: "user", content: "continue" }]);
+      expect(restored).toContain(id);
+      expect(restored).toContain("src/turn-3.ts");
+      // Once only, and no second snapshot of the cycle.
+      expect(
+        await turn(d, [
+          summary,
+          { role: "user", content: "continue" },
+          { role: "user", content: "and then?" },
+        ]),
+      ).toBeUndefined();
+      await d.dispose();
+      expect(blocksOf(ws).map((b) => b.snapshot.id)).toEqual([id]);
+      const ledger = await readLedger(ws);
+      expect(ledger.records).toHaveLength(1);
+      expect(ledger.records[0]).toMatchObject({ cover: "safety-net", snapshot: id, outcome: "done" });
+      expect(ledger.records[0]?.restore?.snapshot).toBe(id);
+    }
+  }, 120_000);
+
+  it("restores nothing when the next turn's conversation was not compacted, and the ledger says why", async () => {
+    const ws = tempDir("big-memory-before-kill-");
+    const id = await killedAfterBefore(ws);
+    const d = createDriver({}, { workspace: ws });
+    const asks = [1, 2, 3, 4].map((n) => ({ role: "user", content: `ask ${n}` }));
+    expect(await turn(d, asks)).toBeUndefined();
+    await d.dispose();
+    expect(blocksOf(ws).map((b) => b.snapshot.id)).toEqual([id]);
+    const ledger = await readLedger(ws);
+    expect(ledger.records[0]).toMatchObject({ snapshot: id, outcome: "failed", restore: null });
+    expect(ledger.records[0]?.note).toMatch(/not compacted/);
+    // The snapshot stays findable: "you forgot" and recall still reach it.
+    const list = await cli(["list", "--dir", ws, "--json"]);
+    expect((list.json() as { snapshots: { id: string }[] }).snapshots.map((s) => s.id)).toEqual([id]);
   }, 60_000);
 });
 

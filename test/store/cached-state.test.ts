@@ -170,3 +170,32 @@ describe("CachedStates", () => {
     expect(() => readFileSync(path())).toThrow(/ENOENT/);
   });
 });
+
+describe("CachedState updates that take the file as this process wrote it", () => {
+  it("loses no update of another process: a file replaced since this process wrote it is read again", async () => {
+    const a = cached();
+    const b = cached();
+    await a.update(add("a1"));
+    await b.update(add("b1"));
+    // a wrote last before b: its own copy is stale now, and its next update must build on b's.
+    await a.update(add("a2"), { durable: false });
+    await b.update(add("b2"));
+    await a.update(add("a3"));
+    expect(onDisk().log).toEqual(["a1", "b1", "a2", "b2", "a3"]);
+  });
+
+  it("never keeps a torn file as the previous good copy, after reading around it", async () => {
+    const a = cached();
+    await a.update(add("good"));
+    await a.update(add("better"));
+    writeFileSync(path(), '{"version":1,"log":["tor');
+    const fresh = cached();
+    expect((await fresh.read()).log).toEqual(["good"]);
+    await fresh.update(add("next"));
+    expect(onDisk().log).toEqual(["good", "next"]);
+    expect(JSON.parse(readFileSync(`${path()}.bak`, "utf8")).log).toEqual(["good"]);
+    // The process that wrote before the file was torn sees its stamp changed: it reads, not trusts, its copy.
+    await a.update(add("after"));
+    expect(onDisk().log).toEqual(["good", "next", "after"]);
+  });
+});

@@ -22,6 +22,7 @@ import {
   rewriteUserLog,
   STATE_GITIGNORE,
   secureStateDir,
+  syncWritten,
   writePrivateBytes,
   writePrivateJson,
   writePrivateText,
@@ -110,6 +111,33 @@ describe("writePrivateBytes", () => {
     expect(await readFile(path, "utf8")).toBe("two");
     expect(await readFile(`${path}.prev`, "utf8")).toBe("one");
     expect(await mode(`${path}.prev`)).toBe("600");
+  });
+
+  it("with sync: false, still replaces atomically (no temp file left, 0600), for syncWritten to make durable", async () => {
+    const path = join(dir, "sessions", "s.json");
+    await writePrivateBytes(path, Buffer.from("one"), { sync: false });
+    await writePrivateBytes(path, Buffer.from("two"), { sync: false, keepPreviousAs: ".bak" });
+    expect(await readFile(path, "utf8")).toBe("two");
+    expect(await readFile(`${path}.bak`, "utf8")).toBe("one");
+    expect(await readdir(join(dir, "sessions"))).toEqual(["s.json", "s.json.bak"]);
+    expect(await mode(path)).toBe("600");
+    await syncWritten(path);
+  });
+});
+
+describe("syncWritten", () => {
+  it("needs nothing for a file or folder removed meanwhile", async () => {
+    await syncWritten(join(dir, "gone.json"));
+    await syncWritten(join(dir, "gone", "s.json"));
+  });
+
+  it("refuses a FIFO or a link put in the file's place without blocking or following it", async () => {
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("mkfifo", [join(dir, "fifo.json")]);
+    await expect(syncWritten(join(dir, "fifo.json"))).rejects.toThrow(/EINVAL/);
+    await writeFile(join(dir, "target"), "x");
+    await symlink(join(dir, "target"), join(dir, "link.json"));
+    await syncWritten(join(dir, "link.json"));
   });
 });
 

@@ -108,3 +108,26 @@ describe("JsonState with a FIFO in its file's place", () => {
     expect(await s.read()).toEqual({ version: 1, n: 5, pending: null });
   });
 });
+
+describe("JsonState written with durable: false (fsynced behind)", () => {
+  it("is in place for every reader when update resolves, keeps the previous copy, and settles its fsyncs", async () => {
+    const s = state();
+    await s.update((v) => ({ ...v, n: 1 }));
+    await s.update((v) => ({ ...v, n: 2, pending: "2026-11-22-03" }), { durable: false });
+    // Another reader (another process's state object) sees the new value at once.
+    expect(await state().read()).toEqual({ version: 1, n: 2, pending: "2026-11-22-03" });
+    expect(JSON.parse(await readFile(join(dir, `s.json${BACKUP_SUFFIX}`), "utf8")).n).toBe(1);
+    expect(((await stat(join(dir, "s.json"))).mode & 0o777).toString(8)).toBe("600");
+    await s.settled();
+    expect(warnings).toEqual([]);
+  });
+
+  it("settles quietly when the file or its folder is gone before the fsyncs run", async () => {
+    const s = state();
+    const written = s.update((v) => ({ ...v, n: 7 }), { durable: false });
+    await written;
+    await rm(dir, { recursive: true, force: true });
+    await s.settled();
+    expect(warnings).toEqual([]);
+  });
+});
