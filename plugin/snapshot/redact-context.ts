@@ -169,7 +169,12 @@ const commandPassword: Pick = (m) => {
     : undefined;
 };
 
-const QUOTED_OR_BARE = String.raw`(?:(?<q>["'])(?<secret>[^"'\s]{1,256})\k<q>|(?<secret2>[^\s"'\`;|&<>()]{1,256}))`;
+/**
+ * A value never starts with a marker (it would be dropped as overlapping it): said in the pattern, so the
+ * pass after a productive one, over a text dense with markers, makes no match object for each of them.
+ */
+const NOT_A_MARKER = String.raw`(?!\[REDACTED:)`;
+const QUOTED_OR_BARE = String.raw`${NOT_A_MARKER}(?:(?<q>["'])(?<secret>[^"'\s]{1,256})\k<q>|(?<secret2>[^\s"'\`;|&<>()]{1,256}))`;
 /**
  * The rest of a shell command after its name: no pipe or command separator outside quotes, `\` line
  * continuations allowed. Greedy, and nothing after it can fail, so a match never backtracks.
@@ -347,7 +352,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
   ),
   commandOption(
     "curl",
-    String.raw`[ \t](?:-u|--user)(?:=|[ \t]+)(?:(?<q>["'])[^"':\s]*:(?<secret>[^"'\s]+)\k<q>|[^\s"':]*:(?<secret2>[^\s"'\`;|&<>]+))`,
+    String.raw`[ \t](?:-u|--user)(?:=|[ \t]+)(?:(?<q>["'])[^"':\s]*:${NOT_A_MARKER}(?<secret>[^"'\s]+)\k<q>|[^\s"':]*:${NOT_A_MARKER}(?<secret2>[^\s"'\`;|&<>]+))`,
     { triggers: ["curl"], reach: 6 },
   ),
   commandOption("sshpass", String.raw`[ \t]-p[ \t]*${QUOTED_OR_BARE}`, { triggers: ["sshpass"], reach: 2 }),
