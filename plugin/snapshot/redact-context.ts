@@ -1,4 +1,4 @@
-import { endingAt, type Pick, type Rule, rule, type Span, secret } from "./redact-engine.ts";
+import { endingAt, numbered, type Pick, type Rule, rule, type Span, secret } from "./redact-engine.ts";
 import {
   BRACKETS,
   classifyName,
@@ -53,8 +53,7 @@ function assignment(value: string, strength: Strength | undefined, quoted = fals
   );
 }
 
-function strengthOf(m: RegExpExecArray): Strength | undefined {
-  const name = m.groups?.name ?? "";
+function strengthOf(m: RegExpExecArray, name: string): Strength | undefined {
   const before = wordBefore(m.input, m.index);
   return classifyName(before === undefined ? name : `${before}_${name}`);
 }
@@ -102,12 +101,19 @@ export function passwordEnd(input: string, start: number, end: number): number {
  */
 const VALUE = String.raw`(?:"(?<dq>(?:[^"\\\r\n]|\\.){1,512})"|'(?<sq>(?:[^'\\\r\n]|\\.){1,512})'|\`(?<bq>[^\`\r\n]{1,512})\`|(?:[|>][-+]?[ \t]*)?\\?\r?\n[ \t]*(?:(?<q>["'\`])(?<nlq>[^\s"'\`\\]{1,512})\k<q>|(?<nl>${UNQUOTED}{1,512}))[ \t]*,?[ \t]*(?=\r?\n|$)|(?<bare>${UNQUOTED}{1,512})(?!${UNQUOTED}))`;
 
+/** The assignment pattern with numbered groups (`numbered`): the rule that matches most often. */
+const ASSIGNMENT = numbered(`${NAME}${VALUE}`);
+const VALUE_GROUPS = (["dq", "sq", "bq", "nlq", "nl", "bare"] as const).map((name) => ({
+  name,
+  index: ASSIGNMENT.group[name] ?? 0,
+}));
+
 const assignedValue: Pick = (m, at) => {
-  const groups = m.groups ?? {};
+  const bare = m[ASSIGNMENT.group.bare ?? 0];
   // "- `apiPassword`: API/app password for …": a name in a code span, then prose, documents the setting.
-  if (groups.nq === "`" && groups.bare !== undefined) return undefined;
-  for (const name of ["dq", "sq", "bq", "nlq", "nl", "bare"] as const) {
-    const group = groups[name];
+  if (m[ASSIGNMENT.group.nq ?? 0] === "`" && bare !== undefined) return undefined;
+  for (const { name, index } of VALUE_GROUPS) {
+    const group = m[index];
     if (group === undefined) continue;
     let value = group;
     // A bare value loses its trailing dots (the end of a sentence); a value on the next line is not a key.
@@ -115,10 +121,10 @@ const assignedValue: Pick = (m, at) => {
     const quoted = name === "dq" || name === "sq" || name === "bq";
     // No name takes a value under 6 characters: said before the name is read, which costs more.
     if (value.length < 6 || (name === "nl" && value.endsWith(":"))) return undefined;
-    const strength = strengthOf(m);
+    const strength = strengthOf(m, m[ASSIGNMENT.group.name ?? 0] ?? "");
     if (!assignment(value, strength, quoted)) return undefined;
     // A bare value ends the match, a quoted one ends one before it: found without group indices.
-    const range = name === "bare" ? endingAt(m, group) : quoted ? endingAt(m, group, 1) : at(name);
+    const range = name === "bare" ? endingAt(m, group) : quoted ? endingAt(m, group, 1) : at(index);
     if (range === undefined) return undefined;
     // A password runs on to the next space whatever punctuation it holds (`DB_PASSWORD=a,b;c(d)`).
     if (name === "bare" && strength === "strong")
@@ -415,7 +421,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
       pick: secret((value) => looksSecretFor(value, "strong")),
     },
   ),
-  rule("secret-assignment", `${NAME}${VALUE}`, {
+  rule("secret-assignment", ASSIGNMENT.source, {
     flags: "i",
     triggers: SECRET_NAME_TRIGGERS,
     caseSensitive: false,

@@ -5,6 +5,7 @@ import {
   endingAt,
   findSecrets,
   mayFindSecrets,
+  numbered,
   type Rule,
   rule,
   secret,
@@ -110,6 +111,18 @@ describe("findSecrets", () => {
     expect(found([near], "S3cra\npass:\nS3crb\nS3crc")).toEqual([["secret-assignment", "S3crb"]]);
   });
 
+  it("opens no window for a trigger inside a marker, and one for the same word outside it", () => {
+    const near = rule("secret-assignment", String.raw`(?<secret>\bS3cr[a-z0-9]+)`, {
+      triggers: ["key"],
+      pick: secret(() => true),
+    });
+    expect(found([near], "[REDACTED:private-key] S3cra")).toEqual([]);
+    expect(found([near], "[REDACTED:private-key] key S3crb")).toEqual([["secret-assignment", "S3crb"]]);
+    // A case-sensitive trigger in another case still lets the same literal open its line later on.
+    const exact = rule("service-token", String.raw`\bS3cr[a-z0-9]+`, { triggers: ["Key"] });
+    expect(found([exact], "key S3crc Key")).toEqual([["service-token", "S3crc"]]);
+  });
+
   it("honours a case-sensitive trigger only in its own case", () => {
     const r = rule("service-token", "[Tt]ok_[a-z]+", { triggers: ["tok_"] });
     expect(found([r], "Tok_abc\ntok_def")).toEqual([["service-token", "tok_def"]]);
@@ -205,5 +218,42 @@ describe("mayFindSecrets", () => {
     const texts = ["a", "", "b c d", "pi", "n="];
     expect(mayFindSecrets(texts, set)).toEqual([false, false, false, false, false]);
     expect(texts.map((t) => findSecrets(t, set))).toEqual([[], [], [], [], []]);
+  });
+});
+
+describe("numbered", () => {
+  it("numbers named groups among plain ones and rewrites their references", () => {
+    const { source, group } = numbered(String.raw`(?<a>x)(y)(?:z)(?<b>["'])w\k<b>\k<a>`);
+    expect(group).toEqual({ a: 1, b: 3 });
+    expect(source).toBe(String.raw`(x)(y)(?:z)(["'])w(?:\3)(?:\1)`);
+    const m = new RegExp(source).exec(`xyz'w'x`);
+    expect([m?.[1], m?.[3]]).toEqual(["x", "'"]);
+  });
+
+  it("leaves lookbehinds, escaped parentheses and character classes as they are", () => {
+    const text = String.raw`(?<![a-z])\((?<n>[(?<]+)\)(?<=\))`;
+    const { source, group } = numbered(text);
+    expect(source).toBe(String.raw`(?<![a-z])\(([(?<]+)\)(?<=\))`);
+    expect(group).toEqual({ n: 1 });
+    expect(new RegExp(source).exec("a(< (<?()")?.[1]).toBe("<?(");
+  });
+
+  it("gives a rule compiled from it the same findings, located by number", () => {
+    const named = String.raw`key=(?<q>["'])(?<secret>[a-z]{4,})\k<q>`;
+    const { source, group } = numbered(named);
+    const byNumber = rule("secret-assignment", source, {
+      triggers: ["key="],
+      pick: (_m, at) => {
+        const range = at(group.secret ?? 0);
+        return range === undefined ? undefined : { start: range[0], end: range[1] };
+      },
+    });
+    const byName = rule("secret-assignment", named, { triggers: ["key="], pick: secret(() => true) });
+    const text = `a key="abcdef" b key='xyzw" c key='qwerty'`;
+    expect(found([byNumber], text)).toEqual(found([byName], text));
+    expect(found([byNumber], text)).toEqual([
+      ["secret-assignment", "abcdef"],
+      ["secret-assignment", "qwerty"],
+    ]);
   });
 });
