@@ -1,4 +1,4 @@
-import { endingAt, numbered, type Pick, type Rule, rule, type Span, secret } from "./redact-engine.ts";
+import { endingAt, type Pick, type Rule, rule, type Span, secret } from "./redact-engine.ts";
 import {
   BRACKETS,
   classifyName,
@@ -10,6 +10,7 @@ import {
   looksSecretFor,
   type Strength,
 } from "./redact-names.ts";
+import { numbered } from "./redact-pattern.ts";
 
 /**
  * Secrets known by their context rather than their shape: PEM blocks, credentials in URLs and
