@@ -1,5 +1,6 @@
 import { endingAt, type Rule, rule } from "./redact-engine.ts";
 import { BRACKETS, isDigest, isPassphrase, looksSecretFor, type Strength } from "./redact-names.ts";
+import { numbered } from "./redact-pattern.ts";
 
 /**
  * Secrets written as prose in the languages people take notes in: `the root password is hunter2-Prod`,
@@ -139,28 +140,39 @@ function bareValue(value: string, bold: boolean): string {
   return v;
 }
 
+/** The prose pattern with numbered groups (`numbered`): a text dense with labels matches it at each. */
+const NUMBERED = numbered(PATTERN);
+const G = {
+  spaced: NUMBERED.group.spaced ?? 0,
+  unspaced: NUMBERED.group.unspaced ?? 0,
+  quoted: NUMBERED.group.quoted ?? 0,
+  open: NUMBERED.group.open ?? 0,
+  secret: NUMBERED.group.secret ?? 0,
+};
+
 /** The prose rule: `labelled-secret`. */
 export const LABEL_RULES: readonly Rule[] = [
-  rule("labelled-secret", PATTERN, {
+  rule("labelled-secret", NUMBERED.source, {
     flags: "iu",
     triggers: LABELS.map(([label]) => label.split(" ").at(-1) ?? label),
     caseSensitive: false,
     pick: (m) => {
-      const label = (m.groups?.spaced ?? m.groups?.unspaced ?? "").toLowerCase().replace(/\s+/g, " ");
+      const label = (m[G.spaced] ?? m[G.unspaced] ?? "").toLowerCase().replace(/\s+/g, " ");
       const strength = strengthOf.get(label);
       if (strength === undefined) return undefined;
-      if (m.groups?.quoted !== undefined) {
-        const value = m.groups.quoted;
-        const ok = looksSecretFor(value, strength) || (strength === "strong" && isPassphrase(value));
+      const quoted = m[G.quoted];
+      if (quoted !== undefined) {
+        const ok = looksSecretFor(quoted, strength) || (strength === "strong" && isPassphrase(quoted));
         // The quoted value ends one character (its closing quote) before the match does.
-        const [start, end] = endingAt(m, value, 1);
+        const [start, end] = endingAt(m, quoted, 1);
         return ok ? { start, end } : undefined;
       }
-      if (m.groups?.secret === undefined) return undefined;
-      const value = bareValue(m.groups.secret, m.groups.open === "**");
+      const secret = m[G.secret];
+      if (secret === undefined) return undefined;
+      const value = bareValue(secret, m[G.open] === "**");
       if (!looksSecretFor(value, strength)) return undefined;
       // The bare value ends the match: its range is found without group indices.
-      const [start] = endingAt(m, m.groups.secret);
+      const [start] = endingAt(m, secret);
       if (digestAt(m.input, start, value)) return undefined;
       return { start, end: start + value.length };
     },
