@@ -200,7 +200,11 @@ function commandOption(
   option: string,
   options: { triggers: readonly string[]; reach: number },
 ): Rule {
-  const optionPattern = new RegExp(option, "g");
+  // Numbered groups (`numbered`): a command line may hold thousands of options.
+  const numberedOption = numbered(option);
+  const optionPattern = new RegExp(numberedOption.source, "g");
+  const quotedGroup = numberedOption.group.secret ?? 0;
+  const bareGroup = numberedOption.group.secret2 ?? 0;
   return rule("cli-flag", String.raw`\b${command}\b${REST_OF_COMMAND}`, {
     ...options,
     resume: "end",
@@ -210,9 +214,11 @@ function commandOption(
       const spans: Span[] = [];
       optionPattern.lastIndex = 0;
       for (let o = optionPattern.exec(rest); o !== null; o = optionPattern.exec(rest)) {
-        const found = valueGroup(o);
-        if (found !== undefined && passwordValue(found.value, 3))
-          spans.push({ start: found.range[0] + offset, end: found.range[1] + offset });
+        const quoted = o[quotedGroup];
+        const value = quoted ?? o[bareGroup];
+        if (value === undefined || !passwordValue(value, 3)) continue;
+        const [start, end] = endingAt(o, value, quoted === undefined ? 0 : 1);
+        spans.push({ start: start + offset, end: end + offset });
       }
       return spans;
     },
