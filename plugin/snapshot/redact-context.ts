@@ -245,7 +245,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
   rule(
     "url-credentials",
     `(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?<secret>[A-Za-z0-9_.~-]{16,256})(?::x-oauth-basic)?@`,
-    { triggers: ["://"], pick: secret((value) => looksSecret(value, "weak", 20)) },
+    { triggers: ["://"], endsWith: "@", pick: secret((value) => looksSecret(value, "weak", 20)) },
   ),
   // scheme://user:password@host: the password is the last stretch before the last `@` of the authority.
   // scheme://user:password@host, also JSON-escaped (`mysql:\/\/user:pass@host`): the password runs to the
@@ -255,6 +255,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
     String.raw`(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/|\\\/\\\/)[^\s:@/?#"'<>\[\]\\]{0,256}:(?<secret>[^\s/?#"'<>]+(?=@)|[^\s"'<>@]{1,256}(?:@[^\s"'<>@]{1,256}){0,3}(?=@))@`,
     {
       triggers: ["://", ":\\/\\/"],
+      endsWith: "@",
       pick: secret((value) => notPlaceholder(value) && value !== "x-oauth-basic"),
     },
   ),

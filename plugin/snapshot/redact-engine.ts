@@ -54,6 +54,12 @@ export interface Rule {
    * command and whose pick reads every option in it: trying again inside would read the same options).
    */
   readonly resume: "next" | "end";
+  /**
+   * A literal every match ends with (`@` of URL userinfo), or undefined: a window is read only up to its
+   * last occurrence, and not at all without one (a line of ordinary URLs costs a search, not a match try
+   * at each `://`). Only for patterns that read nothing past that literal.
+   */
+  readonly endsWith: string | undefined;
 }
 
 export interface RuleOptions {
@@ -63,6 +69,7 @@ export interface RuleOptions {
   readonly reach?: number;
   readonly pick?: Pick;
   readonly resume?: "next" | "end";
+  readonly endsWith?: string;
 }
 
 /** A rule from a pattern source; by default it replaces the whole match, case-sensitive triggers, reach 0. */
@@ -76,6 +83,7 @@ export function rule(kind: RedactionKind, source: string, options: RuleOptions):
     caseSensitive: options.caseSensitive ?? true,
     reach: options.reach ?? 0,
     resume: options.resume ?? "next",
+    endsWith: options.endsWith,
   };
 }
 
@@ -337,7 +345,10 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
       const start = list[w] ?? 0;
       const end = list[w + 1] ?? text.length;
       if (deadline !== undefined && deadline.now() > deadline.at) throw new DeadlineExceeded();
-      const slice = end - start === text.length ? text : text.slice(start, end);
+      const last = r.endsWith === undefined ? end : text.lastIndexOf(r.endsWith, end - r.endsWith.length);
+      const stop = r.endsWith === undefined ? end : last + r.endsWith.length;
+      if (last < start) continue;
+      const slice = stop - start === text.length ? text : text.slice(start, stop);
       re.lastIndex = 0;
       for (let m = re.exec(slice); m !== null; m = re.exec(slice)) {
         scan.match = m;

@@ -122,6 +122,20 @@ describe("findSecrets", () => {
     expect(found([exact], "key S3crc Key")).toEqual([["service-token", "S3crc"]]);
   });
 
+  it("reads a rule with endsWith only up to the literal's last occurrence, and not without one", () => {
+    const user = rule("url-credentials", "://(?<secret>[a-z0-9]+)@", {
+      triggers: ["://"],
+      endsWith: "@",
+      pick: secret(() => true),
+    });
+    expect(found([user], "a://abc@x b://def@ c://ghi")).toEqual([
+      ["url-credentials", "abc"],
+      ["url-credentials", "def"],
+    ]);
+    expect(found([user], "a://abc b://def")).toEqual([]);
+    expect(found([user], "a://abc\nb://def@")).toEqual([["url-credentials", "def"]]);
+  });
+
   it("honours a case-sensitive trigger only in its own case", () => {
     const r = rule("service-token", "[Tt]ok_[a-z]+", { triggers: ["tok_"] });
     expect(found([r], "Tok_abc\ntok_def")).toEqual([["service-token", "tok_def"]]);
