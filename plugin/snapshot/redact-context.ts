@@ -10,6 +10,7 @@ import {
   looksSecretFor,
   type Strength,
 } from "./redact-names.ts";
+import { numbered } from "./redact-pattern.ts";
 
 /**
  * Secrets known by their context rather than their shape: PEM blocks, credentials in URLs and
@@ -53,8 +54,7 @@ function assignment(value: string, strength: Strength | undefined, quoted = fals
   );
 }
 
-function strengthOf(m: RegExpExecArray): Strength | undefined {
-  const name = m.groups?.name ?? "";
+function strengthOf(m: RegExpExecArray, name: string): Strength | undefined {
   const before = wordBefore(m.input, m.index);
   return classifyName(before === undefined ? name : `${before}_${name}`);
 }
@@ -102,12 +102,19 @@ export function passwordEnd(input: string, start: number, end: number): number {
  */
 const VALUE = String.raw`(?:"(?<dq>(?:[^"\\\r\n]|\\.){1,512})"|'(?<sq>(?:[^'\\\r\n]|\\.){1,512})'|\`(?<bq>[^\`\r\n]{1,512})\`|(?:[|>][-+]?[ \t]*)?\\?\r?\n[ \t]*(?:(?<q>["'\`])(?<nlq>[^\s"'\`\\]{1,512})\k<q>|(?<nl>${UNQUOTED}{1,512}))[ \t]*,?[ \t]*(?=\r?\n|$)|(?<bare>${UNQUOTED}{1,512})(?!${UNQUOTED}))`;
 
+/** The assignment pattern with numbered groups (`numbered`): the rule that matches most often. */
+const ASSIGNMENT = numbered(`${NAME}${VALUE}`);
+const VALUE_GROUPS = (["dq", "sq", "bq", "nlq", "nl", "bare"] as const).map((name) => ({
+  name,
+  index: ASSIGNMENT.group[name] ?? 0,
+}));
+
 const assignedValue: Pick = (m, at) => {
-  const groups = m.groups ?? {};
+  const bare = m[ASSIGNMENT.group.bare ?? 0];
   // "- `apiPassword`: API/app password for …": a name in a code span, then prose, documents the setting.
-  if (groups.nq === "`" && groups.bare !== undefined) return undefined;
-  for (const name of ["dq", "sq", "bq", "nlq", "nl", "bare"] as const) {
-    const group = groups[name];
+  if (m[ASSIGNMENT.group.nq ?? 0] === "`" && bare !== undefined) return undefined;
+  for (const { name, index } of VALUE_GROUPS) {
+    const group = m[index];
     if (group === undefined) continue;
     let value = group;
     // A bare value loses its trailing dots (the end of a sentence); a value on the next line is not a key.
@@ -115,10 +122,10 @@ const assignedValue: Pick = (m, at) => {
     const quoted = name === "dq" || name === "sq" || name === "bq";
     // No name takes a value under 6 characters: said before the name is read, which costs more.
     if (value.length < 6 || (name === "nl" && value.endsWith(":"))) return undefined;
-    const strength = strengthOf(m);
+    const strength = strengthOf(m, m[ASSIGNMENT.group.name ?? 0] ?? "");
     if (!assignment(value, strength, quoted)) return undefined;
     // A bare value ends the match, a quoted one ends one before it: found without group indices.
-    const range = name === "bare" ? endingAt(m, group) : quoted ? endingAt(m, group, 1) : at(name);
+    const range = name === "bare" ? endingAt(m, group) : quoted ? endingAt(m, group, 1) : at(index);
     if (range === undefined) return undefined;
     // A password runs on to the next space whatever punctuation it holds (`DB_PASSWORD=a,b;c(d)`).
     if (name === "bare" && strength === "strong")
@@ -169,7 +176,12 @@ const commandPassword: Pick = (m) => {
     : undefined;
 };
 
-const QUOTED_OR_BARE = String.raw`(?:(?<q>["'])(?<secret>[^"'\s]{1,256})\k<q>|(?<secret2>[^\s"'\`;|&<>()]{1,256}))`;
+/**
+ * A value never starts with a marker (it would be dropped as overlapping it): said in the pattern, so the
+ * pass after a productive one, over a text dense with markers, makes no match object for each of them.
+ */
+const NOT_A_MARKER = String.raw`(?!\[REDACTED:)`;
+const QUOTED_OR_BARE = String.raw`${NOT_A_MARKER}(?:(?<q>["'])(?<secret>[^"'\s]{1,256})\k<q>|(?<secret2>[^\s"'\`;|&<>()]{1,256}))`;
 /**
  * The rest of a shell command after its name: no pipe or command separator outside quotes, `\` line
  * continuations allowed. Greedy, and nothing after it can fail, so a match never backtracks.
@@ -188,7 +200,11 @@ function commandOption(
   option: string,
   options: { triggers: readonly string[]; reach: number },
 ): Rule {
-  const optionPattern = new RegExp(option, "g");
+  // Numbered groups (`numbered`): a command line may hold thousands of options.
+  const numberedOption = numbered(option);
+  const optionPattern = new RegExp(numberedOption.source, "g");
+  const quotedGroup = numberedOption.group.secret ?? 0;
+  const bareGroup = numberedOption.group.secret2 ?? 0;
   return rule("cli-flag", String.raw`\b${command}\b${REST_OF_COMMAND}`, {
     ...options,
     resume: "end",
@@ -198,9 +214,11 @@ function commandOption(
       const spans: Span[] = [];
       optionPattern.lastIndex = 0;
       for (let o = optionPattern.exec(rest); o !== null; o = optionPattern.exec(rest)) {
-        const found = valueGroup(o);
-        if (found !== undefined && passwordValue(found.value, 3))
-          spans.push({ start: found.range[0] + offset, end: found.range[1] + offset });
+        const quoted = o[quotedGroup];
+        const value = quoted ?? o[bareGroup];
+        if (value === undefined || !passwordValue(value, 3)) continue;
+        const [start, end] = endingAt(o, value, quoted === undefined ? 0 : 1);
+        spans.push({ start: start + offset, end: end + offset });
       }
       return spans;
     },
@@ -227,7 +245,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
   rule(
     "url-credentials",
     `(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?<secret>[A-Za-z0-9_.~-]{16,256})(?::x-oauth-basic)?@`,
-    { triggers: ["://"], pick: secret((value) => looksSecret(value, "weak", 20)) },
+    { triggers: ["://"], endsWith: "@", pick: secret((value) => looksSecret(value, "weak", 20)) },
   ),
   // scheme://user:password@host: the password is the last stretch before the last `@` of the authority.
   // scheme://user:password@host, also JSON-escaped (`mysql:\/\/user:pass@host`): the password runs to the
@@ -237,6 +255,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
     String.raw`(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/|\\\/\\\/)[^\s:@/?#"'<>\[\]\\]{0,256}:(?<secret>[^\s/?#"'<>]+(?=@)|[^\s"'<>@]{1,256}(?:@[^\s"'<>@]{1,256}){0,3}(?=@))@`,
     {
       triggers: ["://", ":\\/\\/"],
+      endsWith: "@",
       pick: secret((value) => notPlaceholder(value) && value !== "x-oauth-basic"),
     },
   ),
@@ -347,7 +366,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
   ),
   commandOption(
     "curl",
-    String.raw`[ \t](?:-u|--user)(?:=|[ \t]+)(?:(?<q>["'])[^"':\s]*:(?<secret>[^"'\s]+)\k<q>|[^\s"':]*:(?<secret2>[^\s"'\`;|&<>]+))`,
+    String.raw`[ \t](?:-u|--user)(?:=|[ \t]+)(?:(?<q>["'])[^"':\s]*:${NOT_A_MARKER}(?<secret>[^"'\s]+)\k<q>|[^\s"':]*:${NOT_A_MARKER}(?<secret2>[^\s"'\`;|&<>]+))`,
     { triggers: ["curl"], reach: 6 },
   ),
   commandOption("sshpass", String.raw`[ \t]-p[ \t]*${QUOTED_OR_BARE}`, { triggers: ["sshpass"], reach: 2 }),
@@ -410,7 +429,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
       pick: secret((value) => looksSecretFor(value, "strong")),
     },
   ),
-  rule("secret-assignment", `${NAME}${VALUE}`, {
+  rule("secret-assignment", ASSIGNMENT.source, {
     flags: "i",
     triggers: SECRET_NAME_TRIGGERS,
     caseSensitive: false,

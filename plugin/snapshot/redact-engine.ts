@@ -22,7 +22,7 @@ export interface Span {
  * `undefined` when the group did not take part. The first call for a match runs its rule once more at the
  * match with the `d` flag, so a pick asks only once it has judged the match a secret.
  */
-export type Locate = (group: string) => readonly [number, number] | undefined;
+export type Locate = (group: string | number) => readonly [number, number] | undefined;
 
 /**
  * The part of a match to replace, several parts (in text order), or `undefined` when the match is not a
@@ -54,6 +54,12 @@ export interface Rule {
    * command and whose pick reads every option in it: trying again inside would read the same options).
    */
   readonly resume: "next" | "end";
+  /**
+   * A literal every match ends with (`@` of URL userinfo), or undefined: a window is read only up to its
+   * last occurrence, and not at all without one (a line of ordinary URLs costs a search, not a match try
+   * at each `://`). Only for patterns that read nothing past that literal.
+   */
+  readonly endsWith: string | undefined;
 }
 
 export interface RuleOptions {
@@ -63,6 +69,7 @@ export interface RuleOptions {
   readonly reach?: number;
   readonly pick?: Pick;
   readonly resume?: "next" | "end";
+  readonly endsWith?: string;
 }
 
 /** A rule from a pattern source; by default it replaces the whole match, case-sensitive triggers, reach 0. */
@@ -76,6 +83,7 @@ export function rule(kind: RedactionKind, source: string, options: RuleOptions):
     caseSensitive: options.caseSensitive ?? true,
     reach: options.reach ?? 0,
     resume: options.resume ?? "next",
+    endsWith: options.endsWith,
   };
 }
 
@@ -186,14 +194,16 @@ export function mayFindSecrets(texts: readonly string[], set: RuleSet): boolean[
   let current = 0;
   set.scanner.scan(joined, (at, literal) => {
     while (current + 1 < starts.length && (starts[current + 1] ?? offset) <= at) current++;
-    if (marked[current] === true) return;
+    // A marked text needs no more hits of this literal.
+    if (marked[current] === true) return starts[current + 1] ?? offset;
     for (const { group, trigger } of set.activations[literal] ?? []) {
       const g = set.groups[group];
       if (g !== undefined && (!g.caseSensitive || joined.startsWith(trigger, at))) {
         marked[current] = true;
-        return;
+        return starts[current + 1] ?? offset;
       }
     }
+    return undefined;
   });
   for (const [i, text] of texts.entries()) {
     if (marked[i] === true) continue;
@@ -212,8 +222,13 @@ export function mayFindSecrets(texts: readonly string[], set: RuleSet): boolean[
  * The lines each window group must run on: merged windows as a flat `[start, end, start, end, …]` (no
  * object per hit: a dense text has a trigger every few words), undefined for a group with none (most groups
  * of most texts, so no list is made for them). A group without triggers gets the whole text.
+ *
+ * A trigger inside a marker (`key` in `[REDACTED:private-key]`, `token` in `[REDACTED:github-token]`) opens
+ * no window: no rule matches inside a marker, and a text dense with markers (the pass after a productive
+ * one) would otherwise run every rule waiting for those words over every line. Once a literal has opened
+ * the windows of its line, its other occurrences on that line are not reported: they would add nothing.
  */
-function windowsOf(text: string, set: RuleSet): (number[] | undefined)[] {
+function windowsOf(text: string, set: RuleSet, markers: readonly Span[]): (number[] | undefined)[] {
   const windows: (number[] | undefined)[] = new Array(set.groups.length);
   for (const g of set.untriggeredGroups) windows[g] = [0, text.length];
   let lineStart = -1;
@@ -227,15 +242,27 @@ function windowsOf(text: string, set: RuleSet): (number[] | undefined)[] {
     }
     return ends[Math.min(reach, ends.length - 1)] ?? text.length;
   };
+  let marker = 0;
   set.scanner.scan(text, (at, literal) => {
+    while ((markers[marker]?.end ?? Number.POSITIVE_INFINITY) <= at) marker++;
+    const inside = markers[marker];
+    const length = set.scanner.literals[literal]?.length ?? 0;
+    if (inside !== undefined && inside.start <= at && at + length <= inside.end) return inside.end;
     if (at >= (ends[0] ?? -1)) {
       lineStart = text.lastIndexOf("\n", at - 1) + 1;
       ends.length = 0;
       ends.push(endOfLine(text, at));
     }
+    // Whether every group this literal starts has its window over the line now (a case-sensitive group
+    // whose trigger is here in another case has not).
+    let all = true;
     for (const { group, trigger } of set.activations[literal] ?? []) {
       const g = set.groups[group];
-      if (g === undefined || (g.caseSensitive && !text.startsWith(trigger, at))) continue;
+      if (g === undefined) continue;
+      if (g.caseSensitive && !text.startsWith(trigger, at)) {
+        all = false;
+        continue;
+      }
       const end = reachEnd(g.reach);
       const list = windows[group];
       const lastEnd = list?.at(-1);
@@ -245,6 +272,7 @@ function windowsOf(text: string, set: RuleSet): (number[] | undefined)[] {
       else if (lastEnd === undefined || lineStart > lastEnd + 1) list.push(lineStart, end);
       else if (end > lastEnd) list[list.length - 1] = end;
     }
+    return all ? ends[0] : undefined;
   });
   return windows;
 }
@@ -277,7 +305,21 @@ export interface Finding extends Span {
   readonly kind: RedactionKind;
 }
 
-const MARKER = /\[REDACTED:[a-z0-9-]+\]/g;
+/** The rest of a marker after its `[REDACTED:`, read at `lastIndex`. */
+const MARKER_REST = /[a-z0-9-]+\]/y;
+
+/**
+ * The markers already in `text`, in text order: found by `indexOf` and checked with a sticky pattern, so a
+ * text dense with markers (the second pass over a text full of secrets) costs no match object per marker.
+ */
+function markersIn(text: string): Span[] {
+  const markers: Span[] = [];
+  for (let at = text.indexOf("[REDACTED:"); at !== -1; at = text.indexOf("[REDACTED:", at + 1)) {
+    MARKER_REST.lastIndex = at + 10;
+    if (MARKER_REST.test(text)) markers.push({ start: at, end: MARKER_REST.lastIndex });
+  }
+  return markers;
+}
 
 /**
  * Every secret in `text`, as non-overlapping findings in text order. Rules run in priority order; a match
@@ -286,11 +328,9 @@ const MARKER = /\[REDACTED:[a-z0-9-]+\]/g;
  * `deadline` has passed.
  */
 export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Finding[] {
-  const markers: Span[] = text.includes("[REDACTED:")
-    ? Array.from(text.matchAll(new RegExp(MARKER)), (m) => ({ start: m.index, end: m.index + m[0].length }))
-    : [];
+  const markers = markersIn(text);
   let found: Finding[] = [];
-  const windows = windowsOf(text, set);
+  const windows = windowsOf(text, set, markers);
   for (let index = 0; index < set.rules.length; index++) {
     const list = windows[set.groupOf[index] ?? -1];
     const r = set.rules[index];
@@ -305,7 +345,10 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
       const start = list[w] ?? 0;
       const end = list[w + 1] ?? text.length;
       if (deadline !== undefined && deadline.now() > deadline.at) throw new DeadlineExceeded();
-      const slice = end - start === text.length ? text : text.slice(start, end);
+      const last = r.endsWith === undefined ? end : text.lastIndexOf(r.endsWith, end - r.endsWith.length);
+      const stop = r.endsWith === undefined ? end : last + r.endsWith.length;
+      if (last < start) continue;
+      const slice = stop - start === text.length ? text : text.slice(start, stop);
       re.lastIndex = 0;
       for (let m = re.exec(slice); m !== null; m = re.exec(slice)) {
         scan.match = m;
@@ -342,7 +385,7 @@ const locate: Locate = (group) => {
     r.located.lastIndex = match.index;
     scan.located = r.located.exec(match.input)?.indices ?? null;
   }
-  return scan.located?.groups?.[group];
+  return typeof group === "number" ? scan.located?.[group] : scan.located?.groups?.[group];
 };
 
 /**

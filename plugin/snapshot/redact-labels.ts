@@ -1,5 +1,6 @@
-import { type Rule, rule } from "./redact-engine.ts";
+import { endingAt, type Rule, rule } from "./redact-engine.ts";
 import { BRACKETS, isDigest, isPassphrase, looksSecretFor, type Strength } from "./redact-names.ts";
+import { numbered } from "./redact-pattern.ts";
 
 /**
  * Secrets written as prose in the languages people take notes in: `the root password is hunter2-Prod`,
@@ -100,10 +101,15 @@ const SEPARATOR = String.raw`(?:[ \t]*(?:是|为|為|は|는|은|が)[ \t]*[:：
 /** A character of a bare value: anything but white space, quotes, CJK text and CJK punctuation. */
 const VALUE_CHAR = String.raw`[^\s"'\x60“”‘’«»「」『』，。；、：！？\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]`;
 /**
+ * A value never starts with a marker (it would be dropped as overlapping it): said in the pattern, so the
+ * pass after a productive one, over a text dense with markers, makes no match object for each of them.
+ */
+const NOT_A_MARKER = String.raw`(?!\[REDACTED:)`;
+/**
  * A value: quoted (it may hold spaces: a passphrase), or bare up to the next white space or quote whatever
  * punctuation it holds (`p@ss,w(rd)#1`); CJK text and punctuation end it (`Xk9#mP2vL，请勿外传`).
  */
-const VALUE = String.raw`(?:(?<q>["'\x60“‘«「『])(?<quoted>[^"'\x60”’»」』\r\n]{1,256})[”’»」』"'\x60]|(?<open>\*\*)?(?<secret>${VALUE_CHAR}{1,256})(?!${VALUE_CHAR}))`;
+const VALUE = String.raw`(?:(?<q>["'\x60“‘«「『])(?<quoted>[^"'\x60”’»」』\r\n]{1,256})[”’»」』"'\x60]|(?<open>\*\*)?${NOT_A_MARKER}(?<secret>${VALUE_CHAR}{1,256})(?!${VALUE_CHAR}))`;
 
 /** A spaced label starts prose: at the start, after a space or opening punctuation, not inside `a:secret:b`. */
 const PATTERN = String.raw`(?:(?<![^\s(*"'\x60“«「『>#|<])(?<spaced>${SPACED_LABELS})(?![\p{L}\p{M}\p{N}_])|(?<unspaced>${UNSPACED_LABELS}))${QUALIFIER}${SEPARATOR}${VALUE}`;
@@ -134,28 +140,41 @@ function bareValue(value: string, bold: boolean): string {
   return v;
 }
 
+/** The prose pattern with numbered groups (`numbered`): a text dense with labels matches it at each. */
+const NUMBERED = numbered(PATTERN);
+const G = {
+  spaced: NUMBERED.group.spaced ?? 0,
+  unspaced: NUMBERED.group.unspaced ?? 0,
+  quoted: NUMBERED.group.quoted ?? 0,
+  open: NUMBERED.group.open ?? 0,
+  secret: NUMBERED.group.secret ?? 0,
+};
+
 /** The prose rule: `labelled-secret`. */
 export const LABEL_RULES: readonly Rule[] = [
-  rule("labelled-secret", PATTERN, {
+  rule("labelled-secret", NUMBERED.source, {
     flags: "iu",
     triggers: LABELS.map(([label]) => label.split(" ").at(-1) ?? label),
     caseSensitive: false,
-    pick: (m, at) => {
-      const label = (m.groups?.spaced ?? m.groups?.unspaced ?? "").toLowerCase().replace(/\s+/g, " ");
+    pick: (m) => {
+      const label = (m[G.spaced] ?? m[G.unspaced] ?? "").toLowerCase().replace(/\s+/g, " ");
       const strength = strengthOf.get(label);
       if (strength === undefined) return undefined;
-      if (m.groups?.quoted !== undefined) {
-        const value = m.groups.quoted;
-        const ok = looksSecretFor(value, strength) || (strength === "strong" && isPassphrase(value));
-        const quoted = ok ? at("quoted") : undefined;
-        return quoted === undefined ? undefined : { start: quoted[0], end: quoted[1] };
+      const quoted = m[G.quoted];
+      if (quoted !== undefined) {
+        const ok = looksSecretFor(quoted, strength) || (strength === "strong" && isPassphrase(quoted));
+        // The quoted value ends one character (its closing quote) before the match does.
+        const [start, end] = endingAt(m, quoted, 1);
+        return ok ? { start, end } : undefined;
       }
-      if (m.groups?.secret === undefined) return undefined;
-      const value = bareValue(m.groups.secret, m.groups.open === "**");
+      const secret = m[G.secret];
+      if (secret === undefined) return undefined;
+      const value = bareValue(secret, m[G.open] === "**");
       if (!looksSecretFor(value, strength)) return undefined;
-      const range = at("secret");
-      if (range === undefined || digestAt(m.input, range[0], value)) return undefined;
-      return { start: range[0], end: range[0] + value.length };
+      // The bare value ends the match: its range is found without group indices.
+      const [start] = endingAt(m, secret);
+      if (digestAt(m.input, start, value)) return undefined;
+      return { start, end: start + value.length };
     },
   }),
 ];

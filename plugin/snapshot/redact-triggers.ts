@@ -13,10 +13,14 @@ interface Literal {
   readonly upper: readonly number[];
 }
 
-/** The compiled literals; `scan` reports `(position, literal index)` for every occurrence in text order. */
+/**
+ * The compiled literals; `scan` reports `(position, literal index)` for every occurrence in text order.
+ * `onHit` may return a position: occurrences of that literal starting before it are then not reported (a
+ * caller that has taken the rest of a line for a literal needs no more hits of it there).
+ */
 export interface LiteralScanner {
   readonly literals: readonly string[];
-  scan(text: string, onHit: (at: number, literal: number) => void): void;
+  scan(text: string, onHit: (at: number, literal: number) => number | undefined): void;
 }
 
 /** Pair keys are two 7-bit codes. */
@@ -95,6 +99,8 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
   return {
     literals,
     scan(text, onHit) {
+      // Per literal, where its next occurrence may be reported from (`onHit`'s answer).
+      const until = new Int32Array(compiled.length);
       let next = fold[text.charCodeAt(0)] ?? 0;
       for (let i = 0; i < text.length - 1; i++) {
         const key = (next << 7) | (fold[text.charCodeAt(i + 1)] ?? 0);
@@ -105,7 +111,9 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
         if (((third[list * 4 + (c2 >> 5)] ?? 0) & (1 << (c2 & 31))) === 0) continue;
         for (const index of lists[list] ?? []) {
           const literal = compiled[index];
-          if (literal !== undefined && matchesAt(text, i, literal)) onHit(i, index);
+          if (i < (until[index] ?? 0) || literal === undefined || !matchesAt(text, i, literal)) continue;
+          const skip = onHit(i, index);
+          if (skip !== undefined) until[index] = skip;
         }
       }
     },

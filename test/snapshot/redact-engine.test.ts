@@ -110,6 +110,32 @@ describe("findSecrets", () => {
     expect(found([near], "S3cra\npass:\nS3crb\nS3crc")).toEqual([["secret-assignment", "S3crb"]]);
   });
 
+  it("opens no window for a trigger inside a marker, and one for the same word outside it", () => {
+    const near = rule("secret-assignment", String.raw`(?<secret>\bS3cr[a-z0-9]+)`, {
+      triggers: ["key"],
+      pick: secret(() => true),
+    });
+    expect(found([near], "[REDACTED:private-key] S3cra")).toEqual([]);
+    expect(found([near], "[REDACTED:private-key] key S3crb")).toEqual([["secret-assignment", "S3crb"]]);
+    // A case-sensitive trigger in another case still lets the same literal open its line later on.
+    const exact = rule("service-token", String.raw`\bS3cr[a-z0-9]+`, { triggers: ["Key"] });
+    expect(found([exact], "key S3crc Key")).toEqual([["service-token", "S3crc"]]);
+  });
+
+  it("reads a rule with endsWith only up to the literal's last occurrence, and not without one", () => {
+    const user = rule("url-credentials", "://(?<secret>[a-z0-9]+)@", {
+      triggers: ["://"],
+      endsWith: "@",
+      pick: secret(() => true),
+    });
+    expect(found([user], "a://abc@x b://def@ c://ghi")).toEqual([
+      ["url-credentials", "abc"],
+      ["url-credentials", "def"],
+    ]);
+    expect(found([user], "a://abc b://def")).toEqual([]);
+    expect(found([user], "a://abc\nb://def@")).toEqual([["url-credentials", "def"]]);
+  });
+
   it("honours a case-sensitive trigger only in its own case", () => {
     const r = rule("service-token", "[Tt]ok_[a-z]+", { triggers: ["tok_"] });
     expect(found([r], "Tok_abc\ntok_def")).toEqual([["service-token", "tok_def"]]);

@@ -17,6 +17,8 @@ export const PATHOLOGICAL_FRAGMENTS: readonly (readonly [string, string])[] = [
   ["JWT-like", "eyJhbGciOi.eyJzdWIi."],
   ["PEM without its end", "-----BEGIN RSA PRIVATE KEY-----\n"],
   ["URL userinfo without @", "https://user:pa"],
+  // The same with an `@` far away: a rule that needs one cannot skip the line.
+  ["URL userinfo, @ every 15 KB", `${"https://user:pa".repeat(1000)}@`],
   ["Authorization header", "Authorization: Bearer "],
   ["secret name", "db_password_token_"],
   ["unclosed quote", 'api_key="'],

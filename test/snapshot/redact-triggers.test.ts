@@ -5,7 +5,10 @@ import { compileLiterals } from "../../plugin/snapshot/redact-triggers.ts";
 /** Every `[position, literal index]` found by the scanner. */
 function hits(literals: readonly string[], text: string): [number, number][] {
   const out: [number, number][] = [];
-  compileLiterals(literals).scan(text, (at, literal) => out.push([at, literal]));
+  compileLiterals(literals).scan(text, (at, literal) => {
+    out.push([at, literal]);
+    return undefined;
+  });
   return out;
 }
 
@@ -20,6 +23,22 @@ function naive(literals: readonly string[], text: string): [number, number][] {
 }
 
 describe("compileLiterals", () => {
+  it("skips the occurrences of a literal before the position its hit returned, and only of it", () => {
+    const out: [number, number][] = [];
+    const text = "key token key token\nkey token";
+    compileLiterals(["key", "token"]).scan(text, (at, literal) => {
+      out.push([at, literal]);
+      return literal === 0 ? text.indexOf("\n", at) : undefined;
+    });
+    expect(out).toEqual([
+      [0, 0],
+      [4, 1],
+      [14, 1],
+      [20, 0],
+      [24, 1],
+    ]);
+  });
+
   it("reports every occurrence in text order, ignoring ASCII case", () => {
     expect(hits(["token", "key"], "Token KEY tokenkey")).toEqual([
       [0, 0],
