@@ -94,8 +94,13 @@ export function readStrict(text: string, start: number, trusted = false): Strict
     if (line === null) return null;
     if (line === END_MARKER) break;
     if (!line.startsWith(SECTION_PREFIX)) return null;
-    const heading = line.slice(SECTION_PREFIX.length);
-    if (sections.length < KNOWN_ORDER.length && heading !== KNOWN_ORDER[sections.length]) return null;
+    let heading = line.slice(SECTION_PREFIX.length);
+    if (sections.length < KNOWN_ORDER.length) {
+      // The known heading itself (the same string), which buildContent looks up without hashing it again.
+      const known = KNOWN_ORDER[sections.length] ?? "";
+      if (heading !== known) return null;
+      heading = known;
+    }
     if (heading === "Code Context" && sections.length === 4) {
       const first = lines.next();
       if (first === null) return null;
