@@ -66,26 +66,36 @@ export class LogText {
     return this.#bytes.length;
   }
 
-  /** The key of the block whose start marker line starts at `start` in the text; null when none applies. */
-  spanKey(start: number): string | null {
-    if (!this.text.startsWith(START, start)) return null;
+  /**
+   * The span of the block whose start marker line starts at `start` in the text, as `textSpan` gives it, with
+   * its key taken on its bytes; null when none applies.
+   */
+  span(start: number): { end: number; key: string } | null {
+    const { text } = this;
+    const bytes = this.#bytes;
+    if (!text.startsWith(START, start)) return null;
     if (start < this.#char) {
       this.#char = 0;
       this.#byte = 0;
     }
     let byteStart = -1;
     while (byteStart < 0) {
-      const c = this.text.indexOf(START, this.#char);
-      const b = this.#bytes.indexOf(START_BYTES, this.#byte);
+      const c = text.indexOf(START, this.#char);
+      const b = bytes.indexOf(START_BYTES, this.#byte);
       if (c < 0 || b < 0 || c > start) return null;
       this.#char = c + START.length;
       this.#byte = b + START_BYTES.length;
       if (c === start) byteStart = b;
     }
-    const bytes = this.#bytes;
-    const at = bytes.indexOf(END_LINE_BYTES, this.#byte);
-    if (at < 0) return null;
-    const end = spanEnd(at, bytes.length, (i) => bytes[i]);
-    return end < 0 ? null : keyOf(bytes.subarray(byteStart, end));
+    const charAt = text.indexOf(END_LINE, this.#char);
+    const byteAt = bytes.indexOf(END_LINE_BYTES, this.#byte);
+    if (charAt < 0 || byteAt < 0) return null;
+    const end = spanEnd(charAt, text.length, (i) => text.charCodeAt(i));
+    const byteEnd = spanEnd(byteAt, bytes.length, (i) => bytes[i]);
+    if (end < 0 || byteEnd < 0) return null;
+    // Just past the first end marker line after a start marker they share: the next search starts here.
+    this.#char = end;
+    this.#byte = byteEnd;
+    return { end, key: keyOf(bytes.subarray(byteStart, byteEnd)) };
   }
 }

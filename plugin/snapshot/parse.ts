@@ -176,7 +176,8 @@ export function parseDailyLog(log: string | LogText, file: string, options: Pars
     cursor = start;
     if (fences.open !== null) continue; // inside fenced code in the notes
     const canonical = text.charCodeAt(start) === 60;
-    const key = memory !== null && canonical ? spanKeyAt(log, start) : null;
+    const span = memory !== null && canonical ? spanAt(log, start) : null;
+    const key = span?.key ?? null;
     const trusted = key !== null && memory?.has(key) === true;
     const strict = canonical ? readStrict(text, start, trusted) : null;
     if (strict !== null) {
@@ -188,8 +189,7 @@ export function parseDailyLog(log: string | LogText, file: string, options: Pars
         checksum: strict.checksum,
       };
       // A text is remembered only when the fast reader read it to its first end marker line.
-      const span = key !== null && !trusted && textSpan(text, start)?.end === strict.end ? key : null;
-      found.push({ located, trusted, span });
+      found.push({ located, trusted, span: !trusted && span?.end === strict.end ? key : null });
       line += strict.lineCount - (text.charCodeAt(strict.end - 1) === 10 ? 0 : 1);
       cursor = strict.end;
       fences.restart(cursor);
@@ -238,13 +238,13 @@ interface Found {
   located: LocatedSnapshot;
   /** Its text is one the memory of judged blocks remembers: read as it was then, verified and clean. */
   trusted: boolean;
-  /** The key of its text (`spanKey`) when the fast reader read it and the memory applies; else null. */
+  /** The key of its text (block-span.ts) when the fast reader read it and the memory applies; else null. */
   span: string | null;
 }
 
-/** The key of the text of the block at `start` (block-span.ts), from the log's bytes when it has them. */
-function spanKeyAt(log: string | LogText, start: number): string | null {
-  return typeof log === "string" ? (textSpan(log, start)?.key ?? null) : log.spanKey(start);
+/** The text of the block at `start` and its key (block-span.ts), taken on the log's bytes when it has them. */
+function spanAt(log: string | LogText, start: number): { end: number; key: string | null } | null {
+  return typeof log === "string" ? textSpan(log, start) : log.span(start);
 }
 
 /**

@@ -54,10 +54,10 @@ describe("LogText", () => {
     const log = new LogText(Buffer.from(text));
     expect([log.text, log.byteLength]).toEqual([text, Buffer.byteLength(text)]);
     const starts = [text.indexOf(START), text.lastIndexOf(START)];
-    expect(starts.map((s) => log.spanKey(s))).toEqual(starts.map((s) => textSpan(text, s)?.key));
+    expect(starts.map((s) => log.span(s))).toEqual(starts.map((s) => textSpan(text, s)));
     // Asked again, or out of order: the same keys.
-    expect([...starts].reverse().map((s) => log.spanKey(s))).toEqual(
-      [...starts].reverse().map((s) => textSpan(text, s)?.key),
+    expect([...starts].reverse().map((s) => log.span(s))).toEqual(
+      [...starts].reverse().map((s) => textSpan(text, s)),
     );
   });
 
@@ -71,7 +71,7 @@ describe("LogText", () => {
     const log = new LogText(bytes);
     const starts = [...log.text.matchAll(/^<!-- BIG-MEMORY-SNAPSHOT v1 -->$/gm)].map((m) => m.index);
     expect(starts).toHaveLength(3);
-    const keys = starts.map((s) => log.spanKey(s));
+    const keys = starts.map((s) => log.span(s)?.key);
     // The one in the code fence spans to the first block's end marker: its bytes, as the text has them.
     expect(keys).toEqual(starts.map((s) => textSpan(log.text, s)?.key));
     expect(keys[1]).toBe(textSpan(blockOf(first), 0)?.key);
@@ -80,7 +80,7 @@ describe("LogText", () => {
 
   it("gives no key at an offset that is not a start marker", () => {
     const log = new LogText(Buffer.from(first));
-    expect([log.spanKey(0), log.spanKey(first.indexOf(START) + 1)]).toEqual([null, null]);
+    expect([log.span(0), log.span(first.indexOf(START) + 1)]).toEqual([null, null]);
   });
 
   it("keys every rendered block as its text is keyed", () => {
@@ -90,8 +90,7 @@ describe("LogText", () => {
         const log = new LogText(Buffer.from(text));
         const starts = [...log.text.matchAll(/^<!-- BIG-MEMORY-SNAPSHOT v1 -->$/gm)].map((m) => m.index);
         for (const s of starts) {
-          const expected = textSpan(log.text, s)?.key ?? null;
-          expect(log.spanKey(s)).toBe(expected);
+          expect(log.span(s)).toEqual(textSpan(log.text, s));
         }
       }),
       { numRuns: 200 },
