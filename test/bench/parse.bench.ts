@@ -82,7 +82,7 @@ export async function runParseBench(opts: { snapshots?: number } = {}): Promise<
       (t: string, f: string) => parseDailyLog(t, f, { judged }).snapshots.length,
     ],
     canonical,
-    3000,
+    6000,
   );
   await baseline?.cleanup();
   const none = { mbps: Number.NaN, perRound: 0 };
