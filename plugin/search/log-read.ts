@@ -4,6 +4,7 @@
  * (null), never an error; one that cannot be read (permissions, a disk error) is told as such, with the
  * diagnostic naming it, and gets no fingerprint, so that it is read again once it can be.
  */
+import { LogText } from "../snapshot/block-span.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { JudgedBlocks } from "../snapshot/redact-judged.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
@@ -90,7 +91,7 @@ export async function readLog(
     if (known?.problems !== undefined && known.crc32 === fingerprint.crc32) {
       return { fingerprint, snapshots: [], diagnostics: [], redactions: {}, same: true };
     }
-    const parsed = parseDailyLog(bytes.toString("utf8"), file, { judged: judged ?? judgedFor(workspaceDir) });
+    const parsed = parseDailyLog(new LogText(bytes), file, { judged: judged ?? judgedFor(workspaceDir) });
     noteJudged(workspaceDir);
     return {
       fingerprint,

@@ -9,6 +9,8 @@
  * built. Reads one log at a time, so memory stays small. A log that cannot be read is a diagnostic, and
  * the others are read.
  */
+
+import { LogText } from "../snapshot/block-span.ts";
 import { START_MARKER_PREFIX } from "../snapshot/format.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
@@ -62,20 +64,21 @@ export async function scanSearch(
   let parsed = 0;
   let anyBlock = false;
   for (const [i, log] of logs.entries()) {
-    let text: string;
+    let logText: LogText;
     try {
-      text = (await readMemoryFile(workspaceDir, log.file)).toString("utf8");
+      logText = new LogText(await readMemoryFile(workspaceDir, log.file));
     } catch (error) {
       const problem = readFailure(log.file, error);
       if (problem !== null) diagnostics.push(problem);
       continue;
     }
+    const { text } = logText;
     bytes += text.length;
     options.onProgress?.(i + 1, logs.length);
     anyBlock ||= text.includes(START_MARKER_PREFIX);
     if (!mayHold(text)) continue;
     parsed++;
-    const read = parseDailyLog(text, log.file, { judged: judgedFor(workspaceDir) });
+    const read = parseDailyLog(logText, log.file, { judged: judgedFor(workspaceDir) });
     noteJudged(workspaceDir);
     diagnostics.push(...read.diagnostics);
     for (const s of read.snapshots) found.push(options.claims === undefined ? s : claimed(options.claims, s));

@@ -7,7 +7,6 @@
  * A log that cannot be read is a diagnostic of its file and keeps no fingerprint (it is read again on
  * every load). A watcher re-reads logs that change; index changes are saved shortly after, atomically.
  */
-import { judgedBlocks } from "../snapshot/redact.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { strayDailyLogs } from "../store/log-names.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
@@ -49,7 +48,6 @@ export class SearchService {
   readonly #options: SearchServiceOptions;
   readonly #index = new SnapshotIndex();
   readonly #book = new LogBook();
-  readonly #judged = judgedBlocks(); // a log read again redacts only its new blocks
   /** Months not loaded yet, with their logs as listed at open. */
   readonly #pending = new Map<string, LogStat[]>();
   readonly #dirty = new Set<string>();
@@ -249,7 +247,7 @@ export class SearchService {
     const known = this.#book.record(file);
     const log = await statLog(this.workspaceDir, file);
     if (log !== null && unchanged(log, known)) return;
-    const read = log === null ? null : await readLog(this.workspaceDir, file, known, this.#judged);
+    const read = log === null ? null : await readLog(this.workspaceDir, file, known);
     if (read === null || isUnreadable(read)) {
       if (read === null) this.#book.gone(file);
       else this.#book.cannotRead(read.unreadable);

@@ -4,6 +4,7 @@ import { appendClaim, type Claim, claimed, readClaims } from "../search/claims.t
 import { SearchService } from "../search/search-service.ts";
 import type { SnapshotFilter } from "../search/shard.ts";
 import type { SnapshotRef } from "../search/snapshot-index.ts";
+import { LogText } from "../snapshot/block-span.ts";
 import { liveNewestFirst } from "../snapshot/lifecycle.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
 import type { LocatedSnapshot, SnapshotContent } from "../snapshot/snapshot.ts";
@@ -11,6 +12,7 @@ import { type CachedState, CachedStates } from "../store/cached-state.ts";
 import { errorCode, errorMessage } from "../store/fs-durable.ts";
 import { secureStateDir } from "../store/gate.ts";
 import { journaledDate, recordClaim } from "../store/journal.ts";
+import { judgedFor, noteJudged } from "../store/judged-memory.ts";
 import { appendLedger, type LedgerFact } from "../store/ledger.ts";
 import { readMemoryFile } from "../store/log-open.ts";
 import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
@@ -162,15 +164,22 @@ export class Workspace {
     }
     const head = buffer.subarray(0, Math.min(offset, buffer.length)).toString("utf8");
     const firstLine = head.split("\n").length;
-    const tail = buffer.subarray(Math.min(offset, buffer.length)).toString("utf8");
-    return parseDailyLog(tail, file).snapshots.map((s) => ({ ...s, line: s.line + firstLine - 1 }));
+    const tail = new LogText(buffer.subarray(Math.min(offset, buffer.length)));
+    return this.#parse(tail, file).map((s) => ({ ...s, line: s.line + firstLine - 1 }));
+  }
+
+  /** The snapshots of a log, with the workspace's memory of judged blocks (the one every reader shares). */
+  #parse(log: LogText, file: string): LocatedSnapshot[] {
+    const { snapshots } = parseDailyLog(log, file, { judged: judgedFor(this.dir) });
+    noteJudged(this.dir);
+    return snapshots;
   }
 
   /** One snapshot by id from one daily log, or null. Reads that file only. */
   async snapshotIn(file: string, id: string): Promise<LocatedSnapshot | null> {
     try {
-      const text = (await readMemoryFile(this.dir, file)).toString("utf8");
-      const found = parseDailyLog(text, file).snapshots.find((s) => s.snapshot.id === id);
+      const text = new LogText(await readMemoryFile(this.dir, file));
+      const found = this.#parse(text, file).find((s) => s.snapshot.id === id);
       if (found !== undefined) return claimed((await readClaims(this.dir)).claims, found);
     } catch (error) {
       if (errorCode(error) !== "ENOENT") throw error;

@@ -1,3 +1,4 @@
+import { type LogText, textSpan } from "./block-span.ts";
 import { END_MARKER, START_MARKER_PREFIX } from "./format.ts";
 import { readStrict } from "./read-strict.ts";
 import {
@@ -74,6 +75,15 @@ class FenceTracker {
     this.pos = pos;
   }
 
+  /**
+   * Starts again at offset `pos` (past a block, at or after where it stands), outside any fence. The next
+   * fence offsets already found after `pos` are kept: a log without `~~~` is searched for it once.
+   */
+  restart(pos: number): void {
+    this.open = null;
+    this.pos = Math.max(this.pos, pos);
+  }
+
   /** Moves to offset `to` (a line start), updating the fence state with every fence line before it. */
   advance(to: number): void {
     const { text } = this;
@@ -142,16 +152,20 @@ function regionOf(text: string, start: number): { end: number; closed: boolean }
  *
  * A verified block whose checksum `options.judged` remembers as clean under the current rules is not
  * redacted again (its content is the content that was judged); every other block is, and a verified block
- * in which redaction finds nothing is remembered.
+ * in which redaction finds nothing is remembered. A canonical block whose text the memory remembers is not
+ * even checksummed again: that text verified and was found clean when it was remembered.
  *
+ * @param log the log's text, or its bytes and text as read from disk (`LogText`: keys are taken on the bytes)
  * @param file the workspace-relative path used in results and diagnostics (`memory/2026-11-22.md`)
  */
-export function parseDailyLog(text: string, file: string, options: ParseOptions = {}): ParsedLog {
+export function parseDailyLog(log: string | LogText, file: string, options: ParseOptions = {}): ParsedLog {
+  const text = typeof log === "string" ? log : log.text;
   const starts = markerLines(text, START_MARKER_PREFIX);
   if (starts.length === 0) return { snapshots: [], diagnostics: [] };
-  const found: LocatedSnapshot[] = [];
+  const found: Found[] = [];
   const diagnostics: Diagnostic[] = [];
-  let fences = new FenceTracker(text, 0);
+  const memory = options.judged?.version === REDACTION_RULES_VERSION ? options.judged : null;
+  const fences = new FenceTracker(text, 0);
   let cursor = 0;
   let line = 1;
 
@@ -161,12 +175,24 @@ export function parseDailyLog(text: string, file: string, options: ParseOptions 
     line += countLines(text, cursor, start);
     cursor = start;
     if (fences.open !== null) continue; // inside fenced code in the notes
-    const strict = text.charCodeAt(start) === 60 ? readStrict(text, start) : null;
+    const canonical = text.charCodeAt(start) === 60;
+    const span = memory !== null && canonical ? spanAt(log, start) : null;
+    const key = span?.key ?? null;
+    const trusted = key !== null && memory?.has(key) === true;
+    const strict = canonical ? readStrict(text, start, trusted) : null;
     if (strict !== null) {
-      found.push({ snapshot: strict.snapshot, file, line, verified: true, checksum: strict.checksum });
+      const located: LocatedSnapshot = {
+        snapshot: strict.snapshot,
+        file,
+        line,
+        verified: true,
+        checksum: strict.checksum,
+      };
+      // A text is remembered only when the fast reader read it to its first end marker line.
+      found.push({ located, trusted, span: !trusted && span?.end === strict.end ? key : null });
       line += strict.lineCount - (text.charCodeAt(strict.end - 1) === 10 ? 0 : 1);
       cursor = strict.end;
-      fences = new FenceTracker(text, cursor);
+      fences.restart(cursor);
       continue;
     }
     const region = regionOf(text, start);
@@ -174,7 +200,7 @@ export function parseDailyLog(text: string, file: string, options: ParseOptions 
     if (lines.at(-1) === "" && region.end > start) lines.pop();
     if (region.closed) {
       const read = readBlock(lines, file, line);
-      if (read.block !== null) found.push({ ...read.block, file });
+      if (read.block !== null) found.push({ located: { ...read.block, file }, trusted: false, span: null });
       diagnostics.push(...read.diagnostics);
     } else {
       diagnostics.push(
@@ -183,18 +209,19 @@ export function parseDailyLog(text: string, file: string, options: ParseOptions 
     }
     line += countLines(text, start, region.end);
     cursor = region.end;
-    fences = new FenceTracker(text, cursor);
+    fences.restart(cursor);
   }
 
   const seen = new Map<string, number>();
   const snapshots: LocatedSnapshot[] = [];
-  for (const s of found) {
+  for (const f of found) {
+    const s = f.located;
     const first = seen.get(s.snapshot.id);
     if (first === undefined) seen.set(s.snapshot.id, s.line);
     else {
       diagnostics.push(duplicateId(s, { file, line: first }));
     }
-    snapshots.push(redactLocated(s, options.judged));
+    snapshots.push(redactLocated(f, memory));
   }
   diagnostics.sort((a, b) => a.line - b.line);
   return { snapshots, diagnostics };
@@ -206,17 +233,40 @@ export interface ParseOptions {
   readonly judged?: JudgedBlocks;
 }
 
+/** A block read from the log, before redaction. */
+interface Found {
+  located: LocatedSnapshot;
+  /** Its text is one the memory of judged blocks remembers: read as it was then, verified and clean. */
+  trusted: boolean;
+  /** The key of its text (block-span.ts) when the fast reader read it and the memory applies; else null. */
+  span: string | null;
+}
+
+/** The text of the block at `start` and its key (block-span.ts), taken on the log's bytes when it has them. */
+function spanAt(log: string | LogText, start: number): { end: number; key: string | null } | null {
+  return typeof log === "string" ? textSpan(log, start) : log.span(start);
+}
+
 /**
- * The snapshot with every value redacted; the same object when there was nothing to redact. A verified
- * block `judged` remembers is returned as it is, and one found clean is remembered.
+ * The snapshot with every value redacted; the same object when there was nothing to redact. A block whose
+ * text or checksum `memory` remembers is returned as it is; a verified block found clean is remembered by
+ * its checksum and, when the fast reader read it, by its text.
  */
-function redactLocated(located: LocatedSnapshot, judged: JudgedBlocks | undefined): LocatedSnapshot {
-  const checksum =
-    located.verified === true && judged?.version === REDACTION_RULES_VERSION ? located.checksum : null;
-  if (checksum !== null && judged?.has(checksum) === true) return located;
+function redactLocated(found: Found, memory: JudgedBlocks | null): LocatedSnapshot {
+  const { located, span } = found;
+  if (found.trusted) return located;
+  const checksum = located.verified === true && memory !== null ? located.checksum : null;
+  if (checksum !== null && memory?.has(checksum) === true) {
+    if (span !== null) memory.add(span);
+    return located;
+  }
   const redacted = redactDeep(located.snapshot);
-  if (redacted.total === 0 && checksum !== null) judged?.add(checksum);
-  return redacted.total === 0 ? located : { ...located, snapshot: redacted.value };
+  if (redacted.total > 0) return { ...located, snapshot: redacted.value };
+  if (checksum !== null) {
+    memory?.add(checksum);
+    if (span !== null) memory?.add(span);
+  }
+  return located;
 }
 
 /** `big-memory: memory/2026-11-22.md:14: message`, the one-line form of a diagnostic. */

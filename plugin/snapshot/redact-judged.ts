@@ -10,6 +10,10 @@ import { JUDGEMENT_SOURCES } from "./redact-names.ts";
  * its snapshot (`checksum.ts`), so a checksum that verified names the exact content that was judged; a
  * remembered checksum is worth as much as running the rules again, as long as the rules are the same.
  * The memory is tied to one version of the rules and forgets everything when they change.
+ *
+ * A block the fast reader read is also remembered by its text (`block-span.ts`): the same text reads to the
+ * same snapshot and checksum, so a block whose text is remembered is read without computing its checksum
+ * again (it verified when it was judged). Only the text of a block whose checksum verified is remembered.
  */
 
 /**

@@ -36,6 +36,9 @@ const LIST_ITEM = /^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)/;
 
 /** Markdown white space is spaces and tabs only; `\u00a0` and other Unicode spaces are content. */
 export function trimSpaces(text: string): string {
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(text.length - 1);
+  if (first !== 32 && first !== 9 && last !== 32 && last !== 9) return text;
   return text.replace(/^[ \t]+|[ \t]+$/g, "");
 }
 
@@ -70,6 +73,20 @@ function trimBlank(lines: string[]): string[] {
   return a === 0 && b === lines.length ? lines : lines.slice(a, b);
 }
 
+/**
+ * Where the text of an item the renderer numbers (`12. text`: 1-9 digits, `.` or `)`, one space, then no
+ * space or tab) starts; 0 for any other line, which LIST_ITEM reads.
+ */
+function numberedItemStart(line: string): number {
+  let i = 0;
+  while (i < 9 && line.charCodeAt(i) >= 48 && line.charCodeAt(i) <= 57) i++;
+  if (i === 0) return 0;
+  const dot = line.charCodeAt(i);
+  if ((dot !== 46 && dot !== 41) || line.charCodeAt(i + 1) !== 32) return 0;
+  const next = line.charCodeAt(i + 2);
+  return next === 32 || next === 9 || Number.isNaN(next) ? 0 : i + 2;
+}
+
 /** List items of a body; a body with no list markers is one item; `none` is no item. */
 export function listItems(lines: string[]): string[] {
   const body = trimBlank(lines);
@@ -80,6 +97,11 @@ export function listItems(lines: string[]): string[] {
     // The renderer's own markers first, without a regular expression: `- ` and `N. `.
     if (line.startsWith("- ") && line.charCodeAt(2) !== 32 && line.charCodeAt(2) !== 9) {
       items.push(line.slice(2));
+      continue;
+    }
+    const numbered = numberedItemStart(line);
+    if (numbered > 0) {
+      items.push(line.slice(numbered));
       continue;
     }
     const marker = LIST_ITEM.exec(line);
@@ -153,17 +175,23 @@ export function parseNameItem(text: string, canonical: boolean): { label: string
     : { label: (m[1] ?? "").trim(), value: unquote(m[2] ?? "") };
 }
 
+const STATE_KEYS = Object.keys(STATE_LABELS) as (keyof SnapshotState)[];
+/** `Phase: `, `Branch: `, ...: how a canonical Current State line starts. */
+const STATE_PREFIXES = Object.fromEntries(STATE_KEYS.map((k) => [k, `${STATE_LABELS[k]}: `])) as Record<
+  keyof SnapshotState,
+  string
+>;
+
 function parseState(lines: string[], canonical: boolean): SnapshotState {
   const state: SnapshotState = { phase: "", branch: "", blocked: "", progress: "" };
-  const keys = Object.keys(STATE_LABELS) as (keyof SnapshotState)[];
   for (const item of listItems(lines)) {
     if (canonical) {
-      const key = keys.find((k) => item.startsWith(`${STATE_LABELS[k]}: `));
-      if (key !== undefined) state[key] = value(item.slice(STATE_LABELS[key].length + 2), true);
+      const key = STATE_KEYS.find((k) => item.startsWith(STATE_PREFIXES[k]));
+      if (key !== undefined) state[key] = value(item.slice(STATE_PREFIXES[key].length), true);
       continue;
     }
     const m = /^\**\s*(phase|branch|blocked|progress)\s*\**\s*:\s*\**\s*([\s\S]*)$/i.exec(item);
-    const key = keys.find((k) => k === m?.[1]?.toLowerCase());
+    const key = STATE_KEYS.find((k) => k === m?.[1]?.toLowerCase());
     if (key !== undefined) state[key] = value(m?.[2] ?? "", false);
   }
   return state;

@@ -27,7 +27,8 @@ export const JUDGED_FILE = "judged.json";
 export const JUDGED_LIMIT = 50_000;
 /** A memory file larger than this is not read. */
 const MAX_BYTES = JUDGED_LIMIT * 80 + 4096;
-const CHECKSUM = /^sha256:[0-9a-f]{64}$/;
+/** A block's checksum, or the key of a block's text (snapshot/block-span.ts). */
+const CHECKSUM = /^(?:sha256|span-sha256):[0-9a-f]{64}$/;
 
 /** Where the signing key lives: outside every workspace, in the user's state folder. */
 export function judgedKeyPath(env: NodeJS.ProcessEnv = process.env): string {

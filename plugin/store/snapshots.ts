@@ -1,3 +1,4 @@
+import { LogText } from "../snapshot/block-span.ts";
 import { duplicateId, parseDailyLog } from "../snapshot/parse.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { timestampMillis } from "../snapshot/time.ts";
@@ -41,7 +42,7 @@ export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceS
   const texts = await Promise.all(
     logs.map(async (log) => {
       try {
-        return { log, text: (await readMemoryFile(workspaceDir, log.file)).toString("utf8") };
+        return { log, text: new LogText(await readMemoryFile(workspaceDir, log.file)) };
       } catch (error) {
         return readFailure(log.file, error);
       }
@@ -59,7 +60,7 @@ export async function readAllSnapshots(workspaceDir: string): Promise<WorkspaceS
       continue;
     }
     files++;
-    bytes += Buffer.byteLength(entry.text);
+    bytes += entry.text.byteLength;
     const parsed = parseDailyLog(entry.text, entry.log.file, { judged: judgedFor(workspaceDir) });
     noteJudged(workspaceDir);
     diagnostics.push(...parsed.diagnostics);

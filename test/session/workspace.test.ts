@@ -4,10 +4,15 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parsePluginConfig } from "../../plugin/config.ts";
+import { SearchService } from "../../plugin/search/search-service.ts";
 import { SessionState, sessionStatePath } from "../../plugin/session/session-state.ts";
 import { Workspace, Workspaces } from "../../plugin/session/workspace.ts";
+import { textSpan } from "../../plugin/snapshot/block-span.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
+import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { emptyContent } from "../../plugin/snapshot/sections.ts";
+import { forgetJudged, judgedFor } from "../../plugin/store/judged-memory.ts";
+import { snapshot } from "../builders.ts";
 import { MAIN, NOW, TODAY_LOG, useWorkspaces } from "./fixtures.ts";
 
 const workspace = useWorkspaces();
@@ -59,6 +64,58 @@ describe("Workspace.readLog and snapshotIn", () => {
     await ws.save(content("one"), meta);
     expect(await ws.snapshotIn(TODAY_LOG, "2026-11-22-09")).toBeNull();
     expect(await ws.readLog(TODAY_LOG)).toContain("<!-- snapshot-id: 2026-11-22-01 -->");
+  });
+});
+
+describe("Workspace and the search service read through the workspace's one memory of judged blocks", () => {
+  const token = `ghp_${"Pr5e".repeat(9)}`;
+  // A verified block holding a secret, written as a log under older rules holds it.
+  const block = renderSnapshot(snapshot("2026-11-22-01", { goal: `push with ${token}` }));
+  const key = textSpan(block, block.indexOf("<!-- BIG-MEMORY-SNAPSHOT"))?.key ?? "";
+  const goals = async (ws: Workspace, dir: string) => {
+    const service = await SearchService.open(dir, { logger: { warn: () => {} }, watch: false });
+    try {
+      await service.ready();
+      return [
+        (await ws.snapshotIn(TODAY_LOG, "2026-11-22-01"))?.snapshot.goal,
+        (await ws.snapshotsSince(TODAY_LOG, 0))[0]?.snapshot.goal,
+        (await service.get("2026-11-22-01"))?.snapshot.goal,
+      ];
+    } finally {
+      await service.close();
+    }
+  };
+
+  it("each reader trusts what the memory judgedFor(workspace) remembers, and nothing else", async () => {
+    const { ws, dir } = await workspace();
+    await mkdir(join(dir, "memory"), { recursive: true });
+    await writeFile(join(dir, TODAY_LOG), block);
+    forgetJudged();
+    try {
+      const redacted = "push with [REDACTED:github-token]";
+      expect(await goals(ws, dir)).toEqual([redacted, redacted, redacted]);
+      expect(judgedFor(dir).has(key)).toBe(false);
+      // The one memory, told (as by another reader) that this text was judged clean: every reader skips it.
+      judgedFor(dir).add(key);
+      const kept = `push with ${token}`;
+      expect(await goals(ws, dir)).toEqual([kept, kept, kept]);
+    } finally {
+      forgetJudged();
+    }
+  });
+
+  it("what one reader judged clean is remembered for the others", async () => {
+    const { ws, dir } = await workspace();
+    forgetJudged();
+    try {
+      const saved = await ws.save(content("fix the login"), meta);
+      const text = await ws.readLog(TODAY_LOG);
+      const cleanKey = textSpan(text, text.indexOf("<!-- BIG-MEMORY-SNAPSHOT"))?.key ?? "";
+      await ws.snapshotIn(TODAY_LOG, saved.id);
+      expect(judgedFor(dir).has(cleanKey)).toBe(true);
+    } finally {
+      forgetJudged();
+    }
   });
 });
 

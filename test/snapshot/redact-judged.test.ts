@@ -1,10 +1,14 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { LogText, textSpan } from "../../plugin/snapshot/block-span.ts";
+import { checksumOf } from "../../plugin/snapshot/checksum.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { REDACTION_RULES_VERSION } from "../../plugin/snapshot/redact.ts";
 import { rule } from "../../plugin/snapshot/redact-engine.ts";
 import { JudgedBlocks, rulesVersion } from "../../plugin/snapshot/redact-judged.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { snapshot as snap } from "../builders.ts";
+import { snapshotArb } from "./arbitraries.ts";
 
 const FILE = "memory/2026-11-20.md";
 const token = `ghp_${"Pr5e".repeat(9)}`;
@@ -75,6 +79,76 @@ describe("parseDailyLog with a memory of judged blocks", () => {
     const edited = clean.replace("ship the parser", "ship the reader");
     const { snapshots } = parseDailyLog(edited, FILE, { judged });
     expect([snapshots[0]?.verified, judged.size]).toEqual([false, 0]);
+  });
+});
+
+describe("parseDailyLog with a memory of blocks' texts", () => {
+  const START = "<!-- BIG-MEMORY-SNAPSHOT v1 -->";
+  const keyOf = (text: string) => textSpan(text, text.indexOf(START))?.key ?? "";
+
+  it("remembers the text of a verified block found clean, from a string or from bytes, and never a secret's", () => {
+    for (const log of [`${clean}\n${secret}`, new LogText(Buffer.from(`${clean}\n${secret}`))]) {
+      const judged = new JudgedBlocks(REDACTION_RULES_VERSION);
+      const first = parseDailyLog(log, FILE, { judged });
+      expect([judged.has(keyOf(clean)), judged.has(keyOf(secret))]).toEqual([true, false]);
+      expect(parseDailyLog(log, FILE, { judged })).toEqual(first);
+      expect(JSON.stringify(first)).not.toContain(token);
+    }
+  });
+
+  it("reads a remembered text as it was read when judged, without redacting it again", () => {
+    const judged = new JudgedBlocks(REDACTION_RULES_VERSION, [keyOf(secret)]);
+    const read = parseDailyLog(new LogText(Buffer.from(secret)), FILE, { judged }).snapshots[0];
+    expect([read?.verified, read?.snapshot.goal]).toEqual([true, `push with ${token}`]);
+  });
+
+  it("trusts no other text: an edited block is checksummed again and fails, under the same memory", () => {
+    const judged = new JudgedBlocks(REDACTION_RULES_VERSION, [keyOf(clean)]);
+    const edited = clean.replace("ship the parser", `ship ${token}`);
+    const read = parseDailyLog(new LogText(Buffer.from(edited)), FILE, { judged });
+    expect([read.snapshots[0]?.verified, read.snapshots[0]?.snapshot.goal]).toEqual([
+      false,
+      "ship [REDACTED:github-token]",
+    ]);
+    expect(judged.size).toBe(1);
+  });
+
+  it("reads a text with a lone surrogate as a reader without a memory does (its UTF-8 is that of U+FFFD)", () => {
+    const withReplacement = renderSnapshot(snap("2026-11-20-01", { goal: "ship \uFFFD parser" }));
+    const judged = new JudgedBlocks(REDACTION_RULES_VERSION);
+    parseDailyLog(withReplacement, FILE, { judged });
+    expect(judged.has(keyOf(withReplacement))).toBe(true);
+    const withSurrogate = withReplacement.replace("\uFFFD", "\uD800");
+    expect(parseDailyLog(withSurrogate, FILE, { judged })).toEqual(parseDailyLog(withSurrogate, FILE));
+  });
+
+  it("does not remember the text of a block the fast reader read past its first end marker line", () => {
+    // A block whose goal is an end marker line, with the checksum of that goal: it verifies, but its text
+    // as the memory names it (to the first end marker line) is not what was read.
+    const goal = "<!-- /BIG-MEMORY-SNAPSHOT -->";
+    const s = snap("2026-11-20-05", { goal });
+    const text = renderSnapshot(snap("2026-11-20-05", { goal: "GOAL" }))
+      .replace("GOAL", goal)
+      .replace(/<!-- checksum: .* -->/, `<!-- checksum: ${checksumOf(s)} -->`);
+    const judged = new JudgedBlocks(REDACTION_RULES_VERSION);
+    const read = parseDailyLog(text, FILE, { judged }).snapshots;
+    expect(read.map((r) => [r.verified, r.snapshot.goal])).toEqual([[true, goal]]);
+    expect([judged.size, judged.has(checksumOf(s))]).toEqual([1, true]);
+    expect(parseDailyLog(text, FILE, { judged })).toEqual(parseDailyLog(text, FILE));
+  });
+
+  it("reads every log as a reader without a memory does, the first time and when remembered", () => {
+    fc.assert(
+      fc.property(fc.array(snapshotArb, { minLength: 1, maxLength: 4 }), (snaps) => {
+        const text = snaps.map((x) => `notes\n\n${renderSnapshot(x)}`).join("\n");
+        const alone = parseDailyLog(text, FILE);
+        const judged = new JudgedBlocks(REDACTION_RULES_VERSION);
+        expect(parseDailyLog(new LogText(Buffer.from(text)), FILE, { judged })).toEqual(alone);
+        expect(parseDailyLog(new LogText(Buffer.from(text)), FILE, { judged })).toEqual(alone);
+        expect(parseDailyLog(text, FILE, { judged })).toEqual(alone);
+      }),
+      { numRuns: 150 },
+    );
   });
 });
 

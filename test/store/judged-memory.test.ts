@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { textSpan } from "../../plugin/snapshot/block-span.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { REDACTION_RULES_VERSION } from "../../plugin/snapshot/redact.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
@@ -26,6 +27,8 @@ const clean = renderSnapshot(snap("2026-11-20-01", { goal: "ship the parser" }))
 const secret = renderSnapshot(snap("2026-11-20-02", { goal: `push with ${token}` }));
 const checksumOf = (block: string) =>
   parseDailyLog(block, "memory/2026-11-20.md").snapshots[0]?.checksum ?? "";
+/** The key of a canonical block's text (block-span.ts): the fast reader's memory of the block. */
+const spanOf = (block: string) => textSpan(block, block.indexOf("<!-- BIG-MEMORY-SNAPSHOT"))?.key ?? "";
 
 let root: string;
 let ws: string;
@@ -79,10 +82,11 @@ describe("the judged-blocks memory on disk", () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const written = JSON.parse(readFileSync(path, "utf8"));
     expect(written.version).toBe(REDACTION_RULES_VERSION);
-    expect(written.checksums).toEqual([checksumOf(clean)]);
+    expect(written.checksums).toEqual([checksumOf(clean), spanOf(clean)]);
     forgetJudged();
     const again = judgedFor(ws, env);
     expect([again.has(checksumOf(clean)), again.has(checksumOf(secret))]).toEqual([true, false]);
+    expect([again.has(spanOf(clean)), again.has(spanOf(secret))]).toEqual([true, false]);
     expect(await goals()).toEqual(["ship the parser", "push with [REDACTED:github-token]"]);
   });
 
@@ -131,7 +135,10 @@ describe("a memory file written by someone else cannot make a secret pass", () =
     expect(await goals()).toEqual(["ship the parser", "push with [REDACTED:github-token]"]);
     saveJudgedNow(ws);
     const written = JSON.parse(readFileSync(join(ws, ".big-memory", JUDGED_FILE), "utf8"));
-    expect([written.version, written.checksums]).toEqual([REDACTION_RULES_VERSION, [checksumOf(clean)]]);
+    expect([written.version, written.checksums]).toEqual([
+      REDACTION_RULES_VERSION,
+      [checksumOf(clean), spanOf(clean)],
+    ]);
   });
 
   it("a remembered checksum does not cover a block edited after it was judged", async () => {
