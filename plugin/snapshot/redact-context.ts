@@ -6,6 +6,7 @@ import {
   isPassphrase,
   isPlaceholder,
   isPlaceholderBody,
+  isTestVerdict,
   looksSecret,
   looksSecretFor,
   type Strength,
@@ -113,6 +114,7 @@ const assignedValue: Pick = (m, at) => {
   const bare = m[ASSIGNMENT.group.bare ?? 0];
   // "- `apiPassword`: API/app password for …": a name in a code span, then prose, documents the setting.
   if (m[ASSIGNMENT.group.nq ?? 0] === "`" && bare !== undefined) return undefined;
+  if (isTestVerdict(m.input, m.index, m[ASSIGNMENT.group.name ?? 0] ?? "")) return undefined;
   for (const { name, index } of VALUE_GROUPS) {
     const group = m[index];
     if (group === undefined) continue;

@@ -140,6 +140,19 @@ function bareValue(value: string, bold: boolean): string {
   return v;
 }
 
+/**
+ * A label and a bare value joined by `|` are cells of a table row (`| DB password | hunter2 |`): the label's
+ * cell holds words only, and the value is its own cell, up to the next `|`. A `|` anywhere else is a
+ * pattern's alternation (`(secret|password|token)`, `refresh.*token|RefreshToken`): `undefined`, no value.
+ */
+function tableCell(m: RegExpExecArray, label: string, secret: string): string | undefined {
+  const between = m[0].slice(label.length, m[0].length - secret.length);
+  if (!between.includes("|")) return secret;
+  const lineStart = m.input.lastIndexOf("\n", m.index - 1) + 1;
+  const cell = m.input.slice(Math.max(lineStart, m.input.lastIndexOf("|", m.index - 1) + 1), m.index);
+  return /^[\p{L}\p{N} \t*_`-]*$/u.test(cell) ? (secret.split("|")[0] ?? "") : undefined;
+}
+
 /** The prose pattern with numbered groups (`numbered`): a text dense with labels matches it at each. */
 const NUMBERED = numbered(PATTERN);
 const G = {
@@ -167,12 +180,13 @@ export const LABEL_RULES: readonly Rule[] = [
         const [start, end] = endingAt(m, quoted, 1);
         return ok ? { start, end } : undefined;
       }
-      const secret = m[G.secret];
-      if (secret === undefined) return undefined;
+      const bare = m[G.secret];
+      const secret = bare === undefined ? undefined : tableCell(m, m[G.spaced] ?? m[G.unspaced] ?? "", bare);
+      if (bare === undefined || secret === undefined) return undefined;
       const value = bareValue(secret, m[G.open] === "**");
       if (!looksSecretFor(value, strength)) return undefined;
       // The bare value ends the match: its range is found without group indices.
-      const [start] = endingAt(m, secret);
+      const [start] = endingAt(m, bare);
       if (digestAt(m.input, start, value)) return undefined;
       return { start, end: start + value.length };
     },
@@ -184,4 +198,5 @@ export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
   JSON.stringify(LABELS),
   String(digestAt),
   String(bareValue),
+  String(tableCell),
 ];

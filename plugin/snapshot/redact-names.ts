@@ -153,8 +153,14 @@ const FEISHU_KEY = /^(?:img|file|media)_v\d_[0-9a-z]{4}_[0-9a-z-]+$/;
 const ARITHMETIC = /^[-+]?\d[\d.,]*(?:[ \t]*[×x*+\-/÷^=][ \t]*[-+]?\d[\d.,]*)+$/;
 /** A call in code: `getpass.getpass(`, `z.string().min(8),`, `deriveKey(salt,`. */
 const CALL = /^[A-Za-z_$][A-Za-z_$.]{2,}\(/;
+/** A member path indexed or called: `self.charm._peers.data[self.charm.app]`, `os.environ.get(`. */
+const SUBSCRIPT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[[(]/;
+/** A regular expression: `token.*leak`, `[a-zA-Z0-9_\-]{16,}`, `\s*`, `(?i)`. */
+const REGEX_SYNTAX = /\.[*+]|\\[sdwbSDWB][*+?{]?|\(\?[:=!<i]|\]\{\d+,?\d*\}/;
 const NOT_SECRET = [
   CALL,
+  SUBSCRIPT,
+  REGEX_SYNTAX,
   SESSION_KEY,
   FEISHU_KEY,
   ARITHMETIC,
@@ -172,11 +178,11 @@ const NOT_SECRET = [
   REFERENCE,
 ];
 /**
- * Templates, variables and elided examples: `hook:{{id}}`, `${user}-x`, `$TOKEN&x=1`, `<token>`, `%s`,
+ * Templates, variables and elided examples: `{secret_id}` and `{uuid.uuid4()}` (an f-string's field), `hook:{{id}}`, `${user}-x`, `$TOKEN&x=1`, `<token>`, `%s`,
  * `bce-v3/ALTAK-...`; and the name of the thing standing for its value (`https://username:password@…`).
  */
 const TEMPLATE =
-  /\{\{|\$\{|^\$\(|^\$[A-Z_][A-Z0-9_]*(?![a-z])|<[A-Za-z_][\w-]*>|(?<![A-Za-z0-9])%[sd](?![A-Za-z0-9])|(?:\.\.\.|…)$|^(?:password|passwd|secret|token|credentials?)$/i;
+  /^\{[A-Za-z_$][\w$.]*(?:\(\))?\}$|\{\{|\$\{|^\$\(|^\$[A-Z_][A-Z0-9_]*(?![a-z])|<[A-Za-z_][\w-]*>|(?<![A-Za-z0-9])%[sd](?![A-Za-z0-9])|(?:\.\.\.|…)$|^(?:password|passwd|secret|token|credentials?)$/i;
 
 /** Whether `value` stands for a secret rather than being one: a placeholder, a template, an elided example. */
 export function isPlaceholder(value: string): boolean {
@@ -307,6 +313,16 @@ export function isBasicCredentials(value: string): boolean {
 }
 
 /**
+ * Whether the name matched at `at` is the verdict of a Go test (`--- PASS: TestParse/sub (0.00s)`, `go test
+ * -v`): what follows it is a test name, not a password.
+ */
+export function isTestVerdict(input: string, at: number, name: string): boolean {
+  if (name !== "PASS") return false;
+  const lineStart = input.lastIndexOf("\n", at - 1) + 1;
+  return /^[ \t]*--- $/.test(input.slice(lineStart, at));
+}
+
+/**
  * The sources of everything above that judges names and values, for the rules version
  * (`redact-judged.ts`): a change to a word list, a pattern or a predicate changes the version.
  */
@@ -332,6 +348,7 @@ export const JUDGEMENT_SOURCES: readonly string[] = [
     fewerThanThreeCharacters,
     isBasicCredentials,
     isPassphrase,
+    isTestVerdict,
   ].map(String),
   [...PROSE_WORDS].join(" "),
 ];

@@ -7,6 +7,7 @@ import {
   isDigest,
   isPlaceholder,
   isPlaceholderBody,
+  isTestVerdict,
   looksSecret,
   looksSecretFor,
 } from "../../plugin/snapshot/redact-names.ts";
@@ -66,6 +67,28 @@ describe("classifyName", () => {
 });
 
 describe("looksSecret", () => {
+  // Shapes from real agent sessions (the fidelity corpus): code reading a password, a grep pattern about
+  // tokens, a regular expression, an f-string's field.
+  it.each([
+    'self.charm._peers.data[self.charm.app]["super-password"]',
+    "self.charm._peers.data[self.charm.app].get(",
+    "token.*leak",
+    "[a-zA-Z0-9_\\-\\.]{16,}",
+    "(?i)(secret|password)",
+    "{uuid.uuid4()}",
+    "{secret_id}",
+  ])("takes the code %s for code, not a password", (value) => {
+    expect(looksSecret(value, "strong", 6)).toBe(false);
+  });
+
+  it("still takes passwords with dots, brackets and braces", () => {
+    expect(["Summer2024.Prod", "Pass[word]1", "{Xk9#mP2v}"].map((v) => looksSecret(v, "strong", 6))).toEqual([
+      true,
+      true,
+      true,
+    ]);
+  });
+
   it("takes any non-trivial value of a strong name, and a PIN of 6+ digits", () => {
     expect(["hunter2", "Summer2024!", "123456"].map((v) => looksSecret(v, "strong", 6))).toEqual([
       true,
@@ -186,5 +209,19 @@ describe("isBasicCredentials", () => {
 describe("classCount", () => {
   it("counts lower case, upper case and digits", () => {
     expect(["abc", "aBc", "aB1", "---"].map(classCount)).toEqual([1, 2, 3, 0]);
+  });
+});
+
+describe("isTestVerdict", () => {
+  const line = "    --- PASS: TestFormatTimestamp/valid_RFC3339 (0.00s)";
+  it("knows the name of Go's passing test verdict", () => {
+    expect(isTestVerdict(line, line.indexOf("PASS"), "PASS")).toBe(true);
+    expect(isTestVerdict(`ok\n${line}`, line.indexOf("PASS") + 3, "PASS")).toBe(true);
+  });
+
+  it("takes nothing else for one: a label of its own, in lower case, or after other text", () => {
+    expect(isTestVerdict("PASS: Xk9#mP2v", 0, "PASS")).toBe(false);
+    expect(isTestVerdict("--- pass: Xk9#mP2v", 4, "pass")).toBe(false);
+    expect(isTestVerdict("wifi --- PASS: Xk9#mP2v", 9, "PASS")).toBe(false);
   });
 });
