@@ -112,7 +112,7 @@ const NOT_A_MARKER = String.raw`(?!\[REDACTED:)`;
 const VALUE = String.raw`(?:(?<q>["'\x60“‘«「『])(?<quoted>[^"'\x60”’»」』\r\n]{1,256})[”’»」』"'\x60]|(?<open>\*\*)?${NOT_A_MARKER}(?<secret>${VALUE_CHAR}{1,256})(?!${VALUE_CHAR}))`;
 
 /** A spaced label starts prose: at the start, after a space or opening punctuation, not inside `a:secret:b`. */
-const PATTERN = String.raw`(?:(?<![^\s(*"'\x60“«「『>#|<])(?<spaced>${SPACED_LABELS})(?![\p{L}\p{M}\p{N}_])|(?<unspaced>${UNSPACED_LABELS}))${QUALIFIER}${SEPARATOR}${VALUE}`;
+const PATTERN = String.raw`(?:(?<![^\s(*"'\x60“«「『>#|<])(?<spaced>${SPACED_LABELS})(?![\p{L}\p{M}\p{N}_])|(?<unspaced>${UNSPACED_LABELS}))${QUALIFIER}(?:\*\*)?${SEPARATOR}${VALUE}`;
 
 /**
  * Whether the value at `start` is the hex of a digest whose algorithm the qualifier's last word names

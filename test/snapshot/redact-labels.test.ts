@@ -63,5 +63,7 @@ describe("LABEL_RULES", () => {
     expect(LABELLED && foundBy(LABELLED, "| DB password | Xk9#mP2vQ |")).toEqual(["Xk9#mP2vQ"]);
     expect(LABELLED && foundBy(LABELLED, "|password|Xk9#mP2vQ|next|")).toEqual(["Xk9#mP2vQ"]);
     expect(LABELLED && foundBy(LABELLED, "password | Xk9#mP2vQ")).toEqual(["Xk9#mP2vQ"]);
+    expect(LABELLED && foundBy(LABELLED, "| **Password** | Xk9#mP2vQ |")).toEqual(["Xk9#mP2vQ"]);
+    expect(LABELLED && foundBy(LABELLED, "| **Mot de passe** | `Xk9#mP2vQ` |")).toEqual(["Xk9#mP2vQ"]);
   });
 });
