@@ -1,0 +1,198 @@
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  History,
+  listed,
+  location,
+  resolve,
+  type SnapshotRef,
+  scanFirst,
+  searchAnswer,
+  searchedTerms,
+} from "../../plugin/session/history.ts";
+import { saveSnapshot } from "../../plugin/session/maintenance.ts";
+import { emptyContent } from "../../plugin/snapshot/sections.ts";
+
+const NOW = new Date("2026-11-25T09:00:00Z");
+let ws: string;
+let opened: History[];
+beforeEach(async () => {
+  ws = await mkdtemp(join(tmpdir(), "big-memory-history-"));
+  await mkdir(join(ws, "memory"));
+  opened = [];
+});
+afterEach(async () => {
+  for (const h of opened) await h.close();
+  await rm(ws, { recursive: true, force: true });
+});
+
+const save = (goal: string, over: { name?: string; session?: string; at?: Date } = {}) =>
+  saveSnapshot({
+    workspaceDir: ws,
+    content: { ...emptyContent(), goal },
+    meta: { trigger: "manual", session: over.session ?? "agent:main:main", name: over.name ?? null },
+    now: over.at ?? NOW,
+    timeZone: "UTC",
+  });
+
+async function open(entriesOnly = false): Promise<{ history: History; warnings: string[] }> {
+  const warnings: string[] = [];
+  const history = await History.open(ws, { entriesOnly, warn: (m) => warnings.push(m) });
+  opened.push(history);
+  await history.ready();
+  return { history, warnings };
+}
+
+describe("History over the search index", () => {
+  it("lists newest first with one more than asked, and shows by id, name and location", async () => {
+    await save("Fix ERR_DUPLICATE_KEY in the OAuth callback", { name: "oauth-fix" });
+    await save("Write the migration");
+    await save("Re-run the login e2e", { session: "agent:main:other" });
+    const { history } = await open(true);
+    const listing = { dir: ws, limit: 1, all: false };
+    expect(history.list(listing).map((r) => r.id)).toEqual(["2026-11-25-03", "2026-11-25-02"]);
+    expect(history.list({ ...listing, limit: 5, session: "agent:main:other" }).map((r) => r.id)).toEqual([
+      "2026-11-25-03",
+    ]);
+    expect((await history.show("2026-11-25-02")).found?.snapshot.goal).toBe("Write the migration");
+    expect((await history.show("oauth-fix")).found?.snapshot.id).toBe("2026-11-25-01");
+    const first = history.list({ ...listing, limit: 5 }).at(-1) as SnapshotRef;
+    expect((await history.show(`${first.file}:${first.line}`)).found?.snapshot.id).toBe("2026-11-25-01");
+    expect((await history.show("no-such-name")).found).toBeNull();
+    expect((await history.recall({ session: "agent:main:main" }))?.snapshot.id).toBe("2026-11-25-02");
+    expect(history.diagnostics()).toEqual([]);
+    expect(history.unreadable()).toEqual([]);
+  });
+
+  it("counts the status of every snapshot and the logs read", async () => {
+    await save("Fix the OAuth callback");
+    await save("Write the migration", { session: "agent:main:other" });
+    const { history } = await open(true);
+    const status = await history.status();
+    expect(status.tally.snapshots).toBe(2);
+    expect(status.tally.verified).toBe(2);
+    expect(Object.keys(status.tally.sessions).sort()).toEqual(["agent:main:main", "agent:main:other"]);
+    expect(status.files).toBe(1);
+    expect(status.bytes).toBeGreaterThan(0);
+  });
+
+  it("searches as typed, and answers the closest matches for an identifier no snapshot holds", async () => {
+    await save("Fix ERR_DUPLICATE_KEY in the OAuth callback");
+    await save("Write the migration for the devices table");
+    const { history } = await open();
+    const exact = await history.search("ERR_DUPLICATE_KEY", { limit: 5, filter: {} });
+    expect(exact).toMatchObject({ match: "exact", missing: [], fuzzy: [], more: false });
+    expect(exact.hits.map((h) => h.id)).toEqual(["2026-11-25-01"]);
+    const typo = await history.search("ERR_DUPLICATE_KY", { limit: 5, filter: {} });
+    expect(typo.hits).toEqual([]);
+    expect(typo.missing).toEqual(["ERR_DUPLICATE_KY"]);
+    expect(typo.suggestions.flatMap((s) => s.closest)).toContain("ERR_DUPLICATE_KEY");
+    expect(typo.fuzzy.map((h) => [h.id, h.match])).toEqual([["2026-11-25-01", "fuzzy"]]);
+    const none = await history.search("migration", { limit: 5, filter: { session: "agent:main:nobody" } });
+    expect([none.hits, none.fuzzy]).toEqual([[], []]);
+  });
+
+  it("tells more when more hits were found than the limit", async () => {
+    for (const n of [1, 2, 3]) await save(`Migration step ${n} for the devices table`);
+    const { history } = await open();
+    const found = await history.search("migration", { limit: 2, filter: {} });
+    expect([found.hits.length, found.more]).toEqual([2, true]);
+  });
+
+  it("rebuilds every month from the logs", async () => {
+    await save("Fix the OAuth callback");
+    await save("Ship it", { at: new Date("2026-10-02T09:00:00Z") });
+    const { history } = await open(true);
+    const report = await history.reindex();
+    expect([report.snapshots, report.logs, report.months]).toEqual([2, 2, 2]);
+  });
+});
+
+describe("searchedTerms", () => {
+  it("counts the words searched: none for punctuation and common words", () => {
+    expect(searchedTerms("the ... of")).toBe(0);
+    expect(searchedTerms("OAuth callback")).toBeGreaterThan(0);
+  });
+});
+
+describe("scanFirst", () => {
+  it("reads the logs for a first answer only when no index exists and they reach the threshold", async () => {
+    await save("Fix ERR_DUPLICATE_KEY in the OAuth callback");
+    const started: string[] = [];
+    const options = {
+      limit: 5,
+      filter: {},
+      onStart: () => void started.push("start"),
+      onProgress: (done: number, of: number) => void started.push(`${done}/${of}`),
+    };
+    expect(await scanFirst(ws, "ERR_DUPLICATE_KEY", { ...options, threshold: 1e9 })).toBeNull();
+    expect(started).toEqual([]);
+    const scan = await scanFirst(ws, "ERR_DUPLICATE_KEY", { ...options, threshold: 0 });
+    expect(scan?.hits.map((h) => h.id)).toEqual(["2026-11-25-01"]);
+    expect([scan?.logs, scan?.parsed]).toEqual([1, 1]);
+    expect(started).toEqual(["start", "1/1"]);
+    const { history } = await open();
+    await history.reindex();
+    await history.close();
+    opened.pop();
+    expect(await scanFirst(ws, "ERR_DUPLICATE_KEY", { ...options, threshold: 0 })).toBeNull();
+  });
+});
+
+describe("searchAnswer", () => {
+  it("keeps the hits of an exact match and tells the closest matches of a fuzzy one apart", async () => {
+    const hit = { id: "2026-11-25-01", file: "memory/2026-11-25.md", line: 5 } as never;
+    const exact = { hits: [hit, hit], match: "exact", missing: [], suggestions: [] } as never;
+    expect(await searchAnswer("x", exact, 1)).toMatchObject({ hits: [hit], fuzzy: [], more: true });
+    const fuzzy = { hits: [], match: "fuzzy", missing: ["ERR_X"], suggestions: [] } as never;
+    expect(await searchAnswer("ERR_X", fuzzy, 1)).toMatchObject({ hits: [], fuzzy: [], more: false });
+  });
+});
+
+describe("listed, location and resolve", () => {
+  const ref = (id: string, over: Partial<SnapshotRef & { tombstone: boolean }> = {}) => ({
+    id,
+    file: `memory/${id.slice(0, 10)}.md`,
+    line: 5,
+    timestamp: `${id.slice(0, 10)}T10:00:00+00:00`,
+    session: "agent:main:main",
+    agent: "main",
+    name: null as string | null,
+    goal: "",
+    trigger: "manual" as string | null,
+    verified: true as boolean | null,
+    tombstone: false,
+    ...over,
+  });
+
+  it("keeps live refs unless all, filtered and cut to the limit", () => {
+    const all = [ref("2026-11-22-02", { name: "a", tombstone: true }), ref("2026-11-22-01", { name: "a" })];
+    expect(listed(all, { dir: "", limit: 5, all: false })).toEqual([]);
+    expect(listed(all, { dir: "", limit: 1, all: true }).map((r) => r.id)).toEqual(["2026-11-22-02"]);
+  });
+
+  it("reads a location, and resolves a shared id to its own day's block with a warning", async () => {
+    expect(location("memory/2026-11-22.md:14")).toEqual({ file: "memory/2026-11-22.md", line: 14 });
+    expect(location("2026-11-22-01")).toBeNull();
+    const own = ref("2026-11-22-01");
+    const other = ref("2026-11-22-01", { file: "memory/2026-11-23.md" });
+    const got: string[] = [];
+    const found = await resolve(
+      {
+        findAll: () => [other, own],
+        latest: () => null,
+        getAt: async (file, line) => {
+          got.push(`${file}:${line}`);
+          return null;
+        },
+      },
+      "2026-11-22-01",
+    );
+    expect(got).toEqual(["memory/2026-11-22.md:5"]);
+    expect(found.warnings).toEqual([
+      'snapshot id 2026-11-22-01 is also used by the block at memory/2026-11-23.md:5 (show it with "show memory/2026-11-23.md:5")',
+    ]);
+  });
+});
