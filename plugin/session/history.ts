@@ -10,10 +10,10 @@
 import { claimOf, readClaims } from "../search/claims.ts";
 import { absentNamed, closeMatches, planQuery } from "../search/query.ts";
 import type { ScanResult } from "../search/scan.ts";
-import type { ReindexReport, SearchService } from "../search/search-service.ts";
-import type { QueryResult, Scope, SearchHit, SnapshotRef } from "../search/snapshot-index.ts";
+import type { ReindexReport, SearchResults, SearchService } from "../search/search-service.ts";
+import type { QueryResult, Scope, SearchHit, SearchOptions, SnapshotRef } from "../search/snapshot-index.ts";
 import { type Tally, tallyOf } from "../search/tally.ts";
-import { live } from "../snapshot/lifecycle.ts";
+import { live, liveNewestFirst } from "../snapshot/lifecycle.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 
 export type { Suggestion } from "../search/query.ts";
@@ -119,6 +119,11 @@ export class History {
     return this.index.all();
   }
 
+  /** The live refs (claims laid over), newest first: tombstones and what a name's newest tombstone deleted left out. */
+  liveRefs(): SnapshotRef[] {
+    return liveNewestFirst(this.index.all(), (e) => e).map(({ tombstone: _t, ...ref }) => ref);
+  }
+
   /** The refs `list` shows (see {@link listed}), with one more than `limit` to tell whether older exist. */
   list(options: ListOptions): SnapshotRef[] {
     const wanted = { ...options, limit: options.limit + 1 };
@@ -167,12 +172,17 @@ export class History {
    */
   async search(query: string, options: { limit: number; filter: SearchFilter }): Promise<SearchAnswer> {
     const wanted = { ...options, limit: options.limit + 1 };
-    const result = this.index.search(query, { ...wanted, suggest: true });
+    const result = this.find(query, { ...wanted, suggest: true });
     const search = (asked: string) => {
-      const found = this.index.search(asked, wanted);
+      const found = this.find(asked, wanted);
       return found.match === "exact" ? found.hits : [];
     };
     return searchAnswer(query, result, options.limit, search);
+  }
+
+  /** The index's hits for `query` as ranked, how they match, and the closest identifiers when asked (`suggest`). */
+  find(query: string, options: SearchOptions = {}): SearchResults {
+    return this.index.search(query, options);
   }
 
   /** Rebuilds every month from the daily logs. */

@@ -12,7 +12,7 @@ import {
   searchAnswer,
   searchedTerms,
 } from "../../plugin/session/history.ts";
-import { saveSnapshot } from "../../plugin/session/maintenance.ts";
+import { deleteCheckpoint, saveSnapshot } from "../../plugin/session/maintenance.ts";
 import { emptyContent } from "../../plugin/snapshot/sections.ts";
 
 const NOW = new Date("2026-11-25T09:00:00Z");
@@ -64,6 +64,21 @@ describe("History over the search index", () => {
     expect((await history.recall({ session: "agent:main:main" }))?.snapshot.id).toBe("2026-11-25-02");
     expect(history.diagnostics()).toEqual([]);
     expect(history.unreadable()).toEqual([]);
+  });
+
+  it("gives the live refs newest first, without a deleted name, and the index's hits as ranked", async () => {
+    await save("Fix ERR_DUPLICATE_KEY in the OAuth callback", { name: "oauth-fix" });
+    await save("Write the migration");
+    await deleteCheckpoint({ workspaceDir: ws, name: "oauth-fix", session: null, now: NOW });
+    const { history } = await open();
+    expect(history.liveRefs().map((r) => r.id)).toEqual(["2026-11-25-02"]);
+    expect(history.refs().map((r) => [r.id, r.tombstone])).toEqual([
+      ["2026-11-25-03", true],
+      ["2026-11-25-02", false],
+      ["2026-11-25-01", false],
+    ]);
+    const found = history.find("ERR_DUPLICATE_KEY", { limit: 5 });
+    expect([found.match, found.hits.map((h) => h.id)]).toEqual(["exact", ["2026-11-25-01"]]);
   });
 
   it("counts the status of every snapshot and the logs read", async () => {
