@@ -6,7 +6,9 @@ import {
   History,
   listed,
   location,
+  type QueryResult,
   resolve,
+  type SearchHit,
   type SnapshotRef,
   scanFirst,
   searchAnswer,
@@ -158,11 +160,30 @@ describe("scanFirst", () => {
 
 describe("searchAnswer", () => {
   it("keeps the hits of an exact match and tells the closest matches of a fuzzy one apart", async () => {
-    const hit = { id: "2026-11-25-01", file: "memory/2026-11-25.md", line: 5 } as never;
-    const exact = { hits: [hit, hit], match: "exact", missing: [], suggestions: [] } as never;
-    expect(await searchAnswer("x", exact, 1)).toMatchObject({ hits: [hit], fuzzy: [], more: true });
-    const fuzzy = { hits: [], match: "fuzzy", missing: ["ERR_X"], suggestions: [] } as never;
-    expect(await searchAnswer("ERR_X", fuzzy, 1)).toMatchObject({ hits: [], fuzzy: [], more: false });
+    const hit: SearchHit = {
+      id: "2026-11-25-01",
+      file: "memory/2026-11-25.md",
+      line: 5,
+      timestamp: "2026-11-25T09:00:00+00:00",
+      session: null,
+      agent: null,
+      name: null,
+      goal: "Fix ERR_X",
+      trigger: null,
+      verified: null,
+      score: 1,
+      snippet: "Fix ERR_X",
+      field: "goal",
+      match: "exact",
+    };
+    const exact: QueryResult = { hits: [hit, hit], match: "exact", missing: [], suggestions: [] };
+    expect(await searchAnswer("ERR_X", exact, 1)).toMatchObject({ hits: [hit], fuzzy: [], more: true });
+    const fuzzy: QueryResult = { hits: [], match: "fuzzy", missing: ["ERR_Y"], suggestions: [] };
+    expect(await searchAnswer("ERR_Y", fuzzy, 1)).toMatchObject({ hits: [], fuzzy: [], more: false });
+    // Every identifier exists, but never together: the result's own hits are the closest matches.
+    const apart: QueryResult = { hits: [hit], match: "fuzzy", missing: [], suggestions: [] };
+    const near = await searchAnswer("ERR_X ERR_Z", apart, 1);
+    expect([near.hits, near.fuzzy.map((h) => [h.id, h.match])]).toEqual([[], [["2026-11-25-01", "fuzzy"]]]);
   });
 });
 
