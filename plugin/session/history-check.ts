@@ -1,8 +1,7 @@
 /**
  * The history read whole, block by block, for what the index's refs cannot say: `verify` (every block's
  * checksum, torn blocks, versions, duplicate ids, claims that name no block), the doctor's facts about
- * the logs and the index files, the memory timeline's snapshots (claims laid over), and a snapshot its log
- * lost, from the journal. Reads only.
+ * the logs and the index files, and the memory timeline's snapshots (claims laid over). Reads only.
  */
 import { claimed, claimOf, danglingClaims, readClaims } from "../search/claims.ts";
 import { isCapture } from "../search/tally.ts";
@@ -159,23 +158,4 @@ export async function snapshotsOf(
     diagnostics.push(...parsed.diagnostics.filter((d) => wanted.has(`${d.file}:${d.line}`)));
   }
   return { snapshots: snapshots.sort(olderFirst), diagnostics };
-}
-
-/**
- * The snapshot with id `id`, or the newest of checkpoint name `name`, that its daily log lost and the
- * journal still holds (claims laid over); null when the journal holds none, or when a log still holds a
- * version of the name (its newest a tombstone: deleted, not lost).
- */
-export async function lostSnapshot(
-  workspaceDir: string,
-  want: { id: string } | { name: string },
-): Promise<LocatedSnapshot | null> {
-  const { findLost } = await import("../store/journal-check.ts");
-  const lost = await findLost(workspaceDir, want);
-  if (lost === null) return null;
-  if ("name" in want) {
-    if ((await readAllSnapshots(workspaceDir)).snapshots.some((s) => s.snapshot.name === want.name))
-      return null;
-  }
-  return claimed((await readClaims(workspaceDir)).claims, lost);
 }

@@ -4,7 +4,7 @@
  * newest ones back to where nothing older can change the answer, `show` the months whose refs mention its
  * argument, `status` every month's refs), and no log unless it changed since it was indexed. Each answers
  * null when a month has no usable saved refs (never indexed, corrupt, older format): then the question
- * goes to the search index (history.ts `History`), which builds and saves what is missing.
+ * goes to the search index (history-index.ts `History`), which builds and saves what is missing.
  */
 import { type Entry, refOf } from "../search/document.ts";
 import { latestIn, SavedRefs } from "../search/saved-refs.ts";

@@ -54,7 +54,7 @@ export async function scrub(
   const report = await scrubWorkspace(workspaceDir, options);
   let reindexed: number | null = null;
   if (report.indexRemoved) {
-    const { History } = await import("./history.ts");
+    const { History } = await import("./history-index.ts");
     const index = await History.open(workspaceDir, { entriesOnly: false, warn: () => {} });
     try {
       reindexed = (await index.reindex()).snapshots;

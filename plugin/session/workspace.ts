@@ -16,7 +16,7 @@ import { readMemoryFile } from "../store/log-open.ts";
 import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
 import { type SaveMeta, type SaveResult, saveSnapshot, tombstone } from "../store/save.ts";
 import { JsonState, type Logger } from "../store/state.ts";
-import { History } from "./history.ts";
+import { History } from "./history-index.ts";
 import {
   FlushMarks,
   initialFlushMarks,

@@ -4,8 +4,7 @@
  * Light on purpose: the search engine, the parser and the status document load only when used.
  */
 import { isAbsolute, normalize, relative, sep } from "node:path";
-import { location, type SnapshotRef } from "../session/history.ts";
-import { logNameProblem } from "../session/state-files.ts";
+import { location, logNameProblem, type SnapshotRef } from "../session/history.ts";
 import { echoed } from "../snapshot/echo.ts";
 import { snapshotJson } from "../snapshot/json.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";

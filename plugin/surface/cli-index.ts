@@ -1,21 +1,13 @@
 /**
- * The runtime of the CLI's read commands that open the search index (session/history.ts `History`): search and
+ * The runtime of the CLI's read commands that open the search index (session/history-index.ts `History`): search and
  * reindex, and list, show, recall and status when the saved refs alone cannot answer (cli-refs.ts), so
  * that the index builds what is missing. Loaded on use by cli-read.ts.
  */
 
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import {
-  absentNamed,
-  History,
-  type QueryResult,
-  type SearchAnswer,
-  type SearchHit,
-  scanFirst,
-  searchAnswer,
-  searchedTerms,
-} from "../session/history.ts";
+import type { QueryResult, SearchAnswer, SearchHit } from "../session/history.ts";
+import { absentNamed, History, scanFirst, searchAnswer, searchedTerms } from "../session/history-index.ts";
 import { echoed } from "../snapshot/echo.ts";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../snapshot/time.ts";
@@ -261,7 +253,7 @@ export async function reindex(o: ReadOutput, workspaceDir: string): Promise<void
 }
 
 /**
- * Logs at least this large (in bytes) with no index yet get a first answer by reading them (history.ts `scanFirst`);
+ * Logs at least this large (in bytes) with no index yet get a first answer by reading them (history-index.ts `scanFirst`);
  * `BIG_MEMORY_SCAN_FIRST_BYTES` in the environment sets another size.
  */
 export const SCAN_FIRST_BYTES = 20_000_000;

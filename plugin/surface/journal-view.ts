@@ -118,7 +118,7 @@ export async function lostFromJournal(
   what: string,
   session?: string,
 ): Promise<{ found: LocatedSnapshot; warning: string } | null> {
-  const { lostSnapshot } = await import("../session/history-check.ts");
+  const { lostSnapshot } = await import("../session/history.ts");
   const found = await lostSnapshot(workspaceDir, SNAPSHOT_ID.test(what) ? { id: what } : { name: what });
   if (found === null) return null;
   if (session !== undefined && found.snapshot.session !== session) return null;

@@ -2,15 +2,14 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { History } from "../../plugin/session/history.ts";
 import {
   claimedSnapshots,
   indexFacts,
   logFacts,
-  lostSnapshot,
   snapshotsOf,
   verifyHistory,
 } from "../../plugin/session/history-check.ts";
+import { History } from "../../plugin/session/history-index.ts";
 import { saveSnapshot } from "../../plugin/session/maintenance.ts";
 import { emptyContent } from "../../plugin/snapshot/sections.ts";
 
@@ -146,16 +145,5 @@ describe("claimedSnapshots and snapshotsOf", () => {
     expect(read.diagnostics).toEqual([
       { file: "memory/2026-11-24.md", line: 0, message: expect.stringMatching(/^not read: /) },
     ]);
-  });
-});
-
-describe("lostSnapshot", () => {
-  it("finds a snapshot its log lost in the journal, by id and by name, and nothing else", async () => {
-    await save("Fix the OAuth callback", "oauth-fix");
-    expect(await lostSnapshot(ws, { id: "2026-11-25-01" })).toBeNull();
-    await writeFile(join(ws, LOG), "");
-    expect((await lostSnapshot(ws, { id: "2026-11-25-01" }))?.snapshot.goal).toBe("Fix the OAuth callback");
-    expect((await lostSnapshot(ws, { name: "oauth-fix" }))?.snapshot.id).toBe("2026-11-25-01");
-    expect(await lostSnapshot(ws, { name: "other" })).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { History } from "../../plugin/session/history.ts";
+import { History } from "../../plugin/session/history-index.ts";
 import { hasLiveName } from "../../plugin/session/history-saved.ts";
 import {
   archiveBefore,
