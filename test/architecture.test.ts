@@ -21,6 +21,21 @@ const LAYERS: readonly (readonly string[])[] = [
   ["index.ts", "manifest.ts", "docs-regions.ts"],
 ];
 
+/**
+ * Parts the surface never imports from, type-only imports included: the plugin's tools and hooks and the
+ * CLI ask the same query layer in session/ (history.ts and its neighbours) for list, show, recall, search,
+ * status and verify, and session/maintenance.ts for the writes; the types they need are re-exported there.
+ */
+const BENEATH_THE_SURFACE: readonly string[] = ["search", "store"];
+
+/** The imports of `module` that reach past the query layer (see {@link BENEATH_THE_SURFACE}). */
+function pastTheQueryLayer(module: string, imports: readonly string[]): string[] {
+  if (partOf(module) !== "surface") return [];
+  return imports
+    .filter((target) => BENEATH_THE_SURFACE.includes(partOf(target)))
+    .map((target) => `${module} -> ${target}`);
+}
+
 /** Modules without a mirror test, and why. */
 const NO_MIRROR: Record<string, string> = {
   "index.ts": "the entry: wiring only, exercised by the end-to-end tests in a real OpenClaw",
@@ -73,6 +88,32 @@ describe("the house", () => {
         .map((target) => `${module} -> ${target}`),
     );
     expect(upward).toEqual([]);
+  });
+
+  it("the surface imports nothing from search/ or store/, not even a type: it asks session/", () => {
+    const past = modules.flatMap((module) => pastTheQueryLayer(module, importsOf(module)));
+    expect(past).toEqual([]);
+  });
+
+  it("the query layer's rule catches an import into search/ or store/, static, dynamic or type-only", () => {
+    // The rule, tried on imports a surface module must not have, as importsOf reads them.
+    const tried = [
+      'import { planQuery } from "../search/query.ts";',
+      'import type { LedgerRecord } from "../store/ledger.ts";',
+      'const { readAllSnapshots } = await import("../store/snapshots.ts");',
+      'export { tombstone } from "../store/save.ts";',
+    ];
+    for (const line of tried) {
+      const specifier = /["'](\.[^"']+)["']/.exec(line)?.[1] as string;
+      const target = relative(PLUGIN, resolve(join(PLUGIN, "surface"), specifier));
+      expect(pastTheQueryLayer("surface/cli-index.ts", [target])).toEqual([
+        `surface/cli-index.ts -> ${target}`,
+      ]);
+    }
+    expect(pastTheQueryLayer("surface/cli-index.ts", ["session/history.ts", "snapshot/parse.ts"])).toEqual(
+      [],
+    );
+    expect(pastTheQueryLayer("session/history.ts", ["search/query.ts", "store/ledger.ts"])).toEqual([]);
   });
 
   it("capture and recover, the pure logic, do not import each other", () => {

@@ -18,6 +18,7 @@ import { readMemoryFile } from "../store/log-open.ts";
 import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
 import { type SaveMeta, type SaveResult, saveSnapshot, tombstone } from "../store/save.ts";
 import { JsonState, type Logger } from "../store/state.ts";
+import { History } from "./history-index.ts";
 import {
   FlushMarks,
   initialFlushMarks,
@@ -225,9 +226,14 @@ export class Workspace {
    * and every snapshot of a name older than its newest tombstone left out (the lifecycle's rule).
    */
   async liveRefs(): Promise<SnapshotRef[]> {
-    const index = await this.index();
-    await index.ready();
-    return liveNewestFirst(index.all(), (e) => e).map(({ tombstone: _t, ...ref }) => ref);
+    const history = await this.history();
+    await history.ready();
+    return history.liveRefs();
+  }
+
+  /** The workspace's history over its open index: the query layer the CLI asks too (history.ts). */
+  async history(): Promise<History> {
+    return History.over(this.dir, await this.index());
   }
 
   /**
@@ -343,12 +349,12 @@ export class Workspace {
     missing: string[];
     suggestions: { word: string; closest: string[] }[];
   }> {
-    const index = await this.index();
-    const result = index.search(query, { ...opts, suggest: true });
+    const history = await this.history();
+    const result = history.find(query, { ...opts, suggest: true });
     const found = await Promise.all(
       result.hits.map(async (h) => {
-        if (h.name !== null && index.latest({ name: h.name }) === null) return null;
-        const located = await index.getAt(h.file, h.line);
+        if (h.name !== null && history.latest({ name: h.name }) === null) return null;
+        const located = await history.getAt(h.file, h.line);
         return located === null ? null : { located, score: h.score, snippet: h.snippet };
       }),
     );

@@ -4,16 +4,16 @@
  * Light on purpose: the search engine, the parser and the status document load only when used.
  */
 import { isAbsolute, normalize, relative, sep } from "node:path";
-import type { SnapshotRef } from "../search/snapshot-index.ts";
+import { location, logNameProblem, type SnapshotRef } from "../session/history.ts";
 import { echoed } from "../snapshot/echo.ts";
 import { snapshotJson } from "../snapshot/json.ts";
-import { live } from "../snapshot/lifecycle.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { logNameProblem } from "../store/log-names.ts";
 import type { CliIO } from "./cli.ts";
 import { EXIT, UsageError } from "./cli-args.ts";
 import type { StatusSource } from "./cli-status.ts";
 import { counted, refTable, type Style, snapshotText } from "./cli-text.ts";
+
+export { type ListOptions, type Lookup, listed, resolve } from "../session/history.ts";
 
 /** What a read command prints and how it ends: its document or text, its problems, its exit code. */
 export interface ReadOutput {
@@ -70,68 +70,6 @@ export function shownArgument(what: string, workspaceDir: string): string {
     );
   }
   return `${file}:${at.line}`;
-}
-
-/** `memory/2026-11-22.md:14` as a file and a line, or null. */
-function location(text: string): { file: string; line: number } | null {
-  const m = /^(.+\.md):(\d+)$/.exec(text);
-  return m?.[1] === undefined || m[2] === undefined ? null : { file: m[1], line: Number(m[2]) };
-}
-
-/** What `show` looks snapshots up in (the search service is one); `getRef` reads the block of a known ref. */
-export interface Lookup {
-  findAll(id: string): SnapshotRef[];
-  latest(scope: { name: string }): SnapshotRef | null;
-  getAt(file: string, line: number): Promise<LocatedSnapshot | null>;
-  getRef?(ref: SnapshotRef): Promise<LocatedSnapshot | null>;
-}
-
-/**
- * The snapshot `what` names: `file:line`, an id (when blocks share it, the one in its own day's log,
- * with a warning naming the others), or a checkpoint name (its newest live version).
- */
-export async function resolve(
-  index: Lookup,
-  what: string,
-): Promise<{ found: LocatedSnapshot | null; warnings: string[] }> {
-  const at = location(what);
-  if (at !== null) return { found: await index.getAt(at.file, at.line), warnings: [] };
-  const same = index.findAll(what);
-  if (same.length > 0) {
-    const own =
-      same.find((r) => r.file.startsWith(`memory/${what.slice(0, 10)}`)) ?? (same[0] as SnapshotRef);
-    const others = same.filter((r) => r !== own);
-    return {
-      found: await (index.getRef?.(own) ?? index.getAt(own.file, own.line)),
-      warnings: others.map(
-        (r) =>
-          `snapshot id ${what} is also used by the block at ${r.file}:${r.line} (show it with "show ${r.file}:${r.line}")`,
-      ),
-    };
-  }
-  const named = index.latest({ name: what });
-  if (named === null) return { found: null, warnings: [] };
-  return { found: await (index.getRef?.(named) ?? index.getAt(named.file, named.line)), warnings: [] };
-}
-
-/** `list`'s options. */
-export interface ListOptions {
-  dir: string;
-  session?: string;
-  agent?: string;
-  limit: number;
-  all: boolean;
-}
-
-/** The refs `list` prints from `all` (every ref, tombstones included, newest first). */
-export function listed<
-  T extends { session: string | null; agent: string | null; name: string | null; tombstone: boolean },
->(all: readonly T[], o: ListOptions): T[] {
-  const kept = o.all ? all : live([...all].reverse(), (r) => r).reverse();
-  return kept
-    .filter((r) => o.session === undefined || r.session === o.session)
-    .filter((r) => o.agent === undefined || r.agent === o.agent)
-    .slice(0, o.limit);
 }
 
 /**

@@ -1,22 +1,16 @@
 /**
- * The runtime of the CLI's read commands that open the search index (`SearchService`): search and
+ * The runtime of the CLI's read commands that open the search index (session/history-index.ts `History`): search and
  * reindex, and list, show, recall and status when the saved refs alone cannot answer (cli-refs.ts), so
  * that the index builds what is missing. Loaded on use by cli-read.ts.
  */
 
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { claimOf, readClaims } from "../search/claims.ts";
-import { indexDir, listShardFiles } from "../search/persist.ts";
-import { absentNamed, closeMatches, planQuery } from "../search/query.ts";
-import { scanSearch } from "../search/scan.ts";
-import type { SearchService } from "../search/search-service.ts";
-import type { QueryResult, SearchHit } from "../search/snapshot-index.ts";
-import { tallyOf } from "../search/tally.ts";
+import type { QueryResult, SearchAnswer, SearchHit } from "../session/history.ts";
+import { absentNamed, History, scanFirst, searchAnswer, searchedTerms } from "../session/history-index.ts";
 import { echoed } from "../snapshot/echo.ts";
 import type { Diagnostic } from "../snapshot/snapshot.ts";
 import { relativeAge } from "../snapshot/time.ts";
-import { listDailyLogs } from "../store/daily-log.ts";
 import type { CliIO } from "./cli.ts";
 import {
   answer,
@@ -24,17 +18,15 @@ import {
   answerSnapshot,
   answerStatus,
   type ListOptions,
-  listed,
   type ReadOutput,
-  resolve,
 } from "./cli-answer.ts";
 import { EXIT, UsageError } from "./cli-args.ts";
-import { progress } from "./cli-progress.ts";
+import { type Progress, progress } from "./cli-progress.ts";
 import { counted, cut, oneLine, PIPED_GOAL, type Style, table } from "./cli-text.ts";
 
 /** What a command found, and what went wrong along the way. */
 interface IndexRun {
-  index: SearchService;
+  index: History;
   /** Problems in the logs and the index's own warnings (index files rebuilt, unknown versions...). */
   diagnostics(): Diagnostic[];
 }
@@ -58,17 +50,13 @@ export async function withIndex<T>(
   const warnings: Diagnostic[] = [];
   let answered = false;
   const shown = progress({ stderr: io.stderr, terminal: io.color && process.stderr.isTTY === true });
-  // Loaded on use, so that a short command such as `save` does not pay for the search engine's start-up.
-  const { SearchService } = await import("../search/search-service.ts");
-  const index = await SearchService.open(workspaceDir, {
-    logger: {
-      warn: (message) => {
-        warnings.push({ file: ".big-memory/search", line: 0, message: message.replace(/^big-memory: /, "") });
-        // Until `fn` answers, its answer tells the warnings; one that comes later (saving) is told here.
-        if (answered && !opts.json) io.stderr(`${message}\n`);
-      },
+  // The engine loads on use (History.open), so that a short command such as `save` does not pay for it.
+  const index = await History.open(workspaceDir, {
+    warn: (message) => {
+      warnings.push({ file: ".big-memory/search", line: 0, message: message.replace(/^big-memory: /, "") });
+      // Until `fn` answers, its answer tells the warnings; one that comes later (saving) is told here.
+      if (answered && !opts.json) io.stderr(`${message}\n`);
     },
-    watch: false,
     entriesOnly: opts.entriesOnly,
     skipLoad: opts.skipLoad === true,
     onProgress: (p) =>
@@ -103,16 +91,14 @@ export async function withIndex<T>(
 /** `list` through the search index. */
 export async function listIndexed(o: ReadOutput, options: ListOptions): Promise<void> {
   await withIndex(options.dir, o.io, { entriesOnly: true, json: o.json }, async (run) => {
-    const wanted = { ...options, limit: options.limit + 1 };
-    const refs = listed(run.index.all(), wanted).map(({ tombstone: _t, ...ref }) => ref);
-    await answerList(o, refs, run.diagnostics(), options.limit);
+    await answerList(o, run.index.list(options), run.diagnostics(), options.limit);
   });
 }
 
 /** `show` through the search index. */
 export async function showIndexed(o: ReadOutput, workspaceDir: string, what: string): Promise<void> {
   await withIndex(workspaceDir, o.io, { entriesOnly: true, json: o.json }, async (run) => {
-    const { found, warnings } = await resolve(run.index, what);
+    const { found, warnings } = await run.index.show(what);
     await answerSnapshot(
       o,
       workspaceDir,
@@ -132,8 +118,7 @@ export async function recallIndexed(
   scope: { session?: string; name?: string },
 ): Promise<void> {
   await withIndex(workspaceDir, o.io, { entriesOnly: true, json: o.json }, async (run) => {
-    const ref = run.index.latest(scope);
-    const found = ref === null ? null : await run.index.getAt(ref.file, ref.line);
+    const found = await run.index.recall(scope);
     const asked = scope.name === undefined ? undefined : { what: scope.name, session: scope.session };
     await answerSnapshot(o, workspaceDir, found, [], run.diagnostics(), "No snapshot in that scope.", asked);
   });
@@ -142,14 +127,8 @@ export async function recallIndexed(
 /** `status` through the search index. */
 export async function statusIndexed(o: ReadOutput, workspaceDir: string): Promise<void> {
   await withIndex(workspaceDir, o.io, { entriesOnly: true, json: o.json }, async (run) => {
-    const logs = run.index.logs();
-    const diagnostics = run.diagnostics();
-    // A claimed flush block counts as a capture (search/tally.ts `isCapture`): the refs do not say which are.
-    const { claims } = await readClaims(workspaceDir);
-    const refs = run.index
-      .all()
-      .map((r) => ({ ...r, claimed: claimOf(claims, r.file, r.line, r.id) !== undefined }));
-    await answerStatus(o, workspaceDir, { tally: tallyOf(refs), ...logs }, diagnostics);
+    const status = await run.index.status();
+    await answerStatus(o, workspaceDir, status, run.diagnostics());
   });
 }
 
@@ -165,7 +144,7 @@ export async function searchIndexed(
   query: string,
   options: { limit: number; filter: { session?: string; agent?: string } },
 ): Promise<void> {
-  if (planQuery(query).terms.length === 0)
+  if (searchedTerms(query) === 0)
     throw new UsageError(
       `search needs words to look for, received ${echoed(query)} (punctuation and common words such as "the" are not searched)`,
     );
@@ -173,51 +152,12 @@ export async function searchIndexed(
   const wanted = { ...options, limit: options.limit + 1 };
   const first = await firstAnswer(workspaceDir, o.io, query, { ...wanted, json: o.json });
   if (first !== null) {
-    await showSearch(o, query, options, await splitFuzzy(query, first, options.limit), first.diagnostics);
+    await showSearch(o, query, options, await searchAnswer(query, first, options.limit), first.diagnostics);
     return;
   }
   await withIndex(workspaceDir, o.io, { entriesOnly: false, json: o.json }, async (run) => {
-    const result = run.index.search(query, { ...wanted, suggest: true });
-    const search = (asked: string) => {
-      const found = run.index.search(asked, wanted);
-      return found.match === "exact" ? found.hits : [];
-    };
-    const split = await splitFuzzy(query, result, options.limit, search);
-    await showSearch(o, query, options, split, run.diagnostics());
+    await showSearch(o, query, options, await run.index.search(query, options), run.diagnostics());
   });
-}
-
-/** What `search` answers: the hits holding the query as typed, or else its closest matches. */
-interface SearchAnswer extends Pick<QueryResult, "match" | "missing" | "suggestions"> {
-  hits: SearchHit[];
-  fuzzy: SearchHit[];
-  /** Whether more were found than `limit` (of the hits, or else of the closest matches). */
-  more: boolean;
-}
-
-/**
- * Splits a result found with `limit + 1` hits: hits when they hold the query as typed; otherwise the
- * closest matches, found through the suggestions by `search` when an identifier is missing (none
- * without `search`), or the result's own hits when every identifier exists but none with the others.
- */
-async function splitFuzzy(
-  query: string,
-  result: QueryResult,
-  limit: number,
-  search?: (query: string) => readonly SearchHit[],
-): Promise<SearchAnswer> {
-  const { match, missing, suggestions } = result;
-  const more = result.hits.length > limit;
-  if (match === "exact")
-    return { hits: result.hits.slice(0, limit), fuzzy: [], match, missing, suggestions, more };
-  const near =
-    missing.length === 0
-      ? { hits: result.hits.slice(0, limit), suggestions, more }
-      : search === undefined
-        ? { hits: [], suggestions, more: false }
-        : await closeMatches(query, suggestions, limit, search, (h) => `${h.file}:${h.line}`);
-  const fuzzy = near.hits.map((h) => ({ ...h, match: "fuzzy" as const }));
-  return { hits: [], fuzzy, match, missing, suggestions: near.suggestions, more: near.more };
 }
 
 /** Prints a search's answer (see {@link searchIndexed}), notes on stderr that more exist, and sets the exit. */
@@ -313,13 +253,13 @@ export async function reindex(o: ReadOutput, workspaceDir: string): Promise<void
 }
 
 /**
- * Logs at least this large (in bytes) with no index yet get a first answer by reading them (scan.ts);
+ * Logs at least this large (in bytes) with no index yet get a first answer by reading them (history-index.ts `scanFirst`);
  * `BIG_MEMORY_SCAN_FIRST_BYTES` in the environment sets another size.
  */
 export const SCAN_FIRST_BYTES = 20_000_000;
 
 /**
- * The answer to a first search of a large workspace with no index yet: read the logs for it (scan.ts)
+ * The answer to a first search of a large workspace with no index yet: read the logs for it (`scanFirst`)
  * and build the index in a background process (`big-memory reindex`), instead of making the person wait
  * for the whole build. Null when an index exists or the logs are small (the index is built at once).
  */
@@ -329,20 +269,19 @@ async function firstAnswer(
   query: string,
   options: { limit: number; filter: { session?: string; agent?: string }; json: boolean },
 ): Promise<(QueryResult & { diagnostics: Diagnostic[] }) | null> {
-  if ((await listShardFiles(indexDir(workspaceDir))).length > 0) return null;
-  const logs = await listDailyLogs(workspaceDir);
-  const threshold = Number(io.env.BIG_MEMORY_SCAN_FIRST_BYTES ?? SCAN_FIRST_BYTES);
-  if (logs.reduce((n, l) => n + l.size, 0) < threshold) return null;
-  const shown = progress({ stderr: io.stderr, terminal: io.color && process.stderr.isTTY === true });
-  const { claims } = await readClaims(workspaceDir);
-  const scan = await scanSearch(workspaceDir, query, {
+  let shown: Progress | undefined;
+  const scan = await scanFirst(workspaceDir, query, {
     limit: options.limit,
     filter: options.filter,
-    claims,
+    threshold: Number(io.env.BIG_MEMORY_SCAN_FIRST_BYTES ?? SCAN_FIRST_BYTES),
+    onStart: () => {
+      shown = progress({ stderr: io.stderr, terminal: io.color && process.stderr.isTTY === true });
+    },
     onProgress: (done, of) =>
-      shown.update(`no index yet, reading memory/ for this search: ${done} of ${of} logs`),
+      shown?.update(`no index yet, reading memory/ for this search: ${done} of ${of} logs`),
   });
-  shown.done();
+  if (scan === null) return null;
+  shown?.done();
   // BIG_MEMORY_BACKGROUND_INDEX=0 leaves the build to the caller (a benchmark times it apart).
   if (io.env.BIG_MEMORY_BACKGROUND_INDEX !== "0") {
     const bin = fileURLToPath(new URL("../../bin/big-memory.js", import.meta.url));

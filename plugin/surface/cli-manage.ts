@@ -1,13 +1,10 @@
 import type { Command } from "commander";
-import { danglingClaims, readClaims } from "../search/claims.ts";
+import { verifyHistory } from "../session/history-check.ts";
+import { archiveBefore, deleteCheckpoint } from "../session/maintenance.ts";
+import { isDailyLogDate } from "../session/state-files.ts";
 import { echoed } from "../snapshot/echo.ts";
-import { archiveBefore } from "../store/archive.ts";
-import { isDailyLogDate } from "../store/daily-log.ts";
-import { tombstone } from "../store/save.ts";
-import { readAllSnapshots } from "../store/snapshots.ts";
 import type { CommandContext } from "./cli.ts";
 import { type CommonOptions, EXIT, resolveWorkspace, UsageError } from "./cli-args.ts";
-import { hasLiveName } from "./cli-refs.ts";
 import { runScrub, scrubText } from "./cli-scrub.ts";
 import { counted } from "./cli-text.ts";
 
@@ -20,38 +17,14 @@ export function defineManageCommands(
     .description("check every snapshot: checksums, torn blocks, versions, duplicate ids")
     .action(async (o: CommonOptions) => {
       const workspaceDir = resolveWorkspace(o.dir, io);
-      const ws = await readAllSnapshots(workspaceDir);
-      const claims = await readClaims(workspaceDir);
-      const diagnostics = [
-        ...ws.diagnostics,
-        ...claims.problems,
-        ...danglingClaims(claims.claims, ws.snapshots),
-      ];
-      const problems = [
-        ...ws.snapshots
-          .filter((s) => s.verified === false)
-          .map((s) => ({
-            id: s.snapshot.id as string | null,
-            file: s.file,
-            line: s.line,
-            problem:
-              s.checksum === null
-                ? "checksum line removed: the block carries big-memory's own metadata (a trigger other than flush, or a tombstone) but no checksum"
-                : "checksum mismatch: the block was modified after it was written",
-          })),
-        ...diagnostics.map((d) => ({
-          id: d.id ?? null,
-          file: d.file,
-          line: d.line,
-          problem: d.message,
-        })),
-      ].sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
+      const ws = await verifyHistory(workspaceDir);
+      const { problems, diagnostics } = ws;
       const ok = problems.length === 0;
       // A problem of a whole file (a log that cannot be read) has no line: null in JSON, where lines are 1-based.
       const lineOf = <T extends { line: number }>(p: T) => (p.line > 0 ? p : { ...p, line: null });
       const doc = {
         ok,
-        checked: ws.snapshots.length,
+        checked: ws.checked,
         problems: problems.map(lineOf),
         // Dated logs left in sub-folders are not read: told, but not a problem of the snapshots checked.
         diagnostics: [...diagnostics, ...ws.strays].map(({ file, line, message }) =>
@@ -62,11 +35,11 @@ export function defineManageCommands(
         [
           ok
             ? style.green(
-                `ok: ${counted(ws.snapshots.length, "snapshot")} checked in ${counted(ws.files, "daily log")}, no problems`,
+                `ok: ${counted(ws.checked, "snapshot")} checked in ${counted(ws.files, "daily log")}, no problems`,
               )
             : [
                 style.red(
-                  `${counted(problems.length, "problem")} in ${counted(ws.snapshots.length, "snapshot")} checked:`,
+                  `${counted(problems.length, "problem")} in ${counted(ws.checked, "snapshot")} checked:`,
                 ),
                 ...problems.map(
                   (p) => `  ${p.line > 0 ? `${p.file}:${p.line}` : p.file}  ${p.id ?? "-"}  ${p.problem}`,
@@ -84,12 +57,12 @@ export function defineManageCommands(
     .option("--session <key>", "session key to attribute the deletion to")
     .action(async (name: string, o: CommonOptions & { session?: string }) => {
       const workspaceDir = resolveWorkspace(o.dir, io);
-      if (!(await hasLiveName(workspaceDir, name))) {
+      const saved = await deleteCheckpoint({ workspaceDir, name, session: o.session ?? null, now: io.now() });
+      if (saved === null) {
         out(o.json, { deleted: null }, () => `No live checkpoint named ${echoed(name)}.`);
         setExit(EXIT.notFound);
         return;
       }
-      const saved = await tombstone({ workspaceDir, name, session: o.session ?? null, now: io.now() });
       out(
         o.json,
         { deleted: name, id: saved.id, file: saved.file, line: saved.line },

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { type RepairReport, repairJournal } from "../store/journal-check.ts";
+import { type RepairReport, repair } from "../session/maintenance.ts";
 import type { CommandContext } from "./cli.ts";
 import { type CommonOptions, EXIT, resolveWorkspace } from "./cli-args.ts";
 import { counted, type Style } from "./cli-text.ts";
@@ -16,7 +16,7 @@ export function defineRepair(root: Command, { io, setExit, common, style, out }:
     .option("--dry-run", "say what would be appended, write nothing")
     .action(async (o: CommonOptions & { dryRun?: boolean }) => {
       const workspaceDir = resolveWorkspace(o.dir, io);
-      const report = await repairJournal(workspaceDir, { dryRun: o.dryRun === true, now: io.now() });
+      const report = await repair(workspaceDir, { dryRun: o.dryRun === true, now: io.now() });
       const diagnostics = report.problems.map((d) => (d.line > 0 ? d : { ...d, line: null }));
       out(o.json, { dryRun: report.dryRun, logs: report.logs, diagnostics }, () => repairText(report, style));
       setExit(report.problems.some((p) => p.message.startsWith("not repaired")) ? EXIT.notFound : EXIT.ok);

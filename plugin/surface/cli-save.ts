@@ -1,11 +1,11 @@
 import type { Command } from "commander";
+import { saveSnapshot } from "../session/maintenance.ts";
 import { echoed } from "../snapshot/echo.ts";
 import { contentFromInput } from "../snapshot/input.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { Trigger } from "../snapshot/snapshot.ts";
 import { timeZoneProblem } from "../snapshot/time.ts";
 import { decodeUtf8Strict } from "../snapshot/utf8.ts";
-import { saveSnapshot } from "../store/save.ts";
 import type { CommandContext } from "./cli.ts";
 import { type CommonOptions, EXIT, resolveWorkspace, UsageError } from "./cli-args.ts";
 import { kindsText } from "./cli-text.ts";

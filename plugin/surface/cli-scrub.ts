@@ -1,5 +1,4 @@
-import { addCounts } from "../store/gate.ts";
-import { type ScrubReport, scrubWorkspace } from "../store/scrub.ts";
+import { addCounts, type ScrubReport, scrub } from "../session/maintenance.ts";
 import { counted, kindsText, type Style } from "./cli-text.ts";
 
 /**
@@ -13,18 +12,7 @@ export async function runScrub(
   workspaceDir: string,
   options: { logs: boolean; apply?: boolean; now: Date },
 ): Promise<ScrubReport & { reindexed: number | null }> {
-  const report = await scrubWorkspace(workspaceDir, options);
-  let reindexed: number | null = null;
-  if (report.indexRemoved) {
-    const { SearchService } = await import("../search/search-service.ts");
-    const index = await SearchService.open(workspaceDir, { logger: { warn: () => {} }, watch: false });
-    try {
-      reindexed = (await index.reindex()).snapshots;
-    } finally {
-      await index.close();
-    }
-  }
-  return { ...report, reindexed };
+  return scrub(workspaceDir, options);
 }
 
 /** The scrub report for people: big-memory's own files, then the daily logs' blocks, then the backup. */

@@ -1,11 +1,17 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { NO_SESSION, type TalliedRef, type Tally } from "../search/tally.ts";
+import { NO_SESSION, type TalliedRef, type Tally } from "../session/history.ts";
+import {
+  LEDGER_FILE,
+  type LedgerRecord,
+  RESTORE_LOG_FILE,
+  type RestoreLogEntry,
+  readLedger,
+  readRestoreLog,
+  readStateFile,
+  STATE_DIR_NAME,
+} from "../session/state-files.ts";
 import { relativeAge } from "../snapshot/time.ts";
-import { STATE_DIR_NAME } from "../store/gate.ts";
-import { LEDGER_FILE, type LedgerRecord, readLedger } from "../store/ledger.ts";
-import { readStateFile } from "../store/log-open.ts";
-import { RESTORE_LOG_FILE, type RestoreLogEntry, readRestoreLog } from "../store/restore-log.ts";
 import { counted, fields, type Style, table } from "./cli-text.ts";
 
 /** `[REDACTED:<kind>]` markers in `text`, by kind, and their sum. */

@@ -5,10 +5,10 @@ import { staleWarnings } from "../recover/stale.ts";
 import { cleanInline } from "../recover/tokens.ts";
 import { recall, visibility } from "../session/recall.ts";
 import { withCapture, withPendingRestore } from "../session/session-state.ts";
+import { readRestoreLog } from "../session/state-files.ts";
 import { echoed } from "../snapshot/echo.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { relativeAge } from "../snapshot/time.ts";
-import { readRestoreLog } from "../store/restore-log.ts";
 import { doctorText, runDoctor } from "./cli-doctor.ts";
 import { injectedTokens, reasonText, tokensText } from "./cli-status.ts";
 import { fields, oneLine, styleFor, table } from "./cli-text.ts";
@@ -178,9 +178,9 @@ async function answer(deps: SurfaceDeps, ctx: CommandCtx): Promise<string> {
     case "help":
       return COMMAND_USAGE;
     case "repair": {
-      const { repairJournal } = await import("../store/journal-check.ts");
+      const { repair } = await import("../session/maintenance.ts");
       const { repairText } = await import("./cli-repair.ts");
-      return repairText(await repairJournal(ws.dir, { dryRun: arg === "--dry-run", now }));
+      return repairText(await repair(ws.dir, { dryRun: arg === "--dry-run", now }));
     }
     case "doctor": {
       const paths = { env: deps.env, cwd: process.cwd() };

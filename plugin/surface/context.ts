@@ -1,6 +1,6 @@
 import type { PluginConfig } from "../config.ts";
+import type { Logger } from "../session/state-files.ts";
 import type { Workspaces } from "../session/workspace.ts";
-import type { Logger } from "../store/state.ts";
 import { agentWorkspace, defaultAgentId, IMPLICIT_AGENT_ID } from "./openclaw-paths.ts";
 
 /** What every surface adapter (hooks, tools, commands) shares: config, workspaces, logger, clock. */

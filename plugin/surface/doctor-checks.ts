@@ -1,6 +1,6 @@
 import { PluginConfig } from "../config.ts";
+import type { LedgerRecord } from "../session/state-files.ts";
 import { relativeAge } from "../snapshot/time.ts";
-import type { LedgerRecord } from "../store/ledger.ts";
 import { ledgerCheck, unobservedChecks } from "./doctor-compactions.ts";
 import { type JournalSummary, journalCheck } from "./journal-view.ts";
 

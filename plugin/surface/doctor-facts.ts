@@ -1,16 +1,15 @@
 import { readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import JSON5 from "json5";
-import { claimOf, readClaims } from "../search/claims.ts";
-import { indexDir, listShardFiles, loadShardFile } from "../search/persist.ts";
-import { isCapture } from "../search/tally.ts";
+import { indexFacts, type LogFacts, logFacts } from "../session/history-check.ts";
 import { SessionState } from "../session/session-state.ts";
-import { errorCode } from "../store/fs-durable.ts";
-import { STATE_DIR_NAME } from "../store/gate.ts";
-import { readLedger } from "../store/ledger.ts";
-import { readStateFile } from "../store/log-open.ts";
-import { readRestoreLog } from "../store/restore-log.ts";
-import { readAllSnapshots } from "../store/snapshots.ts";
+import {
+  errorCode,
+  readLedger,
+  readRestoreLog,
+  readStateFile,
+  STATE_DIR_NAME,
+} from "../session/state-files.ts";
 import { type DoctorFacts, PLUGIN_ID } from "./doctor-checks.ts";
 import { journalSummary } from "./journal-view.ts";
 import type { OpenClawConfigFile } from "./openclaw-config.ts";
@@ -151,36 +150,13 @@ async function readSessions(workspace: string): Promise<DoctorFacts["sessions"]>
   return facts;
 }
 
-async function readIndex(workspace: string, logMonths: Set<string>): Promise<DoctorFacts["index"]> {
-  const dir = indexDir(workspace);
-  const months = await listShardFiles(dir).catch(() => [] as string[]);
-  const unreadable: string[] = [];
-  for (const month of months) {
-    const load = await loadShardFile(dir, month).catch((e: unknown) => ({
-      kind: "unreadable" as const,
-      problem: String(e),
-    }));
-    if (load.kind === "unreadable" || (load.kind === "loaded" && load.problem !== undefined))
-      unreadable.push(month);
-  }
-  const missing = [...logMonths].filter((m) => !months.includes(m)).sort();
-  return { months: months.length, unreadable, missing };
-}
-
 /** Gathers every fact the checks need (see the module comment). */
 export async function gatherFacts(input: DoctorInput): Promise<DoctorFacts> {
   const ws = input.workspace.dir;
   const exists = (await isDir(ws)) === true;
   const memory = exists ? await isDir(join(ws, "memory")) : null;
-  const empty = { snapshots: [], diagnostics: [], files: 0 };
-  const unreadable: string[] = [];
-  const logs =
-    memory === true
-      ? await readAllSnapshots(ws).catch((error: unknown) => {
-          unreadable.push(error instanceof Error ? error.message : String(error));
-          return empty;
-        })
-      : empty;
+  const logs: LogFacts =
+    memory === true ? await logFacts(ws) : { files: 0, snapshots: 0, lastCapture: null, problems: [] };
   const logMonths = new Set(
     memory === true
       ? (await readdir(join(ws, "memory"))).flatMap((n) => /^(\d{4}-\d{2})-\d{2}\.md$/.exec(n)?.[1] ?? [])
@@ -192,25 +168,8 @@ export async function gatherFacts(input: DoctorInput): Promise<DoctorFacts> {
         () => [],
       )
     : [];
-  // Only a block whose checksum holds, or a claimed flush block, is a capture; the others are problems.
-  const claims = memory === true ? (await readClaims(ws).catch(() => null))?.claims : undefined;
-  const claimed = (s: (typeof logs.snapshots)[number]) =>
-    claims !== undefined && claimOf(claims, s.file, s.line, s.snapshot.id) !== undefined;
-  const last = logs.snapshots.filter((s) => isCapture({ verified: s.verified, claimed: claimed(s) })).at(-1);
   const lastRestore = restores[restores.length - 1];
-  const problems = [
-    ...unreadable,
-    ...logs.snapshots
-      .filter((s) => s.verified === false)
-      .map((s) => `${s.file}:${s.line}: checksum mismatch`),
-    ...logs.snapshots
-      .filter((s) => s.verified === null && s.snapshot.trigger !== null && !claimed(s))
-      .map(
-        (s) =>
-          `${s.file}:${s.line}: says trigger ${s.snapshot.trigger} without a checksum: not counted as a capture`,
-      ),
-    ...logs.diagnostics.map((d) => `${d.file}:${d.line}: ${d.message}`),
-  ];
+  const { problems } = logs;
   return {
     now: input.now,
     host: input.host,
@@ -231,13 +190,13 @@ export async function gatherFacts(input: DoctorInput): Promise<DoctorFacts> {
     sessions: exists
       ? await readSessions(ws)
       : { count: 0, unreadable: 0, lastActivity: null, lastTurn: null, silent: [] },
-    lastCapture: last === undefined ? null : { id: last.snapshot.id, timestamp: last.snapshot.timestamp },
+    lastCapture: logs.lastCapture,
     lastRestore: lastRestore === undefined ? null : { id: lastRestore.id, at: lastRestore.at },
     journal: exists ? (await journalSummary(ws)).summary : { days: 0, blocks: 0, incidents: [] },
-    index: exists ? await readIndex(ws, logMonths) : { months: 0, unreadable: [], missing: [] },
+    index: exists ? await indexFacts(ws, logMonths) : { months: 0, unreadable: [], missing: [] },
     logs: {
       files: logs.files,
-      snapshots: logs.snapshots.length,
+      snapshots: logs.snapshots,
       problems: problems.length,
       firstProblem: problems[0] ?? null,
     },

@@ -4,10 +4,10 @@
  * is a problem with its fix (`big-memory repair`); a block that says who wrote it (a trigger) without a
  * checksum that holds, and that no claim gives to a session, is a diagnostic, never a capture.
  */
-import type { Tally } from "../search/tally.ts";
+
+import type { Tally } from "../session/history.ts";
+import { checkJournal, errorMessage, incidentMessage } from "../session/state-files.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { errorMessage } from "../store/fs-durable.ts";
-import { checkJournal, incidentMessage } from "../store/journal-check.ts";
 import { counted, type Style } from "./cli-text.ts";
 import type { Check } from "./doctor-checks.ts";
 
@@ -118,16 +118,9 @@ export async function lostFromJournal(
   what: string,
   session?: string,
 ): Promise<{ found: LocatedSnapshot; warning: string } | null> {
-  const byId = SNAPSHOT_ID.test(what);
-  const { findLost } = await import("../store/journal-check.ts");
-  const lost = await findLost(workspaceDir, byId ? { id: what } : { name: what });
-  if (lost === null) return null;
-  if (!byId) {
-    const { readAllSnapshots } = await import("../store/snapshots.ts");
-    if ((await readAllSnapshots(workspaceDir)).snapshots.some((s) => s.snapshot.name === what)) return null;
-  }
-  const { claimed, readClaims } = await import("../search/claims.ts");
-  const found = claimed((await readClaims(workspaceDir)).claims, lost);
+  const { lostSnapshot } = await import("../session/history.ts");
+  const found = await lostSnapshot(workspaceDir, SNAPSHOT_ID.test(what) ? { id: what } : { name: what });
+  if (found === null) return null;
   if (session !== undefined && found.snapshot.session !== session) return null;
   return {
     found,

@@ -3,7 +3,8 @@ import { writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
-import { PRIVATE_FILE_MODE, STATE_DIR_NAME, writePrivateBytes } from "../store/gate.ts";
+import { writePrivateFile } from "../session/maintenance.ts";
+import { PRIVATE_FILE_MODE, STATE_DIR_NAME } from "../session/state-files.ts";
 import type { CommandContext } from "./cli.ts";
 import { type CommonOptions, resolveWorkspace, UsageError } from "./cli-args.ts";
 import { counted } from "./cli-text.ts";
@@ -63,7 +64,7 @@ export function defineView(root: Command, { io, setExit, common, out }: CommandC
             : resolve(io.cwd, o.out);
       // The page holds only what reads handed over (redacted): its bytes are written as they are, since a
       // second redaction could take the script's own hash in the policy for a secret.
-      if (o.out === undefined) await writePrivateBytes(file, page);
+      if (o.out === undefined) await writePrivateFile(file, page);
       else await writeFile(file, page, { mode: PRIVATE_FILE_MODE });
       const opened = o.open === true ? await openInBrowser(file, io.env) : null;
       const gaps = data.compactions.filter((c) => c.c === "none").length;

@@ -5,11 +5,11 @@
  * Control UI tab show the same thing. Keys are short because a long history holds tens of thousands of
  * them: the page of 10,000 snapshots has to stay under 10 MB.
  */
+
+import type { LedgerRecord, RestoreLogEntry } from "../session/state-files.ts";
 import { liveSnapshots } from "../snapshot/lifecycle.ts";
 import type { Diagnostic, LocatedSnapshot, Snapshot } from "../snapshot/snapshot.ts";
 import { timestampMillis } from "../snapshot/time.ts";
-import type { LedgerRecord } from "../store/ledger.ts";
-import type { RestoreLogEntry } from "../store/restore-log.ts";
 import { forTerminal } from "./terminal.ts";
 import { type SnapshotDiff, snapshotDiff } from "./view-diff.ts";
 

@@ -5,15 +5,11 @@
  * (the file `big-memory view` writes); {@link readViewPage} one page of it, chosen from the search index's
  * refs, reading only the daily logs that page's snapshots are in (the Control UI route).
  */
-import { claimed, readClaims } from "../search/claims.ts";
-import type { SnapshotRef } from "../search/snapshot-index.ts";
-import { parseDailyLog } from "../snapshot/parse.ts";
-import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
+
+import type { SnapshotRef } from "../session/history.ts";
+import { claimedSnapshots, snapshotsOf } from "../session/history-check.ts";
+import { readLedger, readRestoreLog } from "../session/state-files.ts";
 import { timestampMillis } from "../snapshot/time.ts";
-import { readLedger } from "../store/ledger.ts";
-import { readMemoryFile } from "../store/log-open.ts";
-import { readRestoreLog } from "../store/restore-log.ts";
-import { olderFirst, readAllSnapshots } from "../store/snapshots.ts";
 import { buildViewData, type ViewData, type ViewSource } from "./view-model.ts";
 
 /** The ledger and the restore log, with their problems as sentences. */
@@ -33,18 +29,8 @@ async function readHistory(workspace: string): Promise<Pick<ViewSource, "ledger"
 
 /** The view of a whole workspace: every daily log, the whole ledger, every restore. */
 export async function readWholeView(workspace: string, now: Date): Promise<ViewData> {
-  const [all, claims, history] = await Promise.all([
-    readAllSnapshots(workspace),
-    readClaims(workspace),
-    readHistory(workspace),
-  ]);
-  return buildViewData({
-    workspace,
-    generated: now,
-    snapshots: all.snapshots.map((s) => claimed(claims.claims, s)),
-    diagnostics: [...all.diagnostics, ...all.strays, ...claims.problems],
-    ...history,
-  });
+  const [all, history] = await Promise.all([claimedSnapshots(workspace), readHistory(workspace)]);
+  return buildViewData({ workspace, generated: now, ...all, ...history });
 }
 
 /** Snapshots per page of the Control UI route. */
@@ -84,7 +70,7 @@ export async function readViewPage(
     const t = timestampMillis(iso);
     return Number.isNaN(t) ? page === 1 : t >= lower && t < upper;
   };
-  const [snapshots, history] = await Promise.all([readRefs(workspace, slice), readHistory(workspace)]);
+  const [snapshots, history] = await Promise.all([snapshotsOf(workspace, slice), readHistory(workspace)]);
   return buildViewData({
     workspace,
     generated: options.now,
@@ -102,34 +88,4 @@ export async function readViewPage(
       older: page < pages ? pageQuery(options.agent, page + 1) : null,
     },
   });
-}
-
-/** The full snapshots of `refs`, each daily log read once, claims laid over, oldest first. */
-async function readRefs(
-  workspace: string,
-  refs: readonly SnapshotRef[],
-): Promise<{ snapshots: LocatedSnapshot[]; diagnostics: Diagnostic[] }> {
-  const wanted = new Set(refs.map((r) => `${r.file}:${r.line}`));
-  const files = [...new Set(refs.map((r) => r.file))];
-  const claims = (await readClaims(workspace)).claims;
-  const snapshots: LocatedSnapshot[] = [];
-  const diagnostics: Diagnostic[] = [];
-  for (const file of files) {
-    let text: string;
-    try {
-      text = (await readMemoryFile(workspace, file)).toString("utf8");
-    } catch (error) {
-      diagnostics.push({
-        file,
-        line: 0,
-        message: `not read: ${error instanceof Error ? error.message : String(error)}`,
-      });
-      continue;
-    }
-    const parsed = parseDailyLog(text, file);
-    for (const s of parsed.snapshots)
-      if (wanted.has(`${s.file}:${s.line}`)) snapshots.push(claimed(claims, s));
-    diagnostics.push(...parsed.diagnostics.filter((d) => wanted.has(`${d.file}:${d.line}`)));
-  }
-  return { snapshots: snapshots.sort(olderFirst), diagnostics };
 }
