@@ -142,7 +142,10 @@ describe("a real-workspace-shaped workspace full of secrets, through every read 
     ["show", ids[1] ?? "", "--json"],
   ];
 
-  it("prints no secret, on a first run and on a run that reads the memory of judged blocks", () => {
+  // About thirty whole processes, one after the other: a minute on a loaded machine.
+  it("prints no secret, on a first run and on a run that reads the memory of judged blocks", {
+    timeout: 300_000,
+  }, () => {
     const found = [
       ...commands.flatMap((argv) => leaks(run(argv)).map((s) => `first: ${argv.join(" ")}: ${s}`)),
       ...again.flatMap((argv) => leaks(run(argv)).map((s) => `again: ${argv.join(" ")}: ${s}`)),
@@ -151,7 +154,9 @@ describe("a real-workspace-shaped workspace full of secrets, through every read 
     expect(existsSync(join(ws, ".big-memory", "judged.json"))).toBe(true);
   });
 
-  it("finds no snapshot that holds a secret when the secret itself is searched for", () => {
+  it("finds no snapshot that holds a secret when the secret itself is searched for", {
+    timeout: 300_000,
+  }, () => {
     // The words of the query come back as the query (`missing`, `suggestions`): they are the user's own.
     const found = SECRETS.filter((_, i) => i % 211 === 0).flatMap((secret) => {
       const r = runProcess(["search", secret, "--json"]);
