@@ -1,0 +1,241 @@
+/**
+ * The sealed months as one shard (shard.ts) read from the SQLite file of fts-store.ts: FTS5's vocabulary
+ * tables give the terms a lookup reaches (exact, by prefix: a range of the sorted vocabulary), their
+ * document frequencies per field and their term frequencies per document and field; the field lengths
+ * are held in memory (two bytes a field and snapshot); entries are read by document number as ranking
+ * needs them and kept in a bounded cache. Scores are those of scoring.ts, so a snapshot scores the same
+ * here as in a hot (minisearch) month. What one query looked up is remembered until the next
+ * {@link FtsShard.begin}. Reads only.
+ */
+import type { StatementSync } from "node:sqlite";
+import { z } from "zod";
+import { Trigger } from "../snapshot/snapshot.ts";
+import { type Entry, FIELDS } from "./document.ts";
+import { type FtsStore, num, text } from "./fts-store.ts";
+import { EXPANSION_WEIGHTS } from "./query.ts";
+import {
+  type Accumulator,
+  bm25,
+  type CorpusStats,
+  fieldFactors,
+  fuzzyWeight,
+  prefixWeight,
+  type Reach,
+  type TermLookup,
+} from "./scoring.ts";
+import type { Shard } from "./shard.ts";
+
+/** An entry as stored (JSON); `time` is derived from the timestamp again. */
+const StoredEntry = z.object({
+  id: z.string(),
+  timestamp: z.string(),
+  file: z.string(),
+  line: z.number(),
+  session: z.string().nullable(),
+  agent: z.string().nullable(),
+  trigger: Trigger.nullable(),
+  name: z.string().nullable(),
+  parent: z.string().nullable(),
+  tombstone: z.boolean(),
+  verified: z.boolean().nullable(),
+  goal: z.string(),
+  text: z.string(),
+});
+
+/** Most entries kept in memory between queries. */
+export const ENTRY_CACHE = 4096;
+/** Highest code point: a bound above every term that starts with a given prefix. */
+const LAST = "\u{10ffff}";
+const F = FIELDS.length;
+const FIELD_NUMBER = new Map<string, number>(FIELDS.map((f, i) => [f, i]));
+
+/** What {@link FtsShard.month} says: the shard holds every sealed month. */
+export const SEALED = "sealed";
+
+/** Term frequencies of one term: document, field and count, three numbers a posting. */
+type Postings = number[];
+
+/** The sealed months of a workspace as one read-only shard over the SQLite file. */
+export class FtsShard implements Shard {
+  readonly month = SEALED;
+  readonly lengthSums = new Float64Array(F);
+  readonly #store: FtsStore;
+  readonly #lengths: Uint16Array;
+  readonly #size: number;
+  readonly #entries = new Map<number, Entry>();
+  readonly #count: StatementSync;
+  readonly #range: StatementSync;
+  readonly #postings: StatementSync;
+  readonly #entry: StatementSync;
+  /** This query's lookups: document counts, fields and postings by term. */
+  readonly #docCounts = new Map<string, number>();
+  readonly #postingsOf = new Map<string, Postings>();
+
+  constructor(store: FtsStore) {
+    this.#store = store;
+    const db = store.db;
+    this.#lengths = store.lengths();
+    this.#size = num(db.prepare("SELECT count(*) AS n FROM entries").get(), "n");
+    for (let i = 0; i < this.#lengths.length; i++) {
+      const f = i % F;
+      this.lengthSums[f] = (this.lengthSums[f] as number) + (this.#lengths[i] as number);
+    }
+    this.#count = db.prepare("SELECT doc FROM vocab_row WHERE term = ?");
+    this.#range = db.prepare("SELECT term FROM vocab_row WHERE term >= ? AND term < ?");
+    this.#postings = db.prepare(
+      "SELECT doc, col, count(*) AS tf FROM vocab_instance WHERE term = ? GROUP BY doc, col",
+    );
+    this.#entry = db.prepare("SELECT entry FROM entries WHERE doc = ?");
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Forgets what the last query looked up (the file may have changed since). */
+  begin(): void {
+    this.#docCounts.clear();
+    this.#postingsOf.clear();
+  }
+
+  entry(doc: number): Entry | undefined {
+    const known = this.#entries.get(doc);
+    if (known !== undefined) return known;
+    const row = this.#entry.get(doc);
+    if (row === undefined) return undefined;
+    const entry = parseEntry(text(row, "entry"), doc);
+    if (this.#entries.size >= ENTRY_CACHE) this.#entries.clear();
+    this.#entries.set(doc, entry);
+    return entry;
+  }
+
+  *documents(): IterableIterator<[number, Entry]> {
+    for (const row of this.#store.db.prepare("SELECT doc, entry FROM entries ORDER BY doc").iterate()) {
+      const doc = num(row, "doc");
+      yield [doc, parseEntry(text(row, "entry"), doc)];
+    }
+  }
+
+  files(): string[] {
+    return this.#store.logs().map((l) => l.file);
+  }
+
+  /** How many snapshots hold `term` in any field. */
+  #documentCount(term: string): number {
+    let n = this.#docCounts.get(term);
+    if (n === undefined) {
+      const row = this.#count.get(term);
+      n = row === undefined ? 0 : num(row, "doc");
+      this.#docCounts.set(term, n);
+    }
+    return n;
+  }
+
+  exactCount(term: string, cap: number): number {
+    return Math.min(cap, this.#documentCount(term));
+  }
+
+  /** Terms of the vocabulary that start with `prefix` (itself included). */
+  termsStartingWith(prefix: string): string[] {
+    return this.#range.all(prefix, prefix + LAST).map((row) => text(row, "term"));
+  }
+
+  /** Every term of the vocabulary, sorted by UTF-16 code units (as vocabulary.ts expects). */
+  vocabulary(): string[] {
+    const terms = this.#store.db
+      .prepare("SELECT term FROM vocab_row")
+      .all()
+      .map((row) => text(row, "term"));
+    return terms.sort();
+  }
+
+  reach(lookup: TermLookup): Reach[] {
+    const query = lookup.term.term;
+    const weight = lookup.term.weight;
+    const out: Reach[] = [];
+    const exact = this.#documentCount(query) > 0;
+    if (exact) out.push({ term: query, ref: 0, weight, exact: true });
+    const byPrefix = new Set<string>();
+    if (lookup.prefix) {
+      for (const term of this.termsStartingWith(query)) {
+        byPrefix.add(term);
+        if (term === query) continue;
+        out.push({
+          term,
+          ref: 0,
+          weight: weight * prefixWeight(EXPANSION_WEIGHTS.prefix, term.length, query.length),
+          exact: false,
+        });
+      }
+    }
+    for (const [term, distance] of lookup.fuzzyTerms ?? []) {
+      if (distance === 0 || byPrefix.has(term) || this.#documentCount(term) === 0) continue;
+      out.push({
+        term,
+        ref: 0,
+        weight: weight * fuzzyWeight(EXPANSION_WEIGHTS.fuzzy, term.length, distance),
+        exact: false,
+      });
+    }
+    return out;
+  }
+
+  /** Term frequencies of `term`: document, field number and count, in triples. */
+  #postingsFor(term: string): Postings {
+    let list = this.#postingsOf.get(term);
+    if (list === undefined) {
+      list = [];
+      for (const row of this.#postings.all(term)) {
+        const field = FIELD_NUMBER.get(text(row, "col"));
+        if (field !== undefined) list.push(num(row, "doc"), field, num(row, "tf"));
+      }
+      this.#postingsOf.set(term, list);
+    }
+    return list;
+  }
+
+  /** Document frequencies per field, from the postings (one per document and field). */
+  countFields(reach: Reach, df: Float64Array): void {
+    const list = this.#postingsFor(reach.term);
+    for (let p = 1; p < list.length; p += 3) {
+      const field = list[p] as number;
+      df[field] = (df[field] as number) + 1;
+    }
+  }
+
+  score(reach: Reach, bit: number, df: Float64Array, stats: CorpusStats, acc: Accumulator): void {
+    const factors = fieldFactors(reach.weight, df, stats);
+    const list = this.#postingsFor(reach.term);
+    const lengths = this.#lengths;
+    for (let p = 0; p < list.length; p += 3) {
+      const doc = list[p] as number;
+      const field = list[p + 1] as number;
+      const length = lengths[doc * F + field] ?? 0;
+      const score = bm25(
+        list[p + 2] as number,
+        factors[field] as number,
+        length,
+        stats.avgFieldLength[field] as number,
+      );
+      acc.add(doc, bit, field, score, reach.exact);
+    }
+  }
+}
+
+/** The stored entry of document `doc`, checked; throws naming the document when it is not one. */
+export function parseEntry(json: string, doc: number): Entry {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    throw new Error(`big-memory: search index: entry of document ${doc} is not JSON (${String(error)})`);
+  }
+  const parsed = StoredEntry.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `big-memory: search index: entry of document ${doc}: ${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  return { ...parsed.data, time: Date.parse(parsed.data.timestamp) };
+}
