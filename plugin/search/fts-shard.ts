@@ -47,7 +47,6 @@ export const ENTRY_CACHE = 4096;
 /** Highest code point: a bound above every term that starts with a given prefix. */
 const LAST = "\u{10ffff}";
 const F = FIELDS.length;
-const FIELD_NUMBER = new Map<string, number>(FIELDS.map((f, i) => [f, i]));
 
 /** What {@link FtsShard.month} says: the shard holds every sealed month. */
 export const SEALED = "sealed";
@@ -82,8 +81,10 @@ export class FtsShard implements Shard {
     }
     this.#count = db.prepare("SELECT doc FROM vocab_row WHERE term = ?");
     this.#range = db.prepare("SELECT term FROM vocab_row WHERE term >= ? AND term < ?");
+    const fieldNumber = `CASE col ${FIELDS.map((f, i) => `WHEN '${f}' THEN ${i}`).join(" ")} END`;
     this.#postings = db.prepare(
-      "SELECT doc, col, count(*) AS tf FROM vocab_instance WHERE term = ? GROUP BY doc, col",
+      `SELECT group_concat(doc || ' ' || ${fieldNumber} || ' ' || tf, ' ') AS list FROM
+       (SELECT doc, col, count(*) AS tf FROM vocab_instance WHERE term = ? GROUP BY doc, col)`,
     );
     this.#entry = db.prepare("SELECT entry FROM entries WHERE doc = ?");
   }
@@ -98,15 +99,27 @@ export class FtsShard implements Shard {
     this.#postingsOf.clear();
   }
 
+  /**
+   * The entry of a document, read from the file when a field other than `tombstone` is first used:
+   * ranking looks at many candidates and reads the text of a few. A document with an indexed term
+   * is no tombstone (tombstones index nothing), so that much is known without reading.
+   */
   entry(doc: number): Entry | undefined {
+    if (doc < 0 || doc * F >= this.#lengths.length) return undefined;
     const known = this.#entries.get(doc);
     if (known !== undefined) return known;
-    const row = this.#entry.get(doc);
-    if (row === undefined) return undefined;
-    const entry = parseEntry(text(row, "entry"), doc);
+    let indexed = false;
+    for (let f = 0; f < F && !indexed; f++) indexed = (this.#lengths[doc * F + f] ?? 0) > 0;
+    const entry = new LazyEntry(() => this.#read(doc), indexed);
     if (this.#entries.size >= ENTRY_CACHE) this.#entries.clear();
     this.#entries.set(doc, entry);
     return entry;
+  }
+
+  #read(doc: number): Entry {
+    const row = this.#entry.get(doc);
+    if (row === undefined) throw new Error(`big-memory: search index: document ${doc} has no entry`);
+    return parseEntry(text(row, "entry"), doc);
   }
 
   *documents(): IterableIterator<[number, Entry]> {
@@ -184,11 +197,9 @@ export class FtsShard implements Shard {
   #postingsFor(term: string): Postings {
     let list = this.#postingsOf.get(term);
     if (list === undefined) {
-      list = [];
-      for (const row of this.#postings.all(term)) {
-        const field = FIELD_NUMBER.get(text(row, "col"));
-        if (field !== undefined) list.push(num(row, "doc"), field, num(row, "tf"));
-      }
+      // One string of numbers per term: far cheaper to cross into JavaScript than a row per posting.
+      const value = this.#postings.get(term)?.list;
+      list = typeof value === "string" && value !== "" ? value.split(" ").map(Number) : [];
       this.#postingsOf.set(term, list);
     }
     return list;
@@ -219,6 +230,68 @@ export class FtsShard implements Shard {
       );
       acc.add(doc, bit, field, score, reach.exact);
     }
+  }
+}
+
+/** An entry read on first use of a field (see {@link FtsShard.entry}); `refOf` and spreads of it work as usual. */
+export class LazyEntry implements Entry {
+  readonly #load: () => Entry;
+  readonly #indexed: boolean;
+  #entry: Entry | undefined;
+  claimed?: boolean;
+
+  /** `indexed`: the document holds an indexed term, so it is no tombstone. */
+  constructor(load: () => Entry, indexed: boolean) {
+    this.#load = load;
+    this.#indexed = indexed;
+  }
+
+  /** The entry as a plain object (read now if not yet). */
+  get full(): Entry {
+    this.#entry ??= this.#load();
+    return this.#entry;
+  }
+  get id(): string {
+    return this.full.id;
+  }
+  get timestamp(): string {
+    return this.full.timestamp;
+  }
+  get time(): number {
+    return this.full.time;
+  }
+  get file(): string {
+    return this.full.file;
+  }
+  get line(): number {
+    return this.full.line;
+  }
+  get session(): string | null {
+    return this.full.session;
+  }
+  get agent(): string | null {
+    return this.full.agent;
+  }
+  get trigger(): Entry["trigger"] {
+    return this.full.trigger;
+  }
+  get name(): string | null {
+    return this.full.name;
+  }
+  get parent(): string | null {
+    return this.full.parent;
+  }
+  get tombstone(): boolean {
+    return this.#indexed ? false : this.full.tombstone;
+  }
+  get verified(): Entry["verified"] {
+    return this.full.verified;
+  }
+  get goal(): string {
+    return this.full.goal;
+  }
+  get text(): string {
+    return this.full.text;
   }
 }
 

@@ -87,7 +87,9 @@ const kind = (value: unknown) =>
 export function encodeLengths(lengths: readonly number[]): Uint8Array {
   const out = new Uint8Array(lengths.length * 2);
   const view = new DataView(out.buffer);
-  lengths.forEach((n, i) => view.setUint16(i * 2, Math.min(n, 0xffff), true));
+  lengths.forEach((n, i) => {
+    view.setUint16(i * 2, Math.min(n, 0xffff), true);
+  });
   return out;
 }
 
@@ -182,6 +184,10 @@ export class FtsStore {
       const first = num(next, "next");
       const lengths: number[] = [];
       documents.forEach((d, i) => {
+        if (d.fields.length !== FIELDS.length || d.lengths.length !== FIELDS.length)
+          throw new Error(
+            `big-memory: search index: snapshot ${d.entry.id} has ${d.fields.length} fields, expected ${FIELDS.length}`,
+          );
         this.#insert.run(first + i, ...d.fields);
         this.#insertEntry.run(first + i, month, JSON.stringify(d.entry));
         lengths.push(...d.lengths);
