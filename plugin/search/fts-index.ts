@@ -10,6 +10,7 @@
 import { type Entry, refOf } from "./document.ts";
 import { type FtsShard, SEALED } from "./fts-shard.ts";
 import type { HotShard } from "./hot-shard.ts";
+import { MAX_QUERY_TERMS, planQuery } from "./query.ts";
 import { DEFAULT_LIMIT, rank } from "./rank.ts";
 import { Accumulator } from "./scoring.ts";
 import { MONTH_SLACK_DAYS, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
@@ -123,7 +124,11 @@ export class FtsIndex {
   query(query: string, options: FtsQueryOptions = {}): FtsResult {
     const filter = options.filter ?? {};
     const [first, last] = monthRange(filter);
-    this.#sealed.begin();
+    this.#sealed.begin(
+      planQuery(query)
+        .terms.slice(0, MAX_QUERY_TERMS)
+        .map((t) => t.term),
+    );
     const shards = this.#shards();
     const ranked = rank(shards, query, {
       limit: options.limit ?? DEFAULT_LIMIT,

@@ -10,7 +10,7 @@
 import type { StatementSync } from "node:sqlite";
 import { z } from "zod";
 import { Trigger } from "../snapshot/snapshot.ts";
-import { type Entry, FIELDS } from "./document.ts";
+import { type Entry, FIELD_BOOSTS, FIELDS } from "./document.ts";
 import { type FtsStore, num, text } from "./fts-store.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
 import {
@@ -42,11 +42,20 @@ const StoredEntry = z.object({
   text: z.string(),
 });
 
+/**
+ * Terms held by more snapshots than this are read only for the candidates of the query (see
+ * {@link FtsShard.restrict}): their postings would cost more to carry out of SQLite than the query.
+ */
+export const COMMON_TERM = 1000;
+/** Most candidates FTS5 names for a query with a common term (see {@link FtsShard.candidates}). */
+export const CANDIDATES = 500;
+
 /** Most entries kept in memory between queries. */
 export const ENTRY_CACHE = 4096;
 /** Highest code point: a bound above every term that starts with a given prefix. */
 const LAST = "\u{10ffff}";
 const F = FIELDS.length;
+const FIELD_NUMBER = new Map<string, number>(FIELDS.map((f, i) => [f, i]));
 
 /** What {@link FtsShard.month} says: the shard holds every sealed month. */
 export const SEALED = "sealed";
@@ -66,6 +75,12 @@ export class FtsShard implements Shard {
   readonly #range: StatementSync;
   readonly #postings: StatementSync;
   readonly #entry: StatementSync;
+  readonly #fields: StatementSync;
+  readonly #restricted: StatementSync;
+  readonly #candidates: StatementSync;
+  /** The candidates of this query as a JSON array, once a common term was read. */
+  #only: string | undefined;
+  #terms: readonly string[] = [];
   /** This query's lookups: document counts, fields and postings by term. */
   readonly #docCounts = new Map<string, number>();
   readonly #postingsOf = new Map<string, Postings>();
@@ -82,9 +97,17 @@ export class FtsShard implements Shard {
     this.#count = db.prepare("SELECT doc FROM vocab_row WHERE term = ?");
     this.#range = db.prepare("SELECT term FROM vocab_row WHERE term >= ? AND term < ?");
     const fieldNumber = `CASE col ${FIELDS.map((f, i) => `WHEN '${f}' THEN ${i}`).join(" ")} END`;
-    this.#postings = db.prepare(
-      `SELECT group_concat(doc || ' ' || ${fieldNumber} || ' ' || tf, ' ') AS list FROM
-       (SELECT doc, col, count(*) AS tf FROM vocab_instance WHERE term = ? GROUP BY doc, col)`,
+    const postings = (where: string) =>
+      db.prepare(
+        `SELECT group_concat(doc || ' ' || ${fieldNumber} || ' ' || tf, ' ') AS list FROM
+         (SELECT doc, col, count(*) AS tf FROM vocab_instance WHERE ${where} GROUP BY doc, col)`,
+      );
+    this.#postings = postings("term = ?");
+    this.#restricted = postings("term = ? AND doc IN (SELECT value FROM json_each(?))");
+    this.#fields = db.prepare("SELECT col, doc FROM vocab_col WHERE term = ?");
+    const boosts = FIELDS.map((f) => FIELD_BOOSTS[f]).join(", ");
+    this.#candidates = db.prepare(
+      `SELECT rowid FROM postings WHERE postings MATCH ? ORDER BY bm25(postings, ${boosts}) LIMIT ?`,
     );
     this.#entry = db.prepare("SELECT entry FROM entries WHERE doc = ?");
   }
@@ -93,10 +116,40 @@ export class FtsShard implements Shard {
     return this.#size;
   }
 
-  /** Forgets what the last query looked up (the file may have changed since). */
-  begin(): void {
+  /**
+   * Starts a query: forgets what the last one looked up (the file may have changed since). When
+   * ranking first reads a common term, FTS5 names the candidates: the best by its BM25 among the
+   * snapshots holding any of the query's `terms` (leaving out the common ones lost a sixth of the
+   * multi-word answers in the bench); common terms are then read for those candidates alone.
+   */
+  begin(terms: readonly string[] = []): void {
     this.#docCounts.clear();
     this.#postingsOf.clear();
+    this.#only = undefined;
+    this.#terms = terms;
+  }
+
+  /** The FTS5 expression naming the candidates of the query's terms (see {@link begin}). */
+  #match(): string {
+    return this.#terms.map((t) => `"${t.replaceAll('"', "")}"`).join(" OR ");
+  }
+
+  /** Whether `term` is common enough that a query reads it for its candidates only. */
+  common(term: string): boolean {
+    return this.#documentCount(term) > COMMON_TERM;
+  }
+
+  /**
+   * The best `limit` snapshots for an FTS5 query expression by FTS5's BM25, with the field boosts of
+   * document.ts as column weights: the candidates of a query with a common term.
+   */
+  candidates(match: string, limit = CANDIDATES): number[] {
+    return this.#candidates.all(match, limit).map((row) => num(row, "rowid"));
+  }
+
+  /** Reads the postings of common terms for `docs` only, until the next {@link begin}. */
+  restrict(docs: readonly number[]): void {
+    this.#only = JSON.stringify(docs);
   }
 
   /**
@@ -198,19 +251,22 @@ export class FtsShard implements Shard {
     let list = this.#postingsOf.get(term);
     if (list === undefined) {
       // One string of numbers per term: far cheaper to cross into JavaScript than a row per posting.
-      const value = this.#postings.get(term)?.list;
+      if (this.#only === undefined && this.#terms.length > 0 && this.common(term))
+        this.restrict(this.candidates(this.#match()));
+      const only = this.#only !== undefined && this.common(term) ? this.#only : undefined;
+      const row = only === undefined ? this.#postings.get(term) : this.#restricted.get(term, only);
+      const value = row?.list;
       list = typeof value === "string" && value !== "" ? value.split(" ").map(Number) : [];
       this.#postingsOf.set(term, list);
     }
     return list;
   }
 
-  /** Document frequencies per field, from the postings (one per document and field). */
+  /** Document frequencies per field, from FTS5's vocabulary (of every snapshot, candidates or not). */
   countFields(reach: Reach, df: Float64Array): void {
-    const list = this.#postingsFor(reach.term);
-    for (let p = 1; p < list.length; p += 3) {
-      const field = list[p] as number;
-      df[field] = (df[field] as number) + 1;
+    for (const row of this.#fields.all(reach.term)) {
+      const field = FIELD_NUMBER.get(text(row, "col"));
+      if (field !== undefined) df[field] = (df[field] as number) + num(row, "doc");
     }
   }
 
