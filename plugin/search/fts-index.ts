@@ -97,7 +97,7 @@ export class FtsIndex {
   #fuzzyTerms = (term: string, distance: number): [string, number][] => {
     const found = new Map<string, number>();
     const walk = (terms: readonly string[]) => {
-      for (const [i, d] of fuzzyTerms(terms, term, distance)) found.set(terms[i] as string, d);
+      for (const [i, d] of fuzzyTerms(terms, term, distance)) found.set(terms[i] ?? "", d);
     };
     walk(this.vocabulary());
     for (const shard of this.#hot.values()) walk(shard.terms());
@@ -115,7 +115,7 @@ export class FtsIndex {
     for (const shard of this.#hot.values()) {
       const terms = shard.terms();
       const [start, end] = prefixRange(terms, term);
-      for (let i = start; i < end; i++) take(terms[i] as string);
+      for (let i = start; i < end; i++) take(terms[i] ?? "");
     }
     return [...out].sort();
   }

@@ -92,7 +92,7 @@ export class FtsShard implements Shard {
     this.#size = num(db.prepare("SELECT count(*) AS n FROM entries").get(), "n");
     for (let i = 0; i < this.#lengths.length; i++) {
       const f = i % F;
-      this.lengthSums[f] = (this.lengthSums[f] as number) + (this.#lengths[i] as number);
+      this.lengthSums[f] = (this.lengthSums[f] ?? 0) + (this.#lengths[i] ?? 0);
     }
     this.#count = db.prepare("SELECT doc FROM vocab_row WHERE term = ?");
     this.#range = db.prepare("SELECT term FROM vocab_row WHERE term >= ? AND term < ?");
@@ -266,7 +266,7 @@ export class FtsShard implements Shard {
   countFields(reach: Reach, df: Float64Array): void {
     for (const row of this.#fields.all(reach.term)) {
       const field = FIELD_NUMBER.get(text(row, "col"));
-      if (field !== undefined) df[field] = (df[field] as number) + num(row, "doc");
+      if (field !== undefined) df[field] = (df[field] ?? 0) + num(row, "doc");
     }
   }
 
@@ -275,15 +275,10 @@ export class FtsShard implements Shard {
     const list = this.#postingsFor(reach.term);
     const lengths = this.#lengths;
     for (let p = 0; p < list.length; p += 3) {
-      const doc = list[p] as number;
-      const field = list[p + 1] as number;
+      const doc = list[p] ?? 0;
+      const field = list[p + 1] ?? 0;
       const length = lengths[doc * F + field] ?? 0;
-      const score = bm25(
-        list[p + 2] as number,
-        factors[field] as number,
-        length,
-        stats.avgFieldLength[field] as number,
-      );
+      const score = bm25(list[p + 2] ?? 0, factors[field] ?? 0, length, stats.avgFieldLength[field] ?? 1);
       acc.add(doc, bit, field, score, reach.exact);
     }
   }
