@@ -89,7 +89,7 @@ export class FtsShard implements Shard {
     this.#store = store;
     const db = store.db;
     this.#lengths = store.lengths();
-    this.#size = num(db.prepare("SELECT count(*) AS n FROM entries").get(), "n");
+    this.#size = store.size();
     for (let i = 0; i < this.#lengths.length; i++) {
       const f = i % F;
       this.lengthSums[f] = (this.lengthSums[f] ?? 0) + (this.#lengths[i] ?? 0);

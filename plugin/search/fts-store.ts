@@ -146,6 +146,12 @@ export class FtsStore {
       .map((row) => text(row, "month"));
   }
 
+  /** Number of documents held, from the months' field lengths (counting the entries would read them all). */
+  size(): number {
+    const row = this.db.prepare("SELECT coalesce(sum(length(lengths)), 0) AS bytes FROM months").get();
+    return num(row, "bytes") / (2 * FIELDS.length);
+  }
+
   /** Field lengths of every document held: FIELDS.length counts at `doc * FIELDS.length`. */
   lengths(): Uint16Array {
     const parts = this.db

@@ -93,6 +93,7 @@ describe("FtsStore", () => {
     expect(lengths[0]).toBe(2);
     expect(lengths[FIELDS.length]).toBe(2);
     expect(lengths[2 * FIELDS.length]).toBe(0);
+    expect(store.size()).toBe(3);
     store.dropMonth("2026-10");
     expect(store.months()).toEqual(["2026-11"]);
     expect(store.logs().map((l) => l.file)).toEqual(["memory/2026-11-20.md"]);
