@@ -1,7 +1,7 @@
 /**
  * The engines the search benchmark compares, behind one interface, all reading the same daily logs:
- * big-memory's SearchService, plain minisearch (one index, lean options, big-memory's tokenizer and
- * fields, its own search), SQLite FTS5 with BM25 queried the way OpenClaw's memory-core builds its
+ * big-memory's SearchService, the sealed months on SQLite FTS5 under big-memory's query layer, plain
+ * minisearch (one index, lean options, big-memory's tokenizer and fields, its own search), SQLite FTS5 with BM25 queried the way OpenClaw's memory-core builds its
  * queries, and a plain full scan of the files (grep-like: case-insensitive substring per query word).
  */
 import { readFileSync } from "node:fs";

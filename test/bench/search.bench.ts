@@ -1,6 +1,7 @@
 /**
- * Search benchmark: big-memory against plain minisearch (one index, lean options, the same tokenizer),
- * SQLite FTS5 (BM25, queried like OpenClaw's memory-core) and a plain full scan of the logs, on the same
+ * Search benchmark: big-memory (and its candidate engine, sealed months on SQLite FTS5 under the same
+ * query layer: see search-decision.ts for its table) against plain minisearch (one index, lean options,
+ * the same tokenizer), SQLite FTS5 (BM25, queried like OpenClaw's memory-core) and a plain full scan of the logs, on the same
  * generated corpus and the same labelled queries, at each size asked for. Prints one table (with ratios
  * against FTS5 and the full scan) and the targets met or missed, among them the evidence for keeping
  * big-memory's own engine beside minisearch.
