@@ -1,6 +1,7 @@
 /**
- * Search benchmark: big-memory against plain minisearch (one index, lean options, the same tokenizer),
- * SQLite FTS5 (BM25, queried like OpenClaw's memory-core) and a plain full scan of the logs, on the same
+ * Search benchmark: big-memory (and its candidate engine, sealed months on SQLite FTS5 under the same
+ * query layer: see search-decision.ts for its table) against plain minisearch (one index, lean options,
+ * the same tokenizer), SQLite FTS5 (BM25, queried like OpenClaw's memory-core) and a plain full scan of the logs, on the same
  * generated corpus and the same labelled queries, at each size asked for. Prints one table (with ratios
  * against FTS5 and the full scan) and the targets met or missed, among them the evidence for keeping
  * big-memory's own engine beside minisearch.
@@ -22,6 +23,7 @@ import {
   type QueryCategory,
   writeCorpus,
 } from "./corpus.ts";
+import { decisionTable, decisionTargets } from "./search-decision.ts";
 import {
   BigMemoryEngine,
   type Engine,
@@ -29,6 +31,7 @@ import {
   MiniSearchEngine,
   memoryCoreFtsQuery,
   ScanEngine,
+  SealedFtsEngine,
 } from "./search-engines.ts";
 
 v8.setFlagsFromString("--expose-gc");
@@ -48,7 +51,7 @@ export interface SearchBenchOptions {
   print?: (line: string) => void;
 }
 
-interface EngineResult {
+export interface EngineResult {
   buildMs: number;
   buildStallMs: number;
   firstAnswerMs: number;
@@ -63,6 +66,8 @@ interface EngineResult {
   /** Absent queries that got any hit (for big-memory: near matches marked fuzzy). */
   absentHits: Partial<Record<QueryCategory, number>>;
   memoryBytes: number;
+  /** Growth of the process RSS from before opening to after the queries (native memory included). */
+  rssBytes: number;
   diskBytes: number;
   rebuildMs?: number;
   rebuildStallMs?: number;
@@ -102,7 +107,7 @@ async function withStallProbe<T>(work: () => Promise<T>): Promise<{ value: T; ms
   return { value, ms, stallMs: Math.max(0, stallMs) };
 }
 
-const percentile = (xs: readonly number[], p: number) => {
+export const percentile = (xs: readonly number[], p: number) => {
   const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 };
@@ -130,7 +135,10 @@ async function runQueries(
       const found = engine.search(q.query, 10);
       // An absent identifier or path is answered right when nothing claims it is there: no hit at all,
       // or (big-memory) only near matches marked fuzzy, which the CLI answers with exit 1.
-      const claimed = engine instanceof BigMemoryEngine ? engine.claims(q.query, 10) : found.length > 0;
+      const claimed =
+        engine instanceof BigMemoryEngine || engine instanceof SealedFtsEngine
+          ? engine.claims(q.query, 10)
+          : found.length > 0;
       if (isAbsent(category) && found.length > 0)
         result.absentHits[category] = (result.absentHits[category] ?? 0) + 1;
       const rank = isAbsent(category) ? (claimed ? -1 : 0) : found.indexOf(q.expected);
@@ -176,6 +184,7 @@ async function measureEngine(
     top1: byCategory(() => 0),
     absentHits: {},
     memoryBytes: 0,
+    rssBytes: 0,
     diskBytes: 0,
   };
   const build = await withStallProbe(() => engine.build());
@@ -194,6 +203,7 @@ async function measureEngine(
     engine instanceof Fts5Engine
       ? Math.max(0, process.memoryUsage().rss - rssBefore)
       : Math.max(0, heapBytes() - heapBefore);
+  result.rssBytes = Math.max(0, process.memoryUsage().rss - rssBefore);
   result.diskBytes = await engine.diskBytes();
   for (let i = 0; i < 5; i++) {
     const id = `${appendTo.slice(7, 17)}-9${i}${engine.name.length}`;
@@ -282,6 +292,13 @@ async function benchSize(
     const passes = snapshots >= 100_000 ? 2 : 3;
     print(`  ${snapshots} snapshots: big-memory...`);
     result.engines["big-memory"] = await measureEngine(new BigMemoryEngine(dir), queries, appendTo, passes);
+    print(`  ${snapshots} snapshots: FTS5 + query layer...`);
+    result.engines["FTS5 + query layer"] = await measureEngine(
+      new SealedFtsEngine(dir),
+      queries,
+      appendTo,
+      passes,
+    );
     print(`  ${snapshots} snapshots: plain minisearch...`);
     // From 100k on, minisearch's typo and prefix walks take seconds a query: it runs the capped set once.
     const plainQueries = snapshots >= 100_000 ? capped(queries, options.scanQueries) : queries;
@@ -596,6 +613,11 @@ export async function runSearchBench(options: SearchBenchOptions = {}): Promise<
   print("FTS5 = growth of the process RSS (the index itself stays on disk).");
   print("");
   for (const line of targets(results)) print(line);
+  print("");
+  print("Sealed months on SQLite FTS5 under the query layer, beside the current engine and plain FTS5:");
+  for (const line of decisionTable(results)) print(line);
+  print("");
+  for (const line of decisionTargets(results)) print(line);
   return results;
 }
 

@@ -1,0 +1,193 @@
+/**
+ * Search over the sealed months in SQLite (fts-shard.ts) and the months that take changes in minisearch
+ * (hot-shard.ts), with the project's query layer on top: rank.ts plans the query, keeps identifiers whole
+ * and ranks by line, as over any shards. Typo candidates come from FTS5's vocabulary (read once, on the
+ * first typo lookup) and the hot months' terms. An identifier typed as the start of longer ones
+ * (`ERR_DUP`, `oauth-call`: cut inside a token) finds them and is answered as a `prefix` match; one typed
+ * whole that no snapshot holds stays missing, with the closest identifiers suggested. Pure over its
+ * shards (the SQLite file is read, never written).
+ */
+import { type Entry, refOf } from "./document.ts";
+import { type FtsShard, SEALED } from "./fts-shard.ts";
+import type { HotShard } from "./hot-shard.ts";
+import { MAX_QUERY_TERMS, planQuery } from "./query.ts";
+import { DEFAULT_LIMIT, rank } from "./rank.ts";
+import { Accumulator } from "./scoring.ts";
+import { MONTH_SLACK_DAYS, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
+import type { SearchHit } from "./snapshot-index.ts";
+import { asWritten, closestTerms } from "./suggest.ts";
+import { foldText, leavesOf } from "./tokenize.ts";
+import { fuzzyTerms, prefixRange } from "./vocabulary.ts";
+
+/** How the hits hold the query's identifiers: as typed, as the start of longer ones, or by prefix or typo. */
+export type FtsMatch = "exact" | "prefix" | "fuzzy";
+
+/** What a query found; as snapshot-index.ts `QueryResult`, with `prefix` matches told apart. */
+export interface FtsResult {
+  hits: (Omit<SearchHit, "match"> & { match: FtsMatch })[];
+  match: FtsMatch;
+  /** Identifier words (as typed) that no snapshot in scope holds, whole or as their start. */
+  missing: string[];
+  /** Identifier words typed as the start of longer ones, with those found (lower case). */
+  prefixes: { word: string; completions: string[] }[];
+  suggestions: { word: string; closest: string[] }[];
+}
+
+export interface FtsQueryOptions {
+  /** Maximum number of hits. Default 10. */
+  limit?: number;
+  filter?: SnapshotFilter;
+  /** Find the closest identifiers for those no snapshot holds ("did you mean"). Default false. */
+  suggest?: boolean;
+}
+
+/** Most completions listed for an identifier typed as a prefix. */
+export const MAX_COMPLETIONS = 5;
+const ALNUM = /[\p{L}\p{N}]/u;
+
+/** The sealed shard and the hot months of a workspace. */
+export class FtsIndex {
+  #sealed: FtsShard;
+  readonly #hot = new Map<string, HotShard>();
+  readonly #accumulators = new WeakMap<Shard, Accumulator>();
+  #vocabulary: string[] | undefined;
+
+  constructor(sealed: FtsShard) {
+    this.#sealed = sealed;
+  }
+
+  /** Replaces the sealed shard (after the file changed). */
+  setSealed(sealed: FtsShard): void {
+    this.#sealed = sealed;
+    this.#vocabulary = undefined;
+  }
+
+  /** Installs the hot shard of a month (its snapshots must be gone from the sealed shard). */
+  setHot(shard: HotShard): void {
+    this.#hot.set(shard.month, shard);
+  }
+
+  /** Forgets the hot shard of a month (after it was written into the sealed file). */
+  dropHot(month: string): void {
+    this.#hot.delete(month);
+  }
+
+  hot(month: string): HotShard | undefined {
+    return this.#hot.get(month);
+  }
+
+  /** Number of snapshots, tombstones included. */
+  get size(): number {
+    let n = this.#sealed.size;
+    for (const shard of this.#hot.values()) n += shard.size;
+    return n;
+  }
+
+  /** The sealed vocabulary (read from FTS5 on first use), sorted. */
+  vocabulary(): readonly string[] {
+    this.#vocabulary ??= this.#sealed.vocabulary();
+    return this.#vocabulary;
+  }
+
+  #shards(): Shard[] {
+    const hot = [...this.#hot.values()].sort((a, b) => (a.month < b.month ? 1 : -1));
+    return [...hot, this.#sealed];
+  }
+
+  #fuzzyTerms = (term: string, distance: number): [string, number][] => {
+    const found = new Map<string, number>();
+    const walk = (terms: readonly string[]) => {
+      for (const [i, d] of fuzzyTerms(terms, term, distance)) found.set(terms[i] ?? "", d);
+    };
+    walk(this.vocabulary());
+    for (const shard of this.#hot.values()) walk(shard.terms());
+    return [...found];
+  };
+
+  /** Indexed terms that start with `term` and go on inside its last token (a letter or digit follows). */
+  completions(term: string): string[] {
+    const out = new Set<string>();
+    const take = (t: string) => {
+      if (out.size < MAX_COMPLETIONS && t.length > term.length && ALNUM.test(t.charAt(term.length)))
+        out.add(t);
+    };
+    for (const t of this.#sealed.termsStartingWith(term)) take(t);
+    for (const shard of this.#hot.values()) {
+      const terms = shard.terms();
+      const [start, end] = prefixRange(terms, term);
+      for (let i = start; i < end; i++) take(terms[i] ?? "");
+    }
+    return [...out].sort();
+  }
+
+  /** Best matches for `query`, best first (rank.ts), and how they hold its identifiers. */
+  query(query: string, options: FtsQueryOptions = {}): FtsResult {
+    const filter = options.filter ?? {};
+    const [first, last] = monthRange(filter);
+    this.#sealed.begin(
+      planQuery(query)
+        .terms.slice(0, MAX_QUERY_TERMS)
+        .map((t) => t.term),
+    );
+    const shards = this.#shards();
+    const ranked = rank(shards, query, {
+      limit: options.limit ?? DEFAULT_LIMIT,
+      filter,
+      searchable: (s) => s.month === SEALED || s.month === "other" || (s.month >= first && s.month <= last),
+      fuzzyTerms: this.#fuzzyTerms,
+      accumulator: (shard) => {
+        let acc = this.#accumulators.get(shard);
+        if (acc === undefined) {
+          acc = new Accumulator(0, shard.size);
+          this.#accumulators.set(shard, acc);
+        }
+        return acc;
+      },
+    });
+    let match: FtsMatch = ranked.match;
+    const prefixes: FtsResult["prefixes"] = [];
+    let missing = ranked.missing;
+    if (ranked.match === "fuzzy" && ranked.hits.length > 0) {
+      // Identifiers cut inside a token are the start of the ones found: a prefix match, not a miss.
+      for (const word of missing) {
+        const completions = this.completions(foldText(word).toLowerCase());
+        if (completions.length > 0) prefixes.push({ word, completions });
+      }
+      if (prefixes.length === missing.length) {
+        match = "prefix";
+        missing = [];
+      }
+    }
+    const hits = ranked.hits.map((h) => ({
+      ...refOf(h.entry),
+      score: h.score,
+      snippet: h.snippet.text,
+      field: h.snippet.field,
+      match,
+    }));
+    const suggestions =
+      options.suggest === true && match === "fuzzy" ? missing.map((word) => this.#suggest(word)) : [];
+    return { hits, match, missing, prefixes: match === "prefix" ? prefixes : [], suggestions };
+  }
+
+  /** The indexed identifiers closest to `word`, as written in a snapshot that holds them. */
+  #suggest(word: string): { word: string; closest: string[] } {
+    const vocabularies = [this.vocabulary(), ...[...this.#hot.values()].map((s) => s.terms())];
+    const closest = closestTerms(vocabularies, word.toLowerCase(), leavesOf(word)).map((term) => {
+      this.#sealed.begin();
+      const entry: Entry | undefined = rank(this.#shards(), term, { limit: 1 }).hits[0]?.entry;
+      return (entry === undefined ? undefined : asWritten(`${entry.goal}\n${entry.text}`, term)) ?? term;
+    });
+    return { word, closest };
+  }
+}
+
+/** The months a filter's time bounds can touch, with a month of slack for time zones. */
+function monthRange(filter: SnapshotFilter): [string, string] {
+  const { from, to } = timeBounds(filter);
+  const shift = (t: number, days: number) => new Date(t + days * 86_400_000).toISOString().slice(0, 7);
+  return [
+    Number.isFinite(from) ? shift(from, -MONTH_SLACK_DAYS) : "",
+    Number.isFinite(to) ? shift(to, MONTH_SLACK_DAYS) : "\uffff",
+  ];
+}

@@ -1,0 +1,365 @@
+/**
+ * The sealed months as one shard (shard.ts) read from the SQLite file of fts-store.ts: FTS5's vocabulary
+ * tables give the terms a lookup reaches (exact, by prefix: a range of the sorted vocabulary), their
+ * document frequencies per field and their term frequencies per document and field; the field lengths
+ * are held in memory (two bytes a field and snapshot); entries are read by document number as ranking
+ * needs them and kept in a bounded cache. Scores are those of scoring.ts, so a snapshot scores the same
+ * here as in a hot (minisearch) month. What one query looked up is remembered until the next
+ * {@link FtsShard.begin}. Reads only.
+ */
+import type { StatementSync } from "node:sqlite";
+import { z } from "zod";
+import { Trigger } from "../snapshot/snapshot.ts";
+import { type Entry, FIELD_BOOSTS, FIELDS } from "./document.ts";
+import { type FtsStore, num, text } from "./fts-store.ts";
+import { EXPANSION_WEIGHTS } from "./query.ts";
+import {
+  type Accumulator,
+  bm25,
+  type CorpusStats,
+  fieldFactors,
+  fuzzyWeight,
+  prefixWeight,
+  type Reach,
+  type TermLookup,
+} from "./scoring.ts";
+import type { Shard } from "./shard.ts";
+
+/** An entry as stored (JSON); `time` is derived from the timestamp again. */
+const StoredEntry = z.object({
+  id: z.string(),
+  timestamp: z.string(),
+  file: z.string(),
+  line: z.number(),
+  session: z.string().nullable(),
+  agent: z.string().nullable(),
+  trigger: Trigger.nullable(),
+  name: z.string().nullable(),
+  parent: z.string().nullable(),
+  tombstone: z.boolean(),
+  verified: z.boolean().nullable(),
+  goal: z.string(),
+  text: z.string(),
+});
+
+/**
+ * Terms held by more snapshots than this are read only for the candidates of the query (see
+ * {@link FtsShard.restrict}): their postings would cost more to carry out of SQLite than the query.
+ */
+export const COMMON_TERM = 1000;
+/** Most candidates FTS5 names for a query with a common term (see {@link FtsShard.candidates}). */
+export const CANDIDATES = 500;
+
+/** Most entries kept in memory between queries. */
+export const ENTRY_CACHE = 4096;
+/** Highest code point: a bound above every term that starts with a given prefix. */
+const LAST = "\u{10ffff}";
+const F = FIELDS.length;
+const FIELD_NUMBER = new Map<string, number>(FIELDS.map((f, i) => [f, i]));
+
+/** What {@link FtsShard.month} says: the shard holds every sealed month. */
+export const SEALED = "sealed";
+
+/** Term frequencies of one term: document, field and count, three numbers a posting. */
+type Postings = number[];
+
+/** The sealed months of a workspace as one read-only shard over the SQLite file. */
+export class FtsShard implements Shard {
+  readonly month = SEALED;
+  readonly lengthSums = new Float64Array(F);
+  readonly #store: FtsStore;
+  readonly #lengths: Uint16Array;
+  readonly #size: number;
+  readonly #entries = new Map<number, Entry>();
+  readonly #count: StatementSync;
+  readonly #range: StatementSync;
+  readonly #postings: StatementSync;
+  readonly #entry: StatementSync;
+  readonly #fields: StatementSync;
+  readonly #restricted: StatementSync;
+  readonly #candidates: StatementSync;
+  /** The candidates of this query as a JSON array, once a common term was read. */
+  #only: string | undefined;
+  #terms: readonly string[] = [];
+  /** This query's lookups: document counts, fields and postings by term. */
+  readonly #docCounts = new Map<string, number>();
+  readonly #postingsOf = new Map<string, Postings>();
+
+  constructor(store: FtsStore) {
+    this.#store = store;
+    const db = store.db;
+    this.#lengths = store.lengths();
+    this.#size = store.size();
+    for (let i = 0; i < this.#lengths.length; i++) {
+      const f = i % F;
+      this.lengthSums[f] = (this.lengthSums[f] ?? 0) + (this.#lengths[i] ?? 0);
+    }
+    this.#count = db.prepare("SELECT doc FROM vocab_row WHERE term = ?");
+    this.#range = db.prepare("SELECT term FROM vocab_row WHERE term >= ? AND term < ?");
+    const fieldNumber = `CASE col ${FIELDS.map((f, i) => `WHEN '${f}' THEN ${i}`).join(" ")} END`;
+    const postings = (where: string) =>
+      db.prepare(
+        `SELECT group_concat(doc || ' ' || ${fieldNumber} || ' ' || tf, ' ') AS list FROM
+         (SELECT doc, col, count(*) AS tf FROM vocab_instance WHERE ${where} GROUP BY doc, col)`,
+      );
+    this.#postings = postings("term = ?");
+    this.#restricted = postings("term = ? AND doc IN (SELECT value FROM json_each(?))");
+    this.#fields = db.prepare("SELECT col, doc FROM vocab_col WHERE term = ?");
+    const boosts = FIELDS.map((f) => FIELD_BOOSTS[f]).join(", ");
+    this.#candidates = db.prepare(
+      `SELECT rowid FROM postings WHERE postings MATCH ? ORDER BY bm25(postings, ${boosts}) LIMIT ?`,
+    );
+    this.#entry = db.prepare("SELECT entry FROM entries WHERE doc = ?");
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * Starts a query: forgets what the last one looked up (the file may have changed since). When
+   * ranking first reads a common term, FTS5 names the candidates: the best by its BM25 among the
+   * snapshots holding any of the query's `terms` (leaving out the common ones lost a sixth of the
+   * multi-word answers in the bench); common terms are then read for those candidates alone.
+   */
+  begin(terms: readonly string[] = []): void {
+    this.#docCounts.clear();
+    this.#postingsOf.clear();
+    this.#only = undefined;
+    this.#terms = terms;
+  }
+
+  /** The FTS5 expression naming the candidates of the query's terms (see {@link begin}). */
+  #match(): string {
+    return this.#terms.map((t) => `"${t.replaceAll('"', "")}"`).join(" OR ");
+  }
+
+  /** Whether `term` is common enough that a query reads it for its candidates only. */
+  common(term: string): boolean {
+    return this.#documentCount(term) > COMMON_TERM;
+  }
+
+  /**
+   * The best `limit` snapshots for an FTS5 query expression by FTS5's BM25, with the field boosts of
+   * document.ts as column weights: the candidates of a query with a common term.
+   */
+  candidates(match: string, limit = CANDIDATES): number[] {
+    return this.#candidates.all(match, limit).map((row) => num(row, "rowid"));
+  }
+
+  /** Reads the postings of common terms for `docs` only, until the next {@link begin}. */
+  restrict(docs: readonly number[]): void {
+    this.#only = JSON.stringify(docs);
+  }
+
+  /**
+   * The entry of a document, read from the file when a field other than `tombstone` is first used:
+   * ranking looks at many candidates and reads the text of a few. A document with an indexed term
+   * is no tombstone (tombstones index nothing), so that much is known without reading.
+   */
+  entry(doc: number): Entry | undefined {
+    if (doc < 0 || doc * F >= this.#lengths.length) return undefined;
+    const known = this.#entries.get(doc);
+    if (known !== undefined) return known;
+    let indexed = false;
+    for (let f = 0; f < F && !indexed; f++) indexed = (this.#lengths[doc * F + f] ?? 0) > 0;
+    const entry = new LazyEntry(() => this.#read(doc), indexed);
+    if (this.#entries.size >= ENTRY_CACHE) this.#entries.clear();
+    this.#entries.set(doc, entry);
+    return entry;
+  }
+
+  #read(doc: number): Entry {
+    const row = this.#entry.get(doc);
+    if (row === undefined) throw new Error(`big-memory: search index: document ${doc} has no entry`);
+    return parseEntry(text(row, "entry"), doc);
+  }
+
+  *documents(): IterableIterator<[number, Entry]> {
+    for (const row of this.#store.db.prepare("SELECT doc, entry FROM entries ORDER BY doc").iterate()) {
+      const doc = num(row, "doc");
+      yield [doc, parseEntry(text(row, "entry"), doc)];
+    }
+  }
+
+  files(): string[] {
+    return this.#store.logs().map((l) => l.file);
+  }
+
+  /** How many snapshots hold `term` in any field. */
+  #documentCount(term: string): number {
+    let n = this.#docCounts.get(term);
+    if (n === undefined) {
+      const row = this.#count.get(term);
+      n = row === undefined ? 0 : num(row, "doc");
+      this.#docCounts.set(term, n);
+    }
+    return n;
+  }
+
+  exactCount(term: string, cap: number): number {
+    return Math.min(cap, this.#documentCount(term));
+  }
+
+  /** Terms of the vocabulary that start with `prefix` (itself included). */
+  termsStartingWith(prefix: string): string[] {
+    return this.#range.all(prefix, prefix + LAST).map((row) => text(row, "term"));
+  }
+
+  /** Every term of the vocabulary, sorted by UTF-16 code units (as vocabulary.ts expects). */
+  vocabulary(): string[] {
+    const terms = this.#store.db
+      .prepare("SELECT term FROM vocab_row")
+      .all()
+      .map((row) => text(row, "term"));
+    return terms.sort();
+  }
+
+  reach(lookup: TermLookup): Reach[] {
+    const query = lookup.term.term;
+    const weight = lookup.term.weight;
+    const out: Reach[] = [];
+    const exact = this.#documentCount(query) > 0;
+    if (exact) out.push({ term: query, ref: 0, weight, exact: true });
+    const byPrefix = new Set<string>();
+    if (lookup.prefix) {
+      for (const term of this.termsStartingWith(query)) {
+        byPrefix.add(term);
+        if (term === query) continue;
+        out.push({
+          term,
+          ref: 0,
+          weight: weight * prefixWeight(EXPANSION_WEIGHTS.prefix, term.length, query.length),
+          exact: false,
+        });
+      }
+    }
+    for (const [term, distance] of lookup.fuzzyTerms ?? []) {
+      if (distance === 0 || byPrefix.has(term) || this.#documentCount(term) === 0) continue;
+      out.push({
+        term,
+        ref: 0,
+        weight: weight * fuzzyWeight(EXPANSION_WEIGHTS.fuzzy, term.length, distance),
+        exact: false,
+      });
+    }
+    return out;
+  }
+
+  /** Term frequencies of `term`: document, field number and count, in triples. */
+  #postingsFor(term: string): Postings {
+    let list = this.#postingsOf.get(term);
+    if (list === undefined) {
+      // One string of numbers per term: far cheaper to cross into JavaScript than a row per posting.
+      if (this.#only === undefined && this.#terms.length > 0 && this.common(term))
+        this.restrict(this.candidates(this.#match()));
+      const only = this.#only !== undefined && this.common(term) ? this.#only : undefined;
+      const row = only === undefined ? this.#postings.get(term) : this.#restricted.get(term, only);
+      const value = row?.list;
+      list = typeof value === "string" && value !== "" ? value.split(" ").map(Number) : [];
+      this.#postingsOf.set(term, list);
+    }
+    return list;
+  }
+
+  /** Document frequencies per field, from FTS5's vocabulary (of every snapshot, candidates or not). */
+  countFields(reach: Reach, df: Float64Array): void {
+    for (const row of this.#fields.all(reach.term)) {
+      const field = FIELD_NUMBER.get(text(row, "col"));
+      if (field !== undefined) df[field] = (df[field] ?? 0) + num(row, "doc");
+    }
+  }
+
+  score(reach: Reach, bit: number, df: Float64Array, stats: CorpusStats, acc: Accumulator): void {
+    const factors = fieldFactors(reach.weight, df, stats);
+    const list = this.#postingsFor(reach.term);
+    const lengths = this.#lengths;
+    for (let p = 0; p < list.length; p += 3) {
+      const doc = list[p] ?? 0;
+      const field = list[p + 1] ?? 0;
+      const length = lengths[doc * F + field] ?? 0;
+      const score = bm25(list[p + 2] ?? 0, factors[field] ?? 0, length, stats.avgFieldLength[field] ?? 1);
+      acc.add(doc, bit, field, score, reach.exact);
+    }
+  }
+}
+
+/** An entry read on first use of a field (see {@link FtsShard.entry}); `refOf` and spreads of it work as usual. */
+export class LazyEntry implements Entry {
+  readonly #load: () => Entry;
+  readonly #indexed: boolean;
+  #entry: Entry | undefined;
+  claimed?: boolean;
+
+  /** `indexed`: the document holds an indexed term, so it is no tombstone. */
+  constructor(load: () => Entry, indexed: boolean) {
+    this.#load = load;
+    this.#indexed = indexed;
+  }
+
+  /** The entry as a plain object (read now if not yet). */
+  get full(): Entry {
+    this.#entry ??= this.#load();
+    return this.#entry;
+  }
+  get id(): string {
+    return this.full.id;
+  }
+  get timestamp(): string {
+    return this.full.timestamp;
+  }
+  get time(): number {
+    return this.full.time;
+  }
+  get file(): string {
+    return this.full.file;
+  }
+  get line(): number {
+    return this.full.line;
+  }
+  get session(): string | null {
+    return this.full.session;
+  }
+  get agent(): string | null {
+    return this.full.agent;
+  }
+  get trigger(): Entry["trigger"] {
+    return this.full.trigger;
+  }
+  get name(): string | null {
+    return this.full.name;
+  }
+  get parent(): string | null {
+    return this.full.parent;
+  }
+  get tombstone(): boolean {
+    return this.#indexed ? false : this.full.tombstone;
+  }
+  get verified(): Entry["verified"] {
+    return this.full.verified;
+  }
+  get goal(): string {
+    return this.full.goal;
+  }
+  get text(): string {
+    return this.full.text;
+  }
+}
+
+/** The stored entry of document `doc`, checked; throws naming the document when it is not one. */
+export function parseEntry(json: string, doc: number): Entry {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    throw new Error(`big-memory: search index: entry of document ${doc} is not JSON (${String(error)})`);
+  }
+  const parsed = StoredEntry.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(
+      `big-memory: search index: entry of document ${doc}: ${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`,
+    );
+  }
+  return { ...parsed.data, time: Date.parse(parsed.data.timestamp) };
+}

@@ -1,0 +1,103 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FIELDS } from "../../plugin/search/document.ts";
+import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
+import { sealedDocument } from "../../plugin/search/fts-service.ts";
+import { FtsShard, LazyEntry, parseEntry, SEALED } from "../../plugin/search/fts-shard.ts";
+import { FtsStore } from "../../plugin/search/fts-store.ts";
+import { Accumulator } from "../../plugin/search/scoring.ts";
+import { newerFirst } from "../../plugin/search/shard.ts";
+import { located, lookupsOf, snap, tempWorkspace } from "./helpers.ts";
+
+const DOCS = [
+  snap("2026-11-20-01", { goal: "Fix ERR_DUPLICATE_KEY in the upsert", next: ["retry the upsert"] }),
+  snap("2026-11-20-02", { goal: "Deploy the upsert fix", files: [{ path: "src/db/upsert.ts", note: "" }] }),
+  snap("2026-11-21-01", {
+    goal: "Document ERR_DUPLICATE_KEY",
+    names: [{ label: "Code", value: "ERR_DUPLICATE_KEY" }],
+  }),
+  snap("2026-11-21-02", { goal: "gone", tombstone: true, name: "old-checkpoint" }),
+].map((s) => located(s));
+
+describe("FtsShard", () => {
+  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+  let store: FtsStore;
+  let shard: FtsShard;
+  const frozen = buildFrozen("2026-11", DOCS);
+  beforeAll(async () => {
+    ws = await tempWorkspace();
+    store = FtsStore.open(join(ws.dir, "idx"));
+    store.putMonth(
+      "2026-11",
+      DOCS.map(sealedDocument).sort((a, b) => newerFirst(a.entry, b.entry)),
+      [],
+    );
+    shard = new FtsShard(store);
+  });
+  afterAll(async () => {
+    store.close();
+    await ws.cleanup();
+  });
+
+  it("holds the entries and field lengths of the frozen shard, in the same document order", () => {
+    expect(shard.month).toBe(SEALED);
+    expect(shard.size).toBe(frozen.size);
+    expect([...shard.lengthSums]).toEqual([...frozen.lengthSums]);
+    for (let doc = 0; doc < frozen.size; doc++) {
+      const entry = shard.entry(doc);
+      if (!(entry instanceof LazyEntry)) throw new Error(`document ${doc}: no entry read lazily`);
+      expect(entry.full).toEqual(frozen.entry(doc));
+      expect(entry.tombstone).toBe(frozen.entry(doc)?.tombstone);
+    }
+    expect([...shard.documents()].map(([doc, e]) => [doc, e.id])).toEqual(
+      [...frozen.documents()].map(([doc, e]) => [doc, e.id]),
+    );
+    expect(shard.entry(99)).toBeUndefined();
+  });
+
+  it("reaches, counts and scores every lookup as the frozen shard does", () => {
+    const stats = { docs: frozen.size, avgFieldLength: frozen.parts.avgFieldLength };
+    for (const query of ["ERR_DUPLICATE_KEY", "upsert", "upse", "src/db/upsert.ts", "deploy fix"]) {
+      shard.begin();
+      for (const lookup of lookupsOf(query, true)) {
+        const ours = shard.reach(lookup);
+        const theirs = frozen.reach(lookup);
+        expect(
+          ours.map((r) => [r.term, r.weight, r.exact]),
+          query,
+        ).toEqual(theirs.map((r) => [r.term, r.weight, r.exact]));
+        expect(shard.exactCount(lookup.term.term, 10)).toBe(frozen.exactCount(lookup.term.term, 10));
+        ours.forEach((reach, i) => {
+          const theirReach = theirs[i];
+          if (theirReach === undefined) throw new Error(`no frozen reach for ${reach.term}`);
+          const df = new Float64Array(FIELDS.length);
+          const theirDf = new Float64Array(FIELDS.length);
+          shard.countFields(reach, df);
+          frozen.countFields(theirReach, theirDf);
+          expect([...df]).toEqual([...theirDf]);
+          const a = new Accumulator(0, 8);
+          const b = new Accumulator(0, 8);
+          shard.score(reach, 1, df, stats, a);
+          frozen.score(theirReach, 1, theirDf, stats, b);
+          expect([...a.touched].sort()).toEqual([...b.touched].sort());
+          for (const doc of a.touched) expect(a.score(doc)).toBeCloseTo(b.score(doc), 12);
+        });
+      }
+    }
+  });
+
+  it("lists the terms of its vocabulary by prefix, and all of them sorted", () => {
+    expect(shard.termsStartingWith("err_")).toEqual(["err_duplicate_key"]);
+    const vocabulary = shard.vocabulary();
+    expect(vocabulary).toEqual([...frozen.parts.terms]);
+  });
+});
+
+describe("parseEntry", () => {
+  it("rejects what is not a stored entry, naming the document and the field", () => {
+    expect(() => parseEntry("{", 7)).toThrow(/^big-memory: search index: entry of document 7 is not JSON/);
+    expect(() => parseEntry(JSON.stringify({ id: 1 }), 8)).toThrow(
+      "big-memory: search index: entry of document 8: id: Invalid input: expected string, received number",
+    );
+  });
+});
