@@ -22,4 +22,5 @@ await runSearchBench(quick ? { sizes: [1000, 10_000] } : {});
 await (await import("./view.bench.ts")).runViewBench(quick ? { sizes: [1000] } : {});
 console.log("\n## Read path on a long hand-written history\n");
 await runHistoryBench({ mb: quick ? 10 : 100 });
+await (await import("./draft.bench.ts")).runDraftBench({ runs: quick ? 10 : 40 });
 await (await import("./fidelity.bench.ts")).runFidelityBench();
