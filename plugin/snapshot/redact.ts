@@ -252,6 +252,28 @@ export function redactDeep<T>(
   }
 }
 
+/**
+ * Texts `redactDeep` already read in this process and found nothing in, up to `CLEAN_CHARS` characters in
+ * all, the oldest forgotten first. The rules are fixed for the life of the process, so the same text gets
+ * the same answer: a session's state is written again at every turn with mostly the same strings, and only
+ * the new ones are read. What a string's name says (`password: …`) is judged every time, outside this.
+ */
+const CLEAN_CHARS = 2_000_000;
+const CLEAN_TEXT_MAX = 65_536;
+const clean = new Set<string>();
+let cleanChars = 0;
+
+function rememberClean(text: string): void {
+  if (text.length > CLEAN_TEXT_MAX || clean.has(text)) return;
+  clean.add(text);
+  cleanChars += text.length;
+  for (const oldest of clean) {
+    if (cleanChars <= CLEAN_CHARS) break;
+    clean.delete(oldest);
+    cleanChars -= oldest.length;
+  }
+}
+
 function redactValue<T>(
   value: T,
   deadline: Deadline | undefined,
@@ -267,13 +289,19 @@ function redactValue<T>(
   // fields of a snapshot) hold nothing it could find, so they are kept as they are.
   const texts: string[] = [];
   collectStrings(value, texts);
-  const marked = mayFindSecrets(texts, RULES);
-  const toRedact = new Set(texts.filter((_, i) => marked[i] === true));
+  const unknown = texts.filter((text) => !clean.has(text));
+  const marked = mayFindSecrets(unknown, RULES);
+  const toRedact = new Set<string>();
+  for (const [i, text] of unknown.entries()) {
+    if (marked[i] === true) toRedact.add(text);
+    else rememberClean(text);
+  }
   const redactString = (text: string, name: Name | undefined): string => {
     let redacted = text;
     if (toRedact.has(text)) {
       const result = redactText(text, deadline);
       if (result.total > 0) for (const kind of REDACTION_KINDS) add(kind, result.counts[kind] ?? 0);
+      else rememberClean(text);
       redacted = result.text;
     }
     const strength = strengthOfName(name);
@@ -322,8 +350,13 @@ function redactValue<T>(
       const b = entries[i + 1]?.[1];
       if (typeof a !== "string" || typeof b !== "string" || a === "" || b === "") continue;
       const joined = `${a}${JOIN}${b}`;
-      if (mayFindSecrets([joined], RULES)[0] !== true) continue;
+      if (clean.has(joined)) continue;
+      if (mayFindSecrets([joined], RULES)[0] !== true) {
+        rememberClean(joined);
+        continue;
+      }
       const result = redactText(joined, deadline);
+      if (result.total === 0) rememberClean(joined);
       if (result.total === 0 || !result.text.startsWith(`${a}${JOIN}`)) continue;
       const entry = entries[i + 1];
       if (entry !== undefined) entry[1] = result.text.slice(a.length + JOIN.length);

@@ -449,3 +449,37 @@ describe("redactDeep with a label apart from its value", () => {
     ]);
   });
 });
+
+describe("redactDeep reading a text it already found clean", () => {
+  it("still judges it by the name it stands under", () => {
+    const value = "Xk9#mP2vQ7-kept";
+    expect(redactDeep({ note: value }).value).toEqual({ note: value });
+    expect(redactDeep({ password: value })).toMatchObject({
+      value: { password: "[REDACTED:secret-assignment]" },
+      total: 1,
+    });
+    expect(redactDeep({ label: "staging password", value }).value).toEqual({
+      label: "staging password",
+      value: "[REDACTED:secret-assignment]",
+    });
+  });
+
+  it("still judges it beside the field it was split from", () => {
+    const split = { text: "Пароль от сервера", rationale: "Xk9#mP2vQ7-split" };
+    expect(redactDeep({ text: "Пароль от сервера" }).total).toBe(0);
+    expect(redactDeep({ rationale: "Xk9#mP2vQ7-split" }).total).toBe(0);
+    for (let i = 0; i < 2; i++) expect(redactDeep(split).value.rationale).not.toContain("Xk9#mP2vQ7");
+  });
+
+  it("gives the same answer every time, for the corpus's positives and negatives in one value", () => {
+    const value = {
+      positives: POSITIVES.slice(0, 300).map((p) => ({ text: p.text, note: `${p.name} seen` })),
+      negatives: NEGATIVES.slice(0, 300).map((n) => n.text),
+    };
+    const first = redactDeep(value);
+    const again = redactDeep(value);
+    expect(again).toEqual(first);
+    for (const p of POSITIVES.slice(0, 300))
+      expect(p.secrets.filter((s) => JSON.stringify(again.value).includes(s))).toEqual([]);
+  });
+});
