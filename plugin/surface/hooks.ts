@@ -33,6 +33,8 @@ import {
   warnOnce,
   workspaceOf,
 } from "./context.ts";
+import { contextUse, lastCallUsage } from "./hook-usage.ts";
+import { hostQueue } from "./host-queue.ts";
 
 /**
  * The hook adapters: each one reads what it needs from the event and context, calls the capture or
@@ -51,35 +53,6 @@ function refOf(ctx: Ctx): SessionRef | null {
   if (ctx.sessionKey === undefined || ctx.sessionKey === "" || isInternalSessionKey(ctx.sessionKey))
     return null;
   return { sessionKey: ctx.sessionKey, agentId: ctx.agentId ?? agentOfSessionKey(ctx.sessionKey) ?? null };
-}
-
-/**
- * The fraction of the context window in use after a model call: prompt (with cache reads and
- * writes) plus the output that joins the context, over the budget OpenClaw reports. Null when either
- * is unknown.
- */
-export function contextUse(
-  usage: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number } | undefined,
-  budget: number | undefined,
-): number | null {
-  if (usage === undefined || budget === undefined || budget <= 0) return null;
-  const used = (usage.input ?? 0) + (usage.cacheRead ?? 0) + (usage.cacheWrite ?? 0) + (usage.output ?? 0);
-  return used > 0 ? used / budget : null;
-}
-
-/** The usage of the run's last model call (`llm_output.lastAssistant.usage`), or undefined. */
-export function lastCallUsage(
-  lastAssistant: unknown,
-): { input?: number; output?: number; cacheRead?: number; cacheWrite?: number } | undefined {
-  if (typeof lastAssistant !== "object" || lastAssistant === null) return undefined;
-  const usage: unknown = Reflect.get(lastAssistant, "usage");
-  if (typeof usage !== "object" || usage === null) return undefined;
-  const out: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number } = {};
-  for (const key of ["input", "output", "cacheRead", "cacheWrite"] as const) {
-    const v: unknown = Reflect.get(usage, key);
-    if (typeof v === "number" && Number.isFinite(v)) out[key] = v;
-  }
-  return Object.keys(out).length === 0 ? undefined : out;
 }
 
 /** What the user typed this turn, without OpenClaw's internal context. */
@@ -267,6 +240,21 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     return texts.length === 0 ? null : texts.join("\n\n");
   };
 
+  /**
+   * Without conversation access no `before_prompt_build` comes: the pending restores go to OpenClaw's own
+   * next-turn queue (host-queue.ts) as soon as they are committed; put back when the host refuses them.
+   */
+  const queue = hostQueue(api, deps.openclawConfig);
+  const queueRestores = async (ws: Workspace, ref: SessionRef, now: Date) => {
+    if (queue === null) return;
+    const { pending } = await beginTurn(ws, ref, "", now);
+    await endTurn(ws, ref, undefined);
+    const text = pending.length === 0 ? null : await deliver(ws, ref, now, pending);
+    const key = `big-memory:${pending[0]?.id}:${pending[0]?.at}`;
+    if (text !== null && !(await queue(ref.sessionKey, text, key)))
+      for (const p of pending) await requeueRestore(ws, ref, p);
+  };
+
   api.on("before_prompt_build", async (event, ctx) => {
     if (ctx.trigger === "memory") {
       if (!config.enabled || !config.capture.flushPrompt) return;
@@ -397,6 +385,7 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     tracked("after_compaction", ctx, async (ws, ref, now) => {
       const path = await compactionPath(ws, ref, event, ctx);
       await moveCycle(ws, ref, now, { type: "after-compaction", path, at: now.toISOString() });
+      await queueRestores(ws, ref, now);
       // Compaction hooks are not gated: say once when the hooks a restore needs never arrived.
       await checkConsent(ws, ref);
     }),
@@ -420,6 +409,15 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
         moveCycle(ws, ref, now, { type: "before-reset", path: "rollover", at: now.toISOString() }),
     );
   });
+
+  // The host drops its queue on reset: a reset's or rollover's restore is queued once the new session starts.
+  if (queue !== null)
+    api.on("session_start", async (event, ctx) => {
+      const key = ctx.sessionKey ?? event.sessionKey;
+      if (key === undefined) return;
+      await cycleWork.get(key);
+      await guarded("session_start", { ...ctx, sessionKey: key }, queueRestores);
+    });
 
   return {
     /** Waits for the hooks' work still running (OpenClaw does not await every hook) to finish. */

@@ -464,3 +464,113 @@ describe("hooks OpenClaw does not await", () => {
     expect(saved.pendingRestore).toMatchObject({ reason: "reset" });
   });
 });
+
+describe("restores through OpenClaw's next-turn queue where before_prompt_build never comes", () => {
+  /** A driver whose OpenClaw drops before_prompt_build (no conversation access) and offers the queue. */
+  function queued(
+    answer: (text: string) => { enqueued: boolean; id: string } = () => ({ enqueued: true, id: "q" }),
+  ) {
+    const calls: { sessionKey: string; text: string; idempotencyKey: string; placement: string }[] = [];
+    const workflow = {
+      enqueueNextTurnInjection: (injection: (typeof calls)[number]) => {
+        calls.push(injection);
+        return Promise.resolve(answer(injection.text));
+      },
+    };
+    const d = createDriver(
+      {},
+      {
+        host: {
+          openclawConfig: {
+            plugins: { entries: { "big-memory": { hooks: { allowConversationAccess: false } } } },
+          },
+          api: { session: { workflow } },
+        },
+      },
+    );
+    drivers.push(d);
+    return { d, calls };
+  }
+  const secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+  /** What a session without conversation access still shows big-memory: its tool calls. */
+  const tools = async (d: Driver) => {
+    await d.tool("read", { path: "src/auth/oauth-callback.ts" });
+    await d.tool(
+      "exec",
+      { command: `GITHUB_TOKEN=${secret} npm test -- oauth` },
+      { error: "ERR_DUPLICATE_KEY" },
+    );
+  };
+
+  it("queues a compaction's restore at after_compaction, once, fenced and without the secret", async () => {
+    const { d, calls } = queued();
+    await tools(d);
+    await d.fire("before_compaction", { messageCount: 12, tokenCount: 9000 });
+    expect(calls).toEqual([]);
+    await d.fire("after_compaction", { messageCount: 3, tokenCount: 800, compactedCount: 9 });
+    const [s] = snapshots(d);
+    expect(calls).toEqual([
+      expect.objectContaining({
+        sessionKey: SESSION,
+        placement: "prepend_context",
+        idempotencyKey: expect.stringContaining(String(s?.snapshot.id)),
+      }),
+    ]);
+    expect(calls[0]?.text).toContain(`id="${s?.snapshot.id}"`);
+    expect(calls[0]?.text).toContain('reason="compaction"');
+    expect(calls[0]?.text).not.toContain(secret);
+    // Taken once: a restart and another session start queue nothing more.
+    await d.restart();
+    await d.fire("session_start", { sessionId: "s-1", sessionKey: SESSION }, {});
+    expect(calls).toHaveLength(1);
+    const ledger = readFileSync(join(d.workspace, ".big-memory", "ledger.jsonl"), "utf8");
+    expect(ledger).toContain(`"kind":"restore"`);
+    expect(ledger).toContain(`"snapshot":"${s?.snapshot.id}"`);
+  });
+
+  it("queues a reset's restore when the next session starts, never in before_reset (the host drops its queue on reset)", async () => {
+    const { d, calls } = queued();
+    await tools(d);
+    const reset = d.fire("before_reset", { reason: "reset", messages: [] });
+    expect(calls).toEqual([]);
+    // OpenClaw does not await before_reset; session_start waits for the capture.
+    await d.fire("session_start", { sessionId: "s-1", sessionKey: SESSION, resumedFrom: "s-1" });
+    await reset;
+    const [s] = snapshots(d);
+    expect(calls.map((c) => c.text)).toEqual([expect.stringContaining(`id="${s?.snapshot.id}"`)]);
+    expect(calls[0]?.text).toContain('reason="reset"');
+  });
+
+  it("keeps the restore for later when the host refuses it", async () => {
+    let accept = false;
+    const { d, calls } = queued(() => (accept ? { enqueued: true, id: "q" } : { enqueued: false, id: "" }));
+    await tools(d);
+    await d.fire("before_compaction", { messageCount: 12, tokenCount: 9000 });
+    await d.fire("after_compaction", { messageCount: 3, tokenCount: 800, compactedCount: 9 });
+    accept = true;
+    await d.fire("session_start", { sessionId: "s-2", sessionKey: SESSION });
+    const [s] = snapshots(d);
+    expect(calls.map((c) => c.text.includes(`id="${s?.snapshot.id}"`))).toEqual([true, true]);
+  });
+
+  it("is not used when before_prompt_build comes: the restore is the next turn's prependContext", async () => {
+    const calls: unknown[] = [];
+    const d = createDriver(
+      {},
+      {
+        host: {
+          openclawConfig: {
+            plugins: { entries: { "big-memory": { hooks: { allowConversationAccess: true } } } },
+          },
+          api: { session: { workflow: { enqueueNextTurnInjection: (i: unknown) => calls.push(i) } } },
+        },
+      },
+    );
+    drivers.push(d);
+    await work(d);
+    await d.fire("before_compaction", { messageCount: 12, tokenCount: 9000 });
+    await d.fire("after_compaction", { messageCount: 3, tokenCount: 800, compactedCount: 9 });
+    expect(calls).toEqual([]);
+    expect(await d.userTurn("go on")).toContain(snapshots(d)[0]?.snapshot.id);
+  });
+});

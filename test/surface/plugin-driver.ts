@@ -22,7 +22,19 @@ export interface Registered {
   services: { stop?: () => unknown }[];
 }
 
-function register(pluginConfig: Record<string, unknown>, workspace: string): Registered {
+/** What a test adds to the plugin API or the OpenClaw config the plugin is handed. */
+export interface HostOptions {
+  /** Merged into the OpenClaw config (`api.config`), e.g. `plugins.entries.big-memory.hooks`. */
+  openclawConfig?: Record<string, unknown>;
+  /** Extra members of `api`, e.g. `session.workflow.enqueueNextTurnInjection`. */
+  api?: Record<string, unknown>;
+}
+
+function register(
+  pluginConfig: Record<string, unknown>,
+  workspace: string,
+  host: HostOptions = {},
+): Registered {
   const reg: Registered = {
     hooks: new Map(),
     tools: [],
@@ -34,7 +46,7 @@ function register(pluginConfig: Record<string, unknown>, workspace: string): Reg
   const api = {
     id: "big-memory",
     registrationMode: "full",
-    config: { agents: { defaults: { workspace } } },
+    config: { agents: { defaults: { workspace } }, ...host.openclawConfig },
     pluginConfig,
     logger: {
       warn: (m: string) => reg.warnings.push(m),
@@ -55,6 +67,7 @@ function register(pluginConfig: Record<string, unknown>, workspace: string): Reg
     registerService: (service: { stop?: () => unknown }) => {
       reg.services.push(service);
     },
+    ...host.api,
   };
   entry.register(api as unknown as OpenClawPluginApi);
   return reg;
@@ -91,13 +104,13 @@ async function stop(reg: Registered): Promise<void> {
 /** `opts.workspace`: drive an existing workspace (another process's too) instead of a fresh temporary one. */
 export function createDriver(
   pluginConfig: Record<string, unknown> = {},
-  opts: { workspace?: string } = {},
+  opts: { workspace?: string; host?: HostOptions } = {},
 ): Driver {
   const workspace = opts.workspace ?? mkdtempSync(join(tmpdir(), "big-memory-plugin-"));
   const base = { sessionKey: SESSION, agentId: "main", workspaceDir: workspace, sessionId: "s-1" };
   const d: Driver = {
     workspace,
-    reg: register(pluginConfig, workspace),
+    reg: register(pluginConfig, workspace, opts.host),
     async fire(hook, event, ctx = {}) {
       const handlers = d.reg.hooks.get(hook) ?? [];
       return Promise.all(handlers.map((h) => h(event, { ...base, ...ctx })));
@@ -147,7 +160,7 @@ export function createDriver(
     },
     async restart() {
       await stop(d.reg);
-      d.reg = register(pluginConfig, workspace);
+      d.reg = register(pluginConfig, workspace, opts.host);
     },
     async dispose() {
       await stop(d.reg);
