@@ -228,6 +228,17 @@ for (const version of VERSIONS) {
         console.log(
           `session_end reasons: ${JSON.stringify(ends)}; hooks: ${probe.map((e) => e.hook).join(" ")}`,
         );
+        // What a failure needs to be read: the session hooks as sent, big-memory's log lines, the ledger.
+        for (const e of probe.filter((e) => /^session_|before_prompt_build/.test(e.hook)))
+          console.log(
+            `${e.at} ${e.hook} ${JSON.stringify(e.event).slice(0, 300)} ctx ${JSON.stringify(e.ctx)}`,
+          );
+        const said = instance
+          .gatewayOutput()
+          .split("\n")
+          .filter((l) => l.includes("big-memory"));
+        console.log(`big-memory said:\n${said.join("\n")}`);
+        console.log(`ledger: ${JSON.stringify(await readLedger(instance.workspaceDir))}`);
         expect(ends).toContain("idle");
         expect(probe.filter((e) => e.hook === "before_reset")).toEqual([]);
 
