@@ -7,8 +7,8 @@
  * model, when, and how often:
  * - a queued text reaches the model in the next turn, once, and a second queue under the same key does not;
  * - it survives a gateway restart between the queue and the turn;
- * - a reset drops it, and drops what `before_reset` queues; what `session_start` queues after the reset
- *   reaches the first turn of the new session;
+ * - a reset drops it; what `before_reset` queues (not awaited) may land after the drop; what `session_start`
+ *   queues after the reset reaches the first turn of the new session;
  * - what `after_compaction` queues (`/compact`, and a preflight compaction inside a turn) reaches the first
  *   turn that follows the compaction;
  * - with the plugin's `hooks.allowConversationAccess` off, where OpenClaw drops its `before_prompt_build`
@@ -150,7 +150,7 @@ describe("the next-turn injection queue (openclaw 2026.9.6 gateway)", () => {
   );
 
   it(
-    "drops a queued text on reset, and what before_reset queues; session_start after the reset delivers",
+    "drops a queued text on reset; session_start after the reset delivers",
     async () => {
       const KEY = "agent:main:e2e-inject-reset";
       await send(KEY, "hello");
@@ -170,7 +170,9 @@ describe("the next-turn injection queue (openclaw 2026.9.6 gateway)", () => {
         )}`,
       );
       expect(carrying(next, "INJECT-QUEUED-BEFORE-RESET")).toEqual([]);
-      expect(carrying(next, "INJECT-IN-BEFORE-RESET")).toEqual([]);
+      // OpenClaw does not await before_reset: what it queues lands before the host's drop (dropped) or after
+      // it (seen here: delivered to the new session). A restore can rely on neither.
+      expect(carrying(next, "INJECT-IN-BEFORE-RESET").length).toBeLessThanOrEqual(1);
       expect(lines.map((l) => l.from)).toContain("session_start");
       expect(carrying(next, "INJECT-AT-SESSION-START").length).toBeGreaterThan(0);
     },
@@ -246,7 +248,7 @@ describe("the queue without conversation access (openclaw 2026.9.6 gateway)", ()
       expect(compacted?.result).toMatchObject({ enqueued: true });
       expect(carrying(next, compacted?.text ?? "?").length).toBeGreaterThan(0);
       expect(carrying(afterReset, "INJECT-AT-SESSION-START").length).toBeGreaterThan(0);
-      expect(carrying(afterReset, "INJECT-IN-BEFORE-RESET")).toEqual([]);
+      expect(carrying(afterReset, "INJECT-IN-BEFORE-RESET").length).toBeLessThanOrEqual(1);
       expect(model.requests.filter((req) => requestText(req).includes(PREPEND_MARKER))).toEqual([]);
     },
     TEST_TIMEOUT_MS,
