@@ -241,8 +241,8 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
   };
 
   /**
-   * Without conversation access no `before_prompt_build` comes: the pending restores go to OpenClaw's own
-   * next-turn queue (host-queue.ts) as soon as they are committed; put back when the host refuses them.
+   * Without conversation access no `before_prompt_build` comes: a reset's or rollover's pending restores go
+   * to OpenClaw's own next-turn queue (host-queue.ts) when the next session starts; put back when refused.
    */
   const queue = hostQueue(api, deps.openclawConfig);
   const queueRestores = async (ws: Workspace, ref: SessionRef, now: Date) => {
@@ -385,7 +385,6 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     tracked("after_compaction", ctx, async (ws, ref, now) => {
       const path = await compactionPath(ws, ref, event, ctx);
       await moveCycle(ws, ref, now, { type: "after-compaction", path, at: now.toISOString() });
-      await queueRestores(ws, ref, now);
       // Compaction hooks are not gated: say once when the hooks a restore needs never arrived.
       await checkConsent(ws, ref);
     }),

@@ -3,9 +3,10 @@ import { PLUGIN_ID } from "./doctor-checks.ts";
 /**
  * OpenClaw's next-turn injection queue (`api.session.workflow.enqueueNextTurnInjection`, 2026.9.x), for
  * restores only where `before_prompt_build` never comes. Without `hooks.allowConversationAccess` OpenClaw
- * drops that hook, and with it every `prependContext`, while compaction and session hooks still fire; the
- * queue is drained before the next turn's prompt hooks and gated by `allowPromptInjection` alone (e2e
- * `injection.test.ts`). Everywhere else restores stay `prependContext`: big-memory's own pending restore is
+ * drops that hook, and with it every `prependContext`, while session hooks still fire; what `session_start`
+ * queues after a reset reaches the new session's first turn (e2e `injection.test.ts`). A queue at
+ * `after_compaction` is refused by 2026.9.6 (`enqueued: false`, no id), so a compaction's restore is not
+ * queued there. Everywhere else restores stay `prependContext`: big-memory's own pending restore is
  * already durable and taken once, is rendered at delivery within the turn's budget with the user's ask
  * first, and survives a reset, which drops the host's queue.
  */

@@ -9,11 +9,11 @@
  * - it survives a gateway restart between the queue and the turn;
  * - a reset drops it; what `before_reset` queues (not awaited) may land after the drop; what `session_start`
  *   queues after the reset reaches the first turn of the new session;
- * - what `after_compaction` queues (`/compact`, and a preflight compaction inside a turn) reaches the first
- *   turn that follows the compaction;
+ * - what `after_compaction` queues (`/compact`, and a preflight compaction inside a turn) is refused
+ *   (`enqueued: false`, no id) and never reaches the model;
  * - with the plugin's `hooks.allowConversationAccess` off, where OpenClaw drops its `before_prompt_build`
  *   (its `prependContext` never reaches the model) and does not dispatch its chat command, what
- *   `after_compaction` and `session_start` queue still reaches the model.
+ *   `session_start` queues after a reset still reaches the model.
  * Each finding is printed; README "Restores: prependContext or the host's queue" draws the conclusion.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -180,7 +180,7 @@ describe("the next-turn injection queue (openclaw 2026.9.6 gateway)", () => {
   );
 
   it(
-    "delivers what after_compaction queues at the first turn after the compaction (/compact and preflight)",
+    "refuses what after_compaction queues (/compact and a preflight compaction)",
     async () => {
       const KEY = "agent:main:e2e-inject-compact";
       const from = model.requests.length;
@@ -195,18 +195,15 @@ describe("the next-turn injection queue (openclaw 2026.9.6 gateway)", () => {
       const queued = queueLog().filter((l) => l.from === "after_compaction" && l.sessionKey === KEY);
       console.log(`after_compaction queues: ${JSON.stringify(queued)}`);
       expect(queued.length).toBeGreaterThan(0);
+      // OpenClaw 2026.9.6 refuses a queue at after_compaction (preflight and /compact alike): no entry, no
+      // id, and nothing of it reaches the model.
       for (const line of queued) {
-        expect(line.result).toMatchObject({ enqueued: true });
-        const queuedAt = Date.parse(line.started);
+        expect(line.result).toEqual({ enqueued: false, id: "", sessionKey: KEY });
         const firstTurnAfter = requests.find(
-          (r) => r.kind === "turn" && (arrived.get(r.index) ?? 0) >= queuedAt,
+          (r) => r.kind === "turn" && (arrived.get(r.index) ?? 0) >= Date.parse(line.started),
         );
-        const hits = carrying(requests, line.text);
-        console.log(
-          `${line.text}: first turn after #${firstTurnAfter?.index}, carried by ${JSON.stringify(hits.map((r) => r.index))}`,
-        );
-        expect(hits.length).toBeGreaterThan(0);
-        expect(hits[0]?.index).toBe(firstTurnAfter?.index);
+        console.log(`${line.text}: first turn after #${firstTurnAfter?.index}`);
+        expect(carrying(model.requests, line.text)).toEqual([]);
       }
     },
     TEST_TIMEOUT_MS,
@@ -234,7 +231,7 @@ describe("the queue without conversation access (openclaw 2026.9.6 gateway)", ()
   afterAll(stop);
 
   it(
-    "delivers what after_compaction and session_start queue, where the plugin's prependContext never arrives",
+    "delivers what session_start queues after a reset, where the plugin's prependContext never arrives",
     async () => {
       const KEY = "agent:main:e2e-inject-no-access";
       await send(KEY, ASKS.fix);
@@ -245,8 +242,9 @@ describe("the queue without conversation access (openclaw 2026.9.6 gateway)", ()
       const lines = queueLog().filter((l) => l.sessionKey === KEY);
       console.log(`queues: ${JSON.stringify(lines)}`);
       const compacted = lines.find((l) => l.from === "after_compaction");
-      expect(compacted?.result).toMatchObject({ enqueued: true });
-      expect(carrying(next, compacted?.text ?? "?").length).toBeGreaterThan(0);
+      console.log(
+        `after /compact: ${JSON.stringify(compacted)}, carried: ${carrying(next, compacted?.text ?? "?").length}`,
+      );
       expect(carrying(afterReset, "INJECT-AT-SESSION-START").length).toBeGreaterThan(0);
       expect(carrying(afterReset, "INJECT-IN-BEFORE-RESET").length).toBeLessThanOrEqual(1);
       expect(model.requests.filter((req) => requestText(req).includes(PREPEND_MARKER))).toEqual([]);

@@ -502,30 +502,13 @@ describe("restores through OpenClaw's next-turn queue where before_prompt_build 
     );
   };
 
-  it("queues a compaction's restore at after_compaction, once, fenced and without the secret", async () => {
+  it("does not queue a compaction's restore (OpenClaw refuses a queue at after_compaction)", async () => {
     const { d, calls } = queued();
     await tools(d);
     await d.fire("before_compaction", { messageCount: 12, tokenCount: 9000 });
-    expect(calls).toEqual([]);
     await d.fire("after_compaction", { messageCount: 3, tokenCount: 800, compactedCount: 9 });
-    const [s] = snapshots(d);
-    expect(calls).toEqual([
-      expect.objectContaining({
-        sessionKey: SESSION,
-        placement: "prepend_context",
-        idempotencyKey: expect.stringContaining(String(s?.snapshot.id)),
-      }),
-    ]);
-    expect(calls[0]?.text).toContain(`id="${s?.snapshot.id}"`);
-    expect(calls[0]?.text).toContain('reason="compaction"');
-    expect(calls[0]?.text).not.toContain(secret);
-    // Taken once: a restart and another session start queue nothing more.
-    await d.restart();
-    await d.fire("session_start", { sessionId: "s-1", sessionKey: SESSION }, {});
-    expect(calls).toHaveLength(1);
-    const ledger = readFileSync(join(d.workspace, ".big-memory", "ledger.jsonl"), "utf8");
-    expect(ledger).toContain(`"kind":"restore"`);
-    expect(ledger).toContain(`"snapshot":"${s?.snapshot.id}"`);
+    expect(snapshots(d)).toHaveLength(1);
+    expect(calls).toEqual([]);
   });
 
   it("queues a reset's restore when the next session starts, never in before_reset (the host drops its queue on reset)", async () => {
@@ -538,15 +521,24 @@ describe("restores through OpenClaw's next-turn queue where before_prompt_build 
     await reset;
     const [s] = snapshots(d);
     expect(calls.map((c) => c.text)).toEqual([expect.stringContaining(`id="${s?.snapshot.id}"`)]);
+    expect(calls[0]).toMatchObject({ sessionKey: SESSION, placement: "prepend_context" });
+    expect(calls[0]?.idempotencyKey).toContain(String(s?.snapshot.id));
     expect(calls[0]?.text).toContain('reason="reset"');
+    expect(calls[0]?.text).not.toContain(secret);
+    // Taken once: a restart and another session start queue nothing more.
+    await d.restart();
+    await d.fire("session_start", { sessionId: "s-1", sessionKey: SESSION }, {});
+    expect(calls).toHaveLength(1);
+    const ledger = readFileSync(join(d.workspace, ".big-memory", "ledger.jsonl"), "utf8");
+    expect(ledger).toContain(`"snapshot":"${s?.snapshot.id}"`);
   });
 
   it("keeps the restore for later when the host refuses it", async () => {
     let accept = false;
     const { d, calls } = queued(() => (accept ? { enqueued: true, id: "q" } : { enqueued: false, id: "" }));
     await tools(d);
-    await d.fire("before_compaction", { messageCount: 12, tokenCount: 9000 });
-    await d.fire("after_compaction", { messageCount: 3, tokenCount: 800, compactedCount: 9 });
+    await d.fire("before_reset", { reason: "reset", messages: [] });
+    await d.fire("session_start", { sessionId: "s-1", sessionKey: SESSION, resumedFrom: "s-1" });
     accept = true;
     await d.fire("session_start", { sessionId: "s-2", sessionKey: SESSION });
     const [s] = snapshots(d);
