@@ -34,7 +34,6 @@ import {
   workspaceOf,
 } from "./context.ts";
 import { contextUse, lastCallUsage } from "./hook-usage.ts";
-import { hostQueue } from "./host-queue.ts";
 
 /**
  * The hook adapters: each one reads what it needs from the event and context, calls the capture or
@@ -240,21 +239,6 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     return texts.length === 0 ? null : texts.join("\n\n");
   };
 
-  /**
-   * Without conversation access no `before_prompt_build` comes: a reset's or rollover's pending restores go
-   * to OpenClaw's own next-turn queue (host-queue.ts) when the next session starts; put back when refused.
-   */
-  const queue = hostQueue(api, deps.openclawConfig);
-  const queueRestores = async (ws: Workspace, ref: SessionRef, now: Date) => {
-    if (queue === null) return;
-    const { pending } = await beginTurn(ws, ref, "", now);
-    await endTurn(ws, ref, undefined);
-    const text = pending.length === 0 ? null : await deliver(ws, ref, now, pending);
-    const key = `big-memory:${pending[0]?.id}:${pending[0]?.at}`;
-    if (text !== null && !(await queue(ref.sessionKey, text, key)))
-      for (const p of pending) await requeueRestore(ws, ref, p);
-  };
-
   api.on("before_prompt_build", async (event, ctx) => {
     if (ctx.trigger === "memory") {
       if (!config.enabled || !config.capture.flushPrompt) return;
@@ -408,15 +392,6 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
         moveCycle(ws, ref, now, { type: "before-reset", path: "rollover", at: now.toISOString() }),
     );
   });
-
-  // The host drops its queue on reset: a reset's or rollover's restore is queued once the new session starts.
-  if (queue !== null)
-    api.on("session_start", async (event, ctx) => {
-      const key = ctx.sessionKey ?? event.sessionKey;
-      if (key === undefined) return;
-      await cycleWork.get(key);
-      await guarded("session_start", { ...ctx, sessionKey: key }, queueRestores);
-    });
 
   return {
     /** Waits for the hooks' work still running (OpenClaw does not await every hook) to finish. */

@@ -55,6 +55,9 @@ function queueLog(): QueueLine[] {
     .map((line) => JSON.parse(line) as QueueLine);
 }
 
+/** What the fixture queues for `/inject KEY TEXT`: not the command's own text, which stays in the history. */
+const queued = (text: string): string => `QUEUED[${text}]`;
+
 /** The turn requests (not the flush, not the summarizer) that carry `text`, anywhere in their messages. */
 const carrying = (requests: readonly ClassifiedRequest[], text: string) =>
   requests.filter((req) => req.kind === "turn" && requestText(req).includes(text));
@@ -136,12 +139,12 @@ describe("the next-turn injection queue (openclaw 2026.9.6 gateway)", () => {
 
       const next = await send(KEY, "what now?");
       const later = await send(KEY, "and then?");
-      const hit = carrying(next, "INJECT-ONCE-A");
-      console.log(`placement: ${JSON.stringify(hit.map((req) => placement(req, "INJECT-ONCE-A")))}`);
+      const hit = carrying(next, queued("INJECT-ONCE-A"));
+      console.log(`placement: ${JSON.stringify(hit.map((req) => placement(req, queued("INJECT-ONCE-A"))))}`);
       expect(hit.length).toBeGreaterThan(0);
-      expect(carrying(next, "INJECT-ONCE-DUPLICATE")).toEqual([]);
+      expect(carrying(next, queued("INJECT-ONCE-DUPLICATE"))).toEqual([]);
       // Not persisted in the transcript either: the turn after carries it nowhere.
-      expect(carrying(later, "INJECT-ONCE-A")).toEqual([]);
+      expect(carrying(later, queued("INJECT-ONCE-A"))).toEqual([]);
       // A queue with no session behind it yet: the host refuses it (nothing to attach it to).
       const unknown = await inject("agent:main:e2e-inject-none", "k", "INJECT-NO-SESSION");
       console.log(`queue for the command's own new session: ${JSON.stringify(unknown)}`);
@@ -163,13 +166,12 @@ describe("the next-turn injection queue (openclaw 2026.9.6 gateway)", () => {
       console.log(`hook queues: ${JSON.stringify(lines)}`);
       console.log(
         `after reset: ${JSON.stringify(
-          ["INJECT-QUEUED-BEFORE-RESET", "INJECT-IN-BEFORE-RESET", "INJECT-AT-SESSION-START"].map((t) => [
-            t,
-            carrying(next, t).length,
-          ]),
+          [queued("INJECT-QUEUED-BEFORE-RESET"), "INJECT-IN-BEFORE-RESET", "INJECT-AT-SESSION-START"].map(
+            (t) => [t, carrying(next, t).length],
+          ),
         )}`,
       );
-      expect(carrying(next, "INJECT-QUEUED-BEFORE-RESET")).toEqual([]);
+      expect(carrying(next, queued("INJECT-QUEUED-BEFORE-RESET"))).toEqual([]);
       // OpenClaw does not await before_reset: what it queues lands before the host's drop (dropped) or after
       // it (seen here: delivered to the new session). A restore can rely on neither.
       expect(carrying(next, "INJECT-IN-BEFORE-RESET").length).toBeLessThanOrEqual(1);
@@ -219,8 +221,8 @@ describe("the next-turn injection queue (openclaw 2026.9.6 gateway)", () => {
       await instance.startGateway({ timeoutMs: 400_000 });
       const next = await send(KEY, "still there?");
       const later = await send(KEY, "and now?");
-      expect(carrying(next, "INJECT-ACROSS-RESTART").length).toBeGreaterThan(0);
-      expect(carrying(later, "INJECT-ACROSS-RESTART")).toEqual([]);
+      expect(carrying(next, queued("INJECT-ACROSS-RESTART")).length).toBeGreaterThan(0);
+      expect(carrying(later, queued("INJECT-ACROSS-RESTART"))).toEqual([]);
     },
     TEST_TIMEOUT_MS,
   );

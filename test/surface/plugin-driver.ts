@@ -22,19 +22,7 @@ export interface Registered {
   services: { stop?: () => unknown }[];
 }
 
-/** What a test adds to the plugin API or the OpenClaw config the plugin is handed. */
-export interface HostOptions {
-  /** Merged into the OpenClaw config (`api.config`), e.g. `plugins.entries.big-memory.hooks`. */
-  openclawConfig?: Record<string, unknown>;
-  /** Extra members of `api`, e.g. `session.workflow.enqueueNextTurnInjection`. */
-  api?: Record<string, unknown>;
-}
-
-function register(
-  pluginConfig: Record<string, unknown>,
-  workspace: string,
-  host: HostOptions = {},
-): Registered {
+function register(pluginConfig: Record<string, unknown>, workspace: string): Registered {
   const reg: Registered = {
     hooks: new Map(),
     tools: [],
@@ -46,7 +34,7 @@ function register(
   const api = {
     id: "big-memory",
     registrationMode: "full",
-    config: { agents: { defaults: { workspace } }, ...host.openclawConfig },
+    config: { agents: { defaults: { workspace } } },
     pluginConfig,
     logger: {
       warn: (m: string) => reg.warnings.push(m),
@@ -67,7 +55,6 @@ function register(
     registerService: (service: { stop?: () => unknown }) => {
       reg.services.push(service);
     },
-    ...host.api,
   };
   entry.register(api as unknown as OpenClawPluginApi);
   return reg;
@@ -104,13 +91,13 @@ async function stop(reg: Registered): Promise<void> {
 /** `opts.workspace`: drive an existing workspace (another process's too) instead of a fresh temporary one. */
 export function createDriver(
   pluginConfig: Record<string, unknown> = {},
-  opts: { workspace?: string; host?: HostOptions } = {},
+  opts: { workspace?: string } = {},
 ): Driver {
   const workspace = opts.workspace ?? mkdtempSync(join(tmpdir(), "big-memory-plugin-"));
   const base = { sessionKey: SESSION, agentId: "main", workspaceDir: workspace, sessionId: "s-1" };
   const d: Driver = {
     workspace,
-    reg: register(pluginConfig, workspace, opts.host),
+    reg: register(pluginConfig, workspace),
     async fire(hook, event, ctx = {}) {
       const handlers = d.reg.hooks.get(hook) ?? [];
       return Promise.all(handlers.map((h) => h(event, { ...base, ...ctx })));
@@ -160,7 +147,7 @@ export function createDriver(
     },
     async restart() {
       await stop(d.reg);
-      d.reg = register(pluginConfig, workspace, opts.host);
+      d.reg = register(pluginConfig, workspace);
     },
     async dispose() {
       await stop(d.reg);
