@@ -145,7 +145,7 @@ describe("the next-turn injection queue (openclaw 2026.9.6 gateway)", () => {
       expect(carrying(next, queued("INJECT-ONCE-DUPLICATE"))).toEqual([]);
       // Not persisted in the transcript either: the turn after carries it nowhere.
       expect(carrying(later, queued("INJECT-ONCE-A"))).toEqual([]);
-      // A queue with no session behind it yet: the host refuses it (nothing to attach it to).
+      // A command to a key with no turn yet: the command's own session entry holds the queue (seen: enqueued).
       const unknown = await inject("agent:main:e2e-inject-none", "k", "INJECT-NO-SESSION");
       console.log(`queue for the command's own new session: ${JSON.stringify(unknown)}`);
     },
