@@ -228,30 +228,3 @@ describe("the next-turn injection queue (openclaw 2026.9.6 gateway)", () => {
     TEST_TIMEOUT_MS,
   );
 });
-
-describe("the queue without conversation access (openclaw 2026.9.6 gateway)", () => {
-  beforeAll(() => start(false), TEST_TIMEOUT_MS);
-  afterAll(stop);
-
-  it(
-    "delivers what session_start queues after a reset, where the plugin's prependContext never arrives",
-    async () => {
-      const KEY = "agent:main:e2e-inject-no-access";
-      await send(KEY, ASKS.fix);
-      await send(KEY, "/compact");
-      const next = await send(KEY, ASKS.after);
-      await instance.gatewayCall("sessions.reset", { key: KEY }, SLOW);
-      const afterReset = await send(KEY, ASKS.left);
-      const lines = queueLog().filter((l) => l.sessionKey === KEY);
-      console.log(`queues: ${JSON.stringify(lines)}`);
-      const compacted = lines.find((l) => l.from === "after_compaction");
-      console.log(
-        `after /compact: ${JSON.stringify(compacted)}, carried: ${carrying(next, compacted?.text ?? "?").length}`,
-      );
-      expect(carrying(afterReset, "INJECT-AT-SESSION-START").length).toBeGreaterThan(0);
-      expect(carrying(afterReset, "INJECT-IN-BEFORE-RESET").length).toBeLessThanOrEqual(1);
-      expect(model.requests.filter((req) => requestText(req).includes(PREPEND_MARKER))).toEqual([]);
-    },
-    TEST_TIMEOUT_MS,
-  );
-});
