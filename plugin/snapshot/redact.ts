@@ -254,9 +254,10 @@ export function redactDeep<T>(
 
 /**
  * Texts `redactDeep` already read in this process and found nothing in, up to `CLEAN_CHARS` characters in
- * all, the oldest forgotten first. The rules are fixed for the life of the process, so the same text gets
- * the same answer: a session's state is written again at every turn with mostly the same strings, and only
- * the new ones are read. What a string's name says (`password: …`) is judged every time, outside this.
+ * all: when full, it is emptied and fills again (dropping the oldest one by one would walk the set's
+ * deleted entries at every insertion). The rules are fixed for the life of the process, so the same text
+ * gets the same answer: a session's state is written again at every turn with mostly the same strings, and
+ * only the new ones are read. What a string's name says (`password: …`) is judged every time, outside this.
  */
 const CLEAN_CHARS = 2_000_000;
 const CLEAN_TEXT_MAX = 65_536;
@@ -265,13 +266,12 @@ let cleanChars = 0;
 
 function rememberClean(text: string): void {
   if (text.length > CLEAN_TEXT_MAX || clean.has(text)) return;
+  if (cleanChars + text.length > CLEAN_CHARS) {
+    clean.clear();
+    cleanChars = 0;
+  }
   clean.add(text);
   cleanChars += text.length;
-  for (const oldest of clean) {
-    if (cleanChars <= CLEAN_CHARS) break;
-    clean.delete(oldest);
-    cleanChars -= oldest.length;
-  }
 }
 
 function redactValue<T>(

@@ -471,6 +471,14 @@ describe("redactDeep reading a text it already found clean", () => {
     for (let i = 0; i < 2; i++) expect(redactDeep(split).value.rationale).not.toContain("Xk9#mP2vQ7");
   });
 
+  it("keeps judging alike once it has read more clean text than it keeps (2 M characters)", () => {
+    const notes = Array.from({ length: 2_100 }, (_, i) => `note ${i}: ${"the deploy went fine ".repeat(48)}`);
+    expect(redactDeep({ notes }).total).toBe(0);
+    expect(redactDeep({ notes }).total).toBe(0);
+    const secret = { note: notes[0], password: "Xk9#mP2vQ7-after" };
+    expect(redactDeep(secret).value).toEqual({ note: notes[0], password: "[REDACTED:secret-assignment]" });
+  });
+
   it("gives the same answer every time, for the corpus's positives and negatives in one value", () => {
     const value = {
       positives: POSITIVES.slice(0, 300).map((p) => ({ text: p.text, note: `${p.name} seen` })),
