@@ -104,6 +104,12 @@ export interface RedactOptions {
    * its time is linear in the length of the text.
    */
   readonly deadline?: Deadline;
+  /**
+   * Remember the texts found clean, and skip those remembered (`redactDeep` only): for a value written
+   * again and again with mostly the same strings (a session's state). Reading a log does not ask for it:
+   * there the texts rarely repeat, and remembering them costs more than it spares.
+   */
+  readonly remember?: boolean;
 }
 
 /** What replaces a text that could not be judged before its deadline. */
@@ -245,7 +251,7 @@ export function redactDeep<T>(
   options: RedactOptions = {},
 ): { value: T; counts: RedactionCounts; total: number; unchecked?: true } {
   try {
-    return redactValue(value, options.deadline);
+    return redactValue(value, options.deadline, options.remember === true);
   } catch (error) {
     if (!(error instanceof DeadlineExceeded)) throw error;
     return { value: replaceStrings(value, UNCHECKED_MARKER) as T, counts: {}, total: 0, unchecked: true };
@@ -253,11 +259,12 @@ export function redactDeep<T>(
 }
 
 /**
- * Texts `redactDeep` already read in this process and found nothing in, up to `CLEAN_CHARS` characters in
- * all: when full, it is emptied and fills again (dropping the oldest one by one would walk the set's
- * deleted entries at every insertion). The rules are fixed for the life of the process, so the same text
- * gets the same answer: a session's state is written again at every turn with mostly the same strings, and
- * only the new ones are read. What a string's name says (`password: …`) is judged every time, outside this.
+ * Texts `redactDeep` (asked to `remember`) already read in this process and found nothing in, up to
+ * `CLEAN_CHARS` characters in all: when full, it is emptied and fills again (dropping the oldest one by one
+ * would walk the set's deleted entries at every insertion). The rules are fixed for the life of the
+ * process, so the same text gets the same answer: a session's state is written again at every turn with
+ * mostly the same strings, and only the new ones are read. What a string's name says (`password: …`) is
+ * judged every time, outside this.
  */
 const CLEAN_CHARS = 2_000_000;
 const CLEAN_TEXT_MAX = 65_536;
@@ -277,6 +284,7 @@ function rememberClean(text: string): void {
 function redactValue<T>(
   value: T,
   deadline: Deadline | undefined,
+  remember: boolean,
 ): { value: T; counts: RedactionCounts; total: number } {
   const counts: RedactionCounts = {};
   let total = 0;
@@ -289,19 +297,19 @@ function redactValue<T>(
   // fields of a snapshot) hold nothing it could find, so they are kept as they are.
   const texts: string[] = [];
   collectStrings(value, texts);
-  const unknown = texts.filter((text) => !clean.has(text));
+  const unknown = remember ? texts.filter((text) => !clean.has(text)) : texts;
   const marked = mayFindSecrets(unknown, RULES);
   const toRedact = new Set<string>();
   for (const [i, text] of unknown.entries()) {
     if (marked[i] === true) toRedact.add(text);
-    else rememberClean(text);
+    else if (remember) rememberClean(text);
   }
   const redactString = (text: string, name: Name | undefined): string => {
     let redacted = text;
     if (toRedact.has(text)) {
       const result = redactText(text, deadline);
       if (result.total > 0) for (const kind of REDACTION_KINDS) add(kind, result.counts[kind] ?? 0);
-      else rememberClean(text);
+      else if (remember) rememberClean(text);
       redacted = result.text;
     }
     const strength = strengthOfName(name);
@@ -350,13 +358,13 @@ function redactValue<T>(
       const b = entries[i + 1]?.[1];
       if (typeof a !== "string" || typeof b !== "string" || a === "" || b === "") continue;
       const joined = `${a}${JOIN}${b}`;
-      if (clean.has(joined)) continue;
+      if (remember && clean.has(joined)) continue;
       if (mayFindSecrets([joined], RULES)[0] !== true) {
-        rememberClean(joined);
+        if (remember) rememberClean(joined);
         continue;
       }
       const result = redactText(joined, deadline);
-      if (result.total === 0) rememberClean(joined);
+      if (result.total === 0 && remember) rememberClean(joined);
       if (result.total === 0 || !result.text.startsWith(`${a}${JOIN}`)) continue;
       const entry = entries[i + 1];
       if (entry !== undefined) entry[1] = result.text.slice(a.length + JOIN.length);

@@ -67,7 +67,7 @@ export function gateText(text: string): Redaction {
 
 /** Redacts every string of a JSON-like value for the disk (see `redactDeep`). */
 export function gateJson<T>(value: T): { value: T; counts: RedactionCounts; total: number } {
-  return redactDeep(value);
+  return redactDeep(value, { remember: true });
 }
 
 /**
