@@ -12,7 +12,7 @@ import { type FtsShard, SEALED } from "./fts-shard.ts";
 import type { HotShard } from "./hot-shard.ts";
 import { MAX_QUERY_TERMS, planQuery } from "./query.ts";
 import { DEFAULT_LIMIT, rank } from "./rank.ts";
-import { Accumulator } from "./scoring.ts";
+import { type Accumulator, accumulatorIn } from "./scoring.ts";
 import { MONTH_SLACK_DAYS, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
 import type { SearchHit } from "./snapshot-index.ts";
 import { asWritten, closestTerms } from "./suggest.ts";
@@ -135,14 +135,7 @@ export class FtsIndex {
       filter,
       searchable: (s) => s.month === SEALED || s.month === "other" || (s.month >= first && s.month <= last),
       fuzzyTerms: this.#fuzzyTerms,
-      accumulator: (shard) => {
-        let acc = this.#accumulators.get(shard);
-        if (acc === undefined) {
-          acc = new Accumulator(0, shard.size);
-          this.#accumulators.set(shard, acc);
-        }
-        return acc;
-      },
+      accumulator: (shard) => accumulatorIn(this.#accumulators, shard),
     });
     let match: FtsMatch = ranked.match;
     const prefixes: FtsResult["prefixes"] = [];

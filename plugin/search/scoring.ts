@@ -84,6 +84,19 @@ export interface TermLookup {
 
 const F = FIELDS.length;
 
+/** The accumulator of `shard`, made on first use and kept in `cache` for the queries after. */
+export function accumulatorIn<K extends { readonly size: number }>(
+  cache: WeakMap<K, Accumulator>,
+  shard: K,
+): Accumulator {
+  let acc = cache.get(shard);
+  if (acc === undefined) {
+    acc = new Accumulator(0, shard.size);
+    cache.set(shard, acc);
+  }
+  return acc;
+}
+
 /**
  * Per-document sums for one shard and one query: the score of whole terms and, apart, of identifier
  * parts (terms in `partMask`), bit masks of the planned terms matched at all and matched exactly, and

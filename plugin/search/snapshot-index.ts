@@ -13,7 +13,7 @@ import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
 import { LightShard } from "./light-shard.ts";
 import { DEFAULT_LIMIT, type MatchKind, rank } from "./rank.ts";
-import { Accumulator } from "./scoring.ts";
+import { type Accumulator, accumulatorIn } from "./scoring.ts";
 import {
   MONTH_SLACK_DAYS,
   matchesFilter,
@@ -197,14 +197,7 @@ export class SnapshotIndex {
       ...(options.floor === undefined ? {} : { floor: options.floor }),
       searchable: (shard) => shard.month === "other" || (shard.month >= first && shard.month <= last),
       fuzzyTerms: this.#fuzzyTerms,
-      accumulator: (shard) => {
-        let acc = this.#accumulators.get(shard);
-        if (acc === undefined) {
-          acc = new Accumulator(0, shard.size);
-          this.#accumulators.set(shard, acc);
-        }
-        return acc;
-      },
+      accumulator: (shard) => accumulatorIn(this.#accumulators, shard),
     });
     const hits = ranked.hits.map((h) => ({
       ...refOf(h.entry),

@@ -217,7 +217,11 @@ export function identifiersOf(output: string): string[] {
   return out.slice(0, 5);
 }
 
-/** Splits a command's first line at `&&`, `||` and `;` outside quotes, with the operator before each part. */
+/**
+ * Splits a command's first line at `&&`, `||` and `;` outside quotes, with the operator before each part.
+ * The same splitter as plugin/capture/command.ts's, kept apart on purpose: the truth never reads a
+ * session through the code it measures, so a fault of the draft's cannot hide in its own truth.
+ */
 function chain(line: string): { op: string; part: string }[] {
   const parts: { op: string; part: string }[] = [];
   let quote: string | null = null;

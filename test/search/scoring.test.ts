@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FIELD_BOOSTS, FIELDS } from "../../plugin/search/document.ts";
 import {
   Accumulator,
+  accumulatorIn,
   BM25,
   BOOST_BY_FIELD,
   bm25,
@@ -106,5 +107,18 @@ describe("Accumulator", () => {
     ]);
     acc.add(3, 0b1, GOAL, 1, false);
     expect([acc.score(3), acc.partScore(3), acc.exact(3)]).toEqual([1, 0, 0]);
+  });
+});
+
+describe("accumulatorIn", () => {
+  it("makes one accumulator per shard, sized to it, and gives it back on the next query", () => {
+    const cache = new WeakMap<{ size: number }, Accumulator>();
+    const a = { size: 4 };
+    const b = { size: 9 };
+    const first = accumulatorIn(cache, a);
+    expect(accumulatorIn(cache, a)).toBe(first);
+    expect(accumulatorIn(cache, b)).not.toBe(first);
+    first.add(3, 0b1, GOAL, 1, false);
+    expect(first.score(3)).toBe(1);
   });
 });
