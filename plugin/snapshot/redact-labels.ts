@@ -140,6 +140,9 @@ function bareValue(value: string, bold: boolean): string {
   return v;
 }
 
+/** How far back the label's cell of a table row is read. */
+const CELL_CHARS = 128;
+
 /**
  * A label and a bare value joined by `|` are cells of a table row (`| DB password | hunter2 |`): the label's
  * cell holds words only, and the value is its own cell, up to the next `|`. A `|` anywhere else is a
@@ -148,8 +151,10 @@ function bareValue(value: string, bold: boolean): string {
 function tableCell(m: RegExpExecArray, label: string, secret: string): string | undefined {
   const between = m[0].slice(label.length, m[0].length - secret.length);
   if (!between.includes("|")) return secret;
-  const lineStart = m.input.lastIndexOf("\n", m.index - 1) + 1;
-  const cell = m.input.slice(Math.max(lineStart, m.input.lastIndexOf("|", m.index - 1) + 1), m.index);
+  // The label's cell, read back at most CELL_CHARS (never to the line's start: a long line holding many
+  // labels would be read again for each).
+  const before = m.input.slice(Math.max(0, m.index - CELL_CHARS), m.index);
+  const cell = before.slice(Math.max(before.lastIndexOf("\n"), before.lastIndexOf("|")) + 1);
   return /^[\p{L}\p{N} \t*_`-]*$/u.test(cell) ? (secret.split("|")[0] ?? "") : undefined;
 }
 
@@ -199,4 +204,5 @@ export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
   String(digestAt),
   String(bareValue),
   String(tableCell),
+  String(CELL_CHARS),
 ];

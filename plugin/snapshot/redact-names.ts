@@ -317,9 +317,11 @@ export function isBasicCredentials(value: string): boolean {
  * -v`): what follows it is a test name, not a password.
  */
 export function isTestVerdict(input: string, at: number, name: string): boolean {
-  if (name !== "PASS") return false;
-  const lineStart = input.lastIndexOf("\n", at - 1) + 1;
-  return /^[ \t]*--- $/.test(input.slice(lineStart, at));
+  if (name !== "PASS" || !input.startsWith("--- ", at - 4)) return false;
+  // Back over the indentation only (never to the line's start: a long line holding many would be read again for each).
+  let i = at - 4;
+  while (i > 0 && (input[i - 1] === " " || input[i - 1] === "\t")) i--;
+  return i === 0 || input[i - 1] === "\n";
 }
 
 /**

@@ -24,6 +24,9 @@ export const PATHOLOGICAL_FRAGMENTS: readonly (readonly [string, string])[] = [
   ["unclosed quote", 'api_key="'],
   ["login call", 'login("'],
   ["a;b", "pw=a;"],
+  // A table cell border and a Go test verdict, each judged by what stands before it on its line.
+  ["label and value cells", "password|Xk9#mP2vQ "],
+  ["Go test verdicts", "--- PASS: TestA/b (0.00s) "],
   // Two rules each finding thousands of secrets between the other's: findings used to be inserted one by one.
   ["interleaved secrets", `${"gh"}p_${"Ab1Cd2Ef3Gh4".repeat(3)} DB_PASSWORD=Xk9mP2vLq `],
 ];
