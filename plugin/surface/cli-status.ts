@@ -13,6 +13,7 @@ import {
 } from "../session/state-files.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { counted, fields, type Style, table } from "./cli-text.ts";
+import { injectedTokens, reasonText, tokensText } from "./restore-words.ts";
 
 /** `[REDACTED:<kind>]` markers in `text`, by kind, and their sum. */
 export function countMarkers(text: string): { total: number; kinds: Record<string, number> } {
@@ -115,51 +116,6 @@ export async function statusDoc(workspace: string, source: StatusSource) {
   };
 }
 export type StatusDoc = Awaited<ReturnType<typeof statusDoc>>;
-
-/**
- * The tokens the restores of `entries` injected (estimated when they were made; a line without a count,
- * from the recall tool before it counted, adds none): in all, per session, and the last restore's.
- */
-export function injectedTokens(entries: readonly RestoreLogEntry[]): {
-  total: number;
-  sessions: Record<string, number>;
-  last: { id: string; at: string; reason: string; session: string | null; tokens: number | null } | null;
-} {
-  const sessions: Record<string, number> = {};
-  let total = 0;
-  for (const e of entries) {
-    const key = e.session ?? NO_SESSION;
-    sessions[key] = (sessions[key] ?? 0) + (e.tokens ?? 0);
-    total += e.tokens ?? 0;
-  }
-  const e = entries[entries.length - 1];
-  const last =
-    e === undefined
-      ? null
-      : { id: e.id, at: e.at, reason: e.reason, session: e.session, tokens: e.tokens ?? null };
-  return { total, sessions, last };
-}
-
-/** The gateway log's receipt of a restore, whatever its reason: `head` names the snapshot. */
-export function restoreReceipt(head: string, reason: string, tokens: number, session: string): string {
-  return `big-memory: ${head} (${reasonText(reason)}, ${tokensText(tokens)}, ${session})`;
-}
-
-/** Why a restore happened, in words: `after compaction`, `"you forgot"`, `resume`... */
-export function reasonText(reason: string): string {
-  const words: Record<string, string> = {
-    compaction: "after compaction",
-    reset: "after reset",
-    amnesia: '"you forgot"',
-    resume: "resume",
-    recall: "recall tool",
-  };
-  return words[reason] ?? reason;
-}
-
-/** `1,234 tokens`: a token count for people. */
-export const tokensText = (n: number | null): string =>
-  n === null ? "? tokens" : `${n.toLocaleString("en-US")} token${n === 1 ? "" : "s"}`;
 
 function redactionLine(r: StatusDoc["redactions"]): string {
   const part = (c: { total: number; kinds: Record<string, number> }, where: string) =>

@@ -10,10 +10,10 @@ import { echoed } from "../snapshot/echo.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { relativeAge } from "../snapshot/time.ts";
 import { doctorText, runDoctor } from "./cli-doctor.ts";
-import { injectedTokens, reasonText, tokensText } from "./cli-status.ts";
 import { fields, oneLine, styleFor, table } from "./cli-text.ts";
 import { agentOfSessionKey, type SurfaceDeps, warnOnce, workspaceOf } from "./context.ts";
 import { configPath } from "./openclaw-paths.ts";
+import { injectedTokens, reasonText, tokensText } from "./restore-words.ts";
 
 /** How many snapshots `/big-memory list` shows, newest first. */
 const CHAT_LIST = 10;

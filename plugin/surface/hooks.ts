@@ -24,7 +24,6 @@ import type { CycleHookEvent } from "../session/cycle.ts";
 import { latestOfSession, restoreFor } from "../session/restore-service.ts";
 import type { PendingRestore } from "../session/session-state.ts";
 import type { Workspace } from "../session/workspace.ts";
-import { restoreReceipt } from "./cli-status.ts";
 import { createConsentCheck } from "./consent.ts";
 import {
   agentOfSessionKey,
@@ -34,6 +33,7 @@ import {
   workspaceOf,
 } from "./context.ts";
 import { contextUse, lastCallUsage } from "./hook-usage.ts";
+import { restoreReceipt } from "./restore-words.ts";
 
 /**
  * The hook adapters: each one reads what it needs from the event and context, calls the capture or

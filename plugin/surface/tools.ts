@@ -5,8 +5,8 @@ import { type RecallResult, recall } from "../session/recall.ts";
 import { withCapture } from "../session/session-state.ts";
 import { contentFromInput, formatIssues, SnapshotInput } from "../snapshot/input.ts";
 import { nameProblem } from "../snapshot/naming.ts";
-import { restoreReceipt } from "./cli-status.ts";
 import { agentOfSessionKey, type SurfaceDeps, workspaceOf } from "./context.ts";
+import { restoreReceipt } from "./restore-words.ts";
 
 /** Tool names; every one is listed in the manifest's `contracts.tools` (a test checks it). */
 export const TOOL_NAMES = ["big_memory_save", "big_memory_recall"] as const;
