@@ -1,4 +1,5 @@
-import { readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import JSON5 from "json5";
 import { indexFacts, type LogFacts, logFacts } from "../session/history-check.ts";
@@ -18,8 +19,9 @@ import { type PathEnv, stateDir, userPath } from "./openclaw-paths.ts";
 /**
  * `big-memory doctor`, the I/O part: gathers `DoctorFacts` from OpenClaw's config, the plugin's install
  * folder, the workspace's state (`.big-memory/sessions/*.json`, `restore-log.jsonl`), its daily logs and its
- * search index. Reads only, except one probe file per folder big-memory writes to (created and removed) to
- * learn whether it is writable. Missing folders and files are facts, not errors.
+ * search index. Reads only: whether a folder big-memory writes to can take a file is asked of the system
+ * (`access`, which knows modes, ACLs and read-only mounts), not learned by writing one. Missing folders and
+ * files are facts, not errors.
  */
 
 /** What the doctor is asked about: the workspace chosen and the config read. */
@@ -50,13 +52,10 @@ async function notWritable(workspace: string): Promise<string | null> {
     const kind = await isDir(dir);
     if (kind === null && dir !== workspace) continue;
     if (kind === false) return `${dir} is a file, not a folder`;
-    const probe = join(dir, `.big-memory-doctor-${process.pid}`);
     try {
-      await writeFile(probe, "", { flag: "wx" });
+      await access(dir, constants.W_OK | constants.X_OK);
     } catch (error) {
       return `${dir} is not writable (${errorCode(error) ?? String(error)})`;
-    } finally {
-      await rm(probe, { force: true });
     }
   }
   return null;

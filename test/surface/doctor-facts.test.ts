@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -77,6 +77,20 @@ describe("runDoctor", () => {
     expect(doctorText(report)).toContain(
       "      fix: openclaw config set plugins.entries.big-memory.hooks.allowConversationAccess true --strict-json",
     );
+  });
+
+  it("writes nothing: the workspace's folders keep their entries and their modification times", async () => {
+    const h = home(good);
+    session(h, "agent:main:main", (s) => {
+      s.trail.turns = 1;
+    });
+    const dirs = [join(h, "ws"), join(h, "ws", "memory"), join(h, "ws", ".big-memory")];
+    const seen = () =>
+      dirs.map((d) => ({ d, entries: readdirSync(d).sort(), mtime: statSync(d, { bigint: true }).mtimeNs }));
+    const before = seen();
+    const report = await doctor(h);
+    expect(report.checks.find((c) => c.name === "workspace")?.status).toBe("ok");
+    expect(seen()).toEqual(before);
   });
 
   it("fails when memory/ is a file, naming it", async () => {
