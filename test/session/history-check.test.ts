@@ -1,7 +1,6 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   claimedSnapshots,
   indexFacts,
@@ -10,32 +9,16 @@ import {
   verifyHistory,
 } from "../../plugin/session/history-check.ts";
 import { History } from "../../plugin/session/history-index.ts";
-import { saveSnapshot } from "../../plugin/session/maintenance.ts";
-import { emptyContent } from "../../plugin/snapshot/sections.ts";
+import { workspaceEachTest } from "../builders.ts";
 
 const NOW = new Date("2026-11-25T09:00:00Z");
 const LOG = "memory/2026-11-25.md";
-let ws: string;
-beforeEach(async () => {
-  ws = await mkdtemp(join(tmpdir(), "big-memory-history-check-"));
-  await mkdir(join(ws, "memory"));
-});
-afterEach(async () => {
-  await rm(ws, { recursive: true, force: true });
-});
-
-const save = (goal: string, name: string | null = null) =>
-  saveSnapshot({
-    workspaceDir: ws,
-    content: { ...emptyContent(), goal },
-    meta: { trigger: "compaction", session: "agent:main:main", name },
-    now: NOW,
-    timeZone: "UTC",
-  });
+const workspace = workspaceEachTest("history-check", NOW);
+const save = workspace.save;
 
 /** Changes a block's goal after it was written, so that its checksum no longer holds. */
 async function tamper(from: string, to: string): Promise<void> {
-  const path = join(ws, LOG);
+  const path = join(workspace.dir, LOG);
   await writeFile(path, (await readFile(path, "utf8")).replace(from, to));
 }
 
@@ -43,7 +26,7 @@ describe("verifyHistory", () => {
   it("finds no problem in blocks as written, and a checksum mismatch in one changed after", async () => {
     await save("Fix the OAuth callback");
     await save("Write the migration");
-    expect(await verifyHistory(ws)).toEqual({
+    expect(await verifyHistory(workspace.dir)).toEqual({
       checked: 2,
       files: 1,
       problems: [],
@@ -51,7 +34,7 @@ describe("verifyHistory", () => {
       strays: [],
     });
     await tamper("Write the migration", "Write the migrations");
-    const report = await verifyHistory(ws);
+    const report = await verifyHistory(workspace.dir);
     expect(report.problems).toEqual([
       {
         id: "2026-11-25-02",
@@ -67,14 +50,14 @@ describe("logFacts", () => {
   it("names the newest capture, and a block whose checksum fails as a problem", async () => {
     await save("Fix the OAuth callback");
     await save("Write the migration");
-    expect(await logFacts(ws)).toEqual({
+    expect(await logFacts(workspace.dir)).toEqual({
       files: 1,
       snapshots: 2,
       lastCapture: { id: "2026-11-25-02", timestamp: "2026-11-25T09:00:00+00:00" },
       problems: [],
     });
     await tamper("Write the migration", "Write the migrations");
-    const facts = await logFacts(ws);
+    const facts = await logFacts(workspace.dir);
     expect(facts.lastCapture?.id).toBe("2026-11-25-01");
     expect(facts.problems).toEqual([
       expect.stringMatching(/^memory\/2026-11-25\.md:\d+: checksum mismatch$/),
@@ -85,15 +68,19 @@ describe("logFacts", () => {
 describe("indexFacts", () => {
   it("names the months not indexed yet, then counts the saved ones", async () => {
     await save("Fix the OAuth callback");
-    expect(await indexFacts(ws, new Set(["2026-11"]))).toEqual({
+    expect(await indexFacts(workspace.dir, new Set(["2026-11"]))).toEqual({
       months: 0,
       unreadable: [],
       missing: ["2026-11"],
     });
-    const history = await History.open(ws, { entriesOnly: true, skipLoad: true, warn: () => {} });
+    const history = await History.open(workspace.dir, { entriesOnly: true, skipLoad: true, warn: () => {} });
     await history.reindex();
     await history.close();
-    expect(await indexFacts(ws, new Set(["2026-11"]))).toEqual({ months: 1, unreadable: [], missing: [] });
+    expect(await indexFacts(workspace.dir, new Set(["2026-11"]))).toEqual({
+      months: 1,
+      unreadable: [],
+      missing: [],
+    });
   });
 });
 
@@ -101,7 +88,7 @@ describe("claimedSnapshots and snapshotsOf", () => {
   it("read every snapshot, or only those of the refs given, oldest first", async () => {
     await save("Fix the OAuth callback");
     await save("Write the migration");
-    const all = await claimedSnapshots(ws);
+    const all = await claimedSnapshots(workspace.dir);
     expect(all.snapshots.map((s) => s.snapshot.id)).toEqual(["2026-11-25-01", "2026-11-25-02"]);
     expect(all.diagnostics).toEqual([]);
     const second = all.snapshots[1];
@@ -121,7 +108,7 @@ describe("claimedSnapshots and snapshotsOf", () => {
         verified: true,
       },
     ];
-    const some = await snapshotsOf(ws, refs);
+    const some = await snapshotsOf(workspace.dir, refs);
     expect(some.snapshots.map((s) => s.snapshot.id)).toEqual(["2026-11-25-02"]);
   });
 
@@ -140,7 +127,7 @@ describe("claimedSnapshots and snapshotsOf", () => {
         verified: null,
       },
     ];
-    const read = await snapshotsOf(ws, refs);
+    const read = await snapshotsOf(workspace.dir, refs);
     expect(read.snapshots).toEqual([]);
     expect(read.diagnostics).toEqual([
       { file: "memory/2026-11-24.md", line: 0, message: expect.stringMatching(/^not read: /) },

@@ -1,7 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   listed,
   location,
@@ -10,28 +9,12 @@ import {
   resolve,
   type SnapshotRef,
 } from "../../plugin/session/history.ts";
-import { saveSnapshot } from "../../plugin/session/maintenance.ts";
-import { emptyContent } from "../../plugin/snapshot/sections.ts";
+import { workspaceEachTest } from "../builders.ts";
 
 const NOW = new Date("2026-11-25T09:00:00Z");
 const LOG = "memory/2026-11-25.md";
-let ws: string;
-beforeEach(async () => {
-  ws = await mkdtemp(join(tmpdir(), "big-memory-history-"));
-  await mkdir(join(ws, "memory"));
-});
-afterEach(async () => {
-  await rm(ws, { recursive: true, force: true });
-});
-
-const save = (goal: string, name: string | null = null) =>
-  saveSnapshot({
-    workspaceDir: ws,
-    content: { ...emptyContent(), goal },
-    meta: { trigger: "compaction", session: "agent:main:main", name },
-    now: NOW,
-    timeZone: "UTC",
-  });
+const workspace = workspaceEachTest("history", NOW);
+const save = workspace.save;
 
 describe("listed, location and resolve", () => {
   const ref = (id: string, over: Partial<SnapshotRef & { tombstone: boolean }> = {}) => ({
@@ -89,10 +72,12 @@ describe("logNameProblem", () => {
 describe("lostSnapshot", () => {
   it("finds a snapshot its log lost in the journal, by id and by name, and nothing else", async () => {
     await save("Fix the OAuth callback", "oauth-fix");
-    expect(await lostSnapshot(ws, { id: "2026-11-25-01" })).toBeNull();
-    await writeFile(join(ws, LOG), "");
-    expect((await lostSnapshot(ws, { id: "2026-11-25-01" }))?.snapshot.goal).toBe("Fix the OAuth callback");
-    expect((await lostSnapshot(ws, { name: "oauth-fix" }))?.snapshot.id).toBe("2026-11-25-01");
-    expect(await lostSnapshot(ws, { name: "other" })).toBeNull();
+    expect(await lostSnapshot(workspace.dir, { id: "2026-11-25-01" })).toBeNull();
+    await writeFile(join(workspace.dir, LOG), "");
+    expect((await lostSnapshot(workspace.dir, { id: "2026-11-25-01" }))?.snapshot.goal).toBe(
+      "Fix the OAuth callback",
+    );
+    expect((await lostSnapshot(workspace.dir, { name: "oauth-fix" }))?.snapshot.id).toBe("2026-11-25-01");
+    expect(await lostSnapshot(workspace.dir, { name: "other" })).toBeNull();
   });
 });
