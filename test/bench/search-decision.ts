@@ -31,6 +31,13 @@ const p99 = (e: EngineResult, c: (typeof QUERY_CATEGORIES)[number]) => percentil
 const absentClaims = (e: EngineResult, n: number) =>
   QUERY_CATEGORIES.filter(isAbsent).reduce((sum, c) => sum + Math.round((1 - e.mrr[c]) * n), 0);
 
+/**
+ * When a saved index is usable: the current engine once every month is loaded (its first answer comes
+ * from the newest months alone); the FTS5 arm and plain FTS5 at their first answer, which searches every
+ * sealed month on disk. The arm checks the logs' fingerprints after that answer (its own row).
+ */
+const usable = (e: EngineResult, name: string) => (name === CURRENT ? e.loadMs : e.firstAnswerMs);
+
 /** The goals of each size (issue 23, item 2). */
 function goals(n: number) {
   return n >= 100_000
@@ -67,7 +74,16 @@ export function decisionTable(results: readonly SizeResult[]): string[] {
       ]);
     time("  cold build from markdown", (e) => e.buildMs, g?.build === true ? "<= FTS5's" : "");
     time("  first answer after start", (e) => e.firstAnswerMs, "");
-    time("  saved index usable (all loaded)", (e) => e.loadMs, g === undefined ? "" : `<= ${ms(g.usable)}`);
+    time(
+      "  saved index usable (every month searched)",
+      (e) => usable(e, e === b ? CURRENT : LAYER),
+      g === undefined ? "" : `<= ${ms(g.usable)}`,
+    );
+    time(
+      "  logs' fingerprints checked after",
+      (e) => (e === l ? e.loadMs - e.firstAnswerMs : Number.NaN),
+      "",
+    );
     time("  append -> searchable (median)", (e) => percentile(e.appendMs, 0.5), "<= 1 s");
     for (const c of QUERY_CATEGORIES) {
       const cell = (e: EngineResult) => `${ms(percentile(e.latency[c], 0.5))} / ${ms(p99(e, c))}`;
@@ -126,7 +142,7 @@ export function decisionTargets(results: readonly SizeResult[]): string[] {
     ] as const) {
       const check = (label: string, ok: boolean, value: string) =>
         out.push(`${ok ? "met   " : "MISSED"}  ${n} ${name}: ${label}: ${value}`);
-      check(`saved index usable <= ${ms(g.usable)}`, e.loadMs <= g.usable, ms(e.loadMs));
+      check(`saved index usable <= ${ms(g.usable)}`, usable(e, name) <= g.usable, ms(usable(e, name)));
       check(`heap <= ${mb(g.heap)}`, e.memoryBytes <= g.heap, mb(e.memoryBytes));
       if (g.build)
         check("cold build <= FTS5's", e.buildMs <= f.buildMs, `${ms(e.buildMs)} vs ${ms(f.buildMs)}`);
