@@ -21,7 +21,7 @@ const ms = (x: number) =>
       : x >= 10
         ? `${x.toFixed(0)} ms`
         : `${x.toFixed(2)} ms`;
-const mb = (x: number) => `${(x / 1e6).toFixed(1)} MB`;
+const mb = (x: number) => (Number.isFinite(x) ? `${(x / 1e6).toFixed(1)} MB` : "n/a");
 /** `ours` as a multiple of `base` (2.0x = twice FTS5's). */
 const ratio = (ours: number, base: number) =>
   Number.isFinite(ours) && Number.isFinite(base) && base > 0 ? `${(ours / base).toFixed(1)}x` : "";
@@ -47,9 +47,27 @@ function goals(n: number) {
       : undefined;
 }
 
+/** A result for an engine that did not run (`--arm-only`): every figure n/a. */
+const NOT_RUN: EngineResult = {
+  buildMs: Number.NaN,
+  buildStallMs: Number.NaN,
+  firstAnswerMs: Number.NaN,
+  loadMs: Number.NaN,
+  loadStallMs: Number.NaN,
+  appendMs: [],
+  latency: Object.fromEntries(QUERY_CATEGORIES.map((c) => [c, []])) as unknown as EngineResult["latency"],
+  cpu: Object.fromEntries(QUERY_CATEGORIES.map((c) => [c, []])) as unknown as EngineResult["cpu"],
+  mrr: Object.fromEntries(QUERY_CATEGORIES.map((c) => [c, Number.NaN])) as unknown as EngineResult["mrr"],
+  top1: Object.fromEntries(QUERY_CATEGORIES.map((c) => [c, Number.NaN])) as unknown as EngineResult["top1"],
+  absentHits: {},
+  memoryBytes: Number.NaN,
+  rssBytes: Number.NaN,
+  diskBytes: Number.NaN,
+};
+
 function engines(r: SizeResult): [EngineResult, EngineResult, EngineResult] | undefined {
-  const [b, l, f] = [r.engines[CURRENT], r.engines[LAYER], r.engines[FTS]];
-  return b === undefined || l === undefined || f === undefined ? undefined : [b, l, f];
+  const [b, l, f] = [r.engines[CURRENT] ?? NOT_RUN, r.engines[LAYER], r.engines[FTS]];
+  return l === undefined || f === undefined ? undefined : [b, l, f];
 }
 
 /** The table, one block of rows per size. */
@@ -140,6 +158,7 @@ export function decisionTargets(results: readonly SizeResult[]): string[] {
       [CURRENT, b],
       [LAYER, l],
     ] as const) {
+      if (e === NOT_RUN) continue;
       const check = (label: string, ok: boolean, value: string) =>
         out.push(`${ok ? "met   " : "MISSED"}  ${n} ${name}: ${label}: ${value}`);
       check(`saved index usable <= ${ms(g.usable)}`, usable(e, name) <= g.usable, ms(usable(e, name)));
