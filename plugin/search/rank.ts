@@ -11,6 +11,7 @@ import { type Entry, FIELDS, HAS_LINES, snippetLines } from "./document.ts";
 import {
   compareHits,
   compareLines,
+  EMPTY_HIT,
   type Hit,
   type LineMatch,
   lineMatcher,
@@ -433,34 +434,3 @@ export function relevant(hits: readonly Hit[]): Hit[] {
   const cut = hits.findIndex((h) => !above(h));
   return cut < 0 ? [...hits] : hits.slice(0, cut);
 }
-
-const NO_SNIPPET = { field: "goal", text: "" } as const;
-
-const NO_ENTRY: Entry = {
-  id: "",
-  timestamp: "",
-  time: Number.NaN,
-  file: "",
-  line: 0,
-  session: null,
-  agent: null,
-  trigger: null,
-  name: null,
-  parent: null,
-  tombstone: false,
-  verified: null,
-  goal: "",
-  text: "",
-};
-const EMPTY_HIT: Hit = {
-  entry: NO_ENTRY,
-  words: 0,
-  exactWords: 0,
-  wholeWords: 0,
-  lineWords: 0,
-  pairs: 0,
-  fieldWords: 0,
-  score: 0,
-  terms: 0,
-  snippet: NO_SNIPPET,
-};
