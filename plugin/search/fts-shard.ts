@@ -32,6 +32,8 @@ import { foldText } from "./tokenize.ts";
 export const COMMON_TERM = 1000;
 /** Most candidates FTS5 names for a query with a common term (see {@link FtsShard.candidates}). */
 export const CANDIDATES = 500;
+/** Snapshots per candidate beyond {@link CANDIDATES}: a larger history gets more of them. */
+export const SNAPSHOTS_PER_CANDIDATE = 50;
 
 /** Most entries kept in memory between queries. */
 export const ENTRY_CACHE = 4096;
@@ -248,7 +250,12 @@ export class FtsShard implements Shard {
     if (list === undefined) {
       // One string of numbers per term: far cheaper to cross into JavaScript than a row per posting.
       if (this.#only === undefined && this.#terms.length > 0 && this.common(term))
-        this.restrict(this.candidates(this.#match()));
+        this.restrict(
+          this.candidates(
+            this.#match(),
+            Math.max(CANDIDATES, Math.ceil(this.#size / SNAPSHOTS_PER_CANDIDATE)),
+          ),
+        );
       const only = this.#only !== undefined && this.common(term) ? this.#only : undefined;
       const row = only === undefined ? this.#postings.get(term) : this.#restricted.get(term, only);
       const value = row?.list;
