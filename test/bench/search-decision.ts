@@ -115,12 +115,21 @@ export function decisionTable(results: readonly SizeResult[]): string[] {
         g === undefined ? "" : "p99 <= 2x",
       ]);
     }
-    const q = (e: EngineResult) => mrr(e).toFixed(3);
+    const q = (e: EngineResult) => (e === NOT_RUN ? "n/a" : mrr(e).toFixed(3));
     rows.push(["  MRR@5 all categories", q(b), q(l), q(f), "", "", g === undefined ? "" : ">= 0.99"]);
     for (const c of QUERY_CATEGORIES) {
-      rows.push([`  MRR@5 ${c}`, b.mrr[c].toFixed(3), l.mrr[c].toFixed(3), f.mrr[c].toFixed(3), "", "", ""]);
+      rows.push([
+        `  MRR@5 ${c}`,
+        b === NOT_RUN ? "n/a" : b.mrr[c].toFixed(3),
+        l.mrr[c].toFixed(3),
+        f.mrr[c].toFixed(3),
+        "",
+        "",
+        "",
+      ]);
     }
-    const claims = (e: EngineResult) => `${absentClaims(e, perClass)}/${2 * perClass}`;
+    const claims = (e: EngineResult) =>
+      e === NOT_RUN ? "n/a" : `${absentClaims(e, perClass)}/${2 * perClass}`;
     rows.push(["  absent queries claimed found", claims(b), claims(l), claims(f), "", "", "0"]);
     rows.push([
       "  heap (RSS growth)",
