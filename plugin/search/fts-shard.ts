@@ -35,6 +35,14 @@ export const CANDIDATES = 500;
 /** Snapshots per candidate beyond {@link CANDIDATES}: a larger history gets more of them. */
 export const SNAPSHOTS_PER_CANDIDATE = 50;
 
+/**
+ * How many candidates FTS5 names in a shard of `size` snapshots: {@link CANDIDATES}, or one in
+ * {@link SNAPSHOTS_PER_CANDIDATE} when that is more (at 100k, 500 lost a sixth of the multi-word answers).
+ */
+export function candidateCount(size: number): number {
+  return Math.max(CANDIDATES, Math.ceil(size / SNAPSHOTS_PER_CANDIDATE));
+}
+
 /** Most entries kept in memory between queries. */
 export const ENTRY_CACHE = 4096;
 /** Highest code point: a bound above every term that starts with a given prefix. */
@@ -250,12 +258,7 @@ export class FtsShard implements Shard {
     if (list === undefined) {
       // One string of numbers per term: far cheaper to cross into JavaScript than a row per posting.
       if (this.#only === undefined && this.#terms.length > 0 && this.common(term))
-        this.restrict(
-          this.candidates(
-            this.#match(),
-            Math.max(CANDIDATES, Math.ceil(this.#size / SNAPSHOTS_PER_CANDIDATE)),
-          ),
-        );
+        this.restrict(this.candidates(this.#match(), candidateCount(this.#size)));
       const only = this.#only !== undefined && this.common(term) ? this.#only : undefined;
       const row = only === undefined ? this.#postings.get(term) : this.#restricted.get(term, only);
       const value = row?.list;

@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIELDS } from "../../plugin/search/document.ts";
 import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
-import { FtsShard, LazyEntry, rowEntry, SEALED } from "../../plugin/search/fts-shard.ts";
+import {
+  CANDIDATES,
+  candidateCount,
+  FtsShard,
+  LazyEntry,
+  rowEntry,
+  SEALED,
+} from "../../plugin/search/fts-shard.ts";
 import { FtsStore } from "../../plugin/search/fts-store.ts";
 import { Accumulator } from "../../plugin/search/scoring.ts";
 import { newerFirst } from "../../plugin/search/shard.ts";
@@ -116,6 +123,16 @@ describe("FtsShard", () => {
     expect(shard.termsStartingWith("err_")).toEqual(["err_duplicate_key"]);
     const vocabulary = shard.vocabulary();
     expect(vocabulary).toEqual([...frozen.parts.terms]);
+  });
+});
+
+describe("candidateCount", () => {
+  it("names 500 candidates up to 25,000 snapshots and one in 50 beyond", () => {
+    expect(candidateCount(0)).toBe(CANDIDATES);
+    expect(candidateCount(10_000)).toBe(500);
+    expect(candidateCount(25_000)).toBe(500);
+    expect(candidateCount(100_000)).toBe(2000);
+    expect(candidateCount(100_001)).toBe(2001);
   });
 });
 
