@@ -7,11 +7,10 @@
  * here as in a hot (minisearch) month. What one query looked up is remembered until the next
  * {@link FtsShard.begin}. Reads only.
  */
-import type { StatementSync } from "node:sqlite";
-import { z } from "zod";
-import { Trigger } from "../snapshot/snapshot.ts";
+import type { SQLOutputValue, StatementSync } from "node:sqlite";
+import { isTrigger } from "../snapshot/format.ts";
 import { type Entry, FIELD_BOOSTS, FIELDS } from "./document.ts";
-import { type FtsStore, num, text } from "./fts-store.ts";
+import { ENTRY_COLUMNS, type FtsStore, num, text, textOrNull } from "./fts-store.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
 import {
   type Accumulator,
@@ -24,23 +23,7 @@ import {
   type TermLookup,
 } from "./scoring.ts";
 import type { Shard } from "./shard.ts";
-
-/** An entry as stored (JSON); `time` is derived from the timestamp again. */
-const StoredEntry = z.object({
-  id: z.string(),
-  timestamp: z.string(),
-  file: z.string(),
-  line: z.number(),
-  session: z.string().nullable(),
-  agent: z.string().nullable(),
-  trigger: Trigger.nullable(),
-  name: z.string().nullable(),
-  parent: z.string().nullable(),
-  tombstone: z.boolean(),
-  verified: z.boolean().nullable(),
-  goal: z.string(),
-  text: z.string(),
-});
+import { foldText } from "./tokenize.ts";
 
 /**
  * Terms held by more snapshots than this are read only for the candidates of the query (see
@@ -49,6 +32,16 @@ const StoredEntry = z.object({
 export const COMMON_TERM = 1000;
 /** Most candidates FTS5 names for a query with a common term (see {@link FtsShard.candidates}). */
 export const CANDIDATES = 500;
+/** Snapshots per candidate beyond {@link CANDIDATES}: a larger history gets more of them. */
+export const SNAPSHOTS_PER_CANDIDATE = 50;
+
+/**
+ * How many candidates FTS5 names in a shard of `size` snapshots: {@link CANDIDATES}, or one in
+ * {@link SNAPSHOTS_PER_CANDIDATE} when that is more (at 100k, 500 lost a sixth of the multi-word answers).
+ */
+export function candidateCount(size: number): number {
+  return Math.max(CANDIDATES, Math.ceil(size / SNAPSHOTS_PER_CANDIDATE));
+}
 
 /** Most entries kept in memory between queries. */
 export const ENTRY_CACHE = 4096;
@@ -78,6 +71,7 @@ export class FtsShard implements Shard {
   readonly #fields: StatementSync;
   readonly #restricted: StatementSync;
   readonly #candidates: StatementSync;
+  readonly #screen: StatementSync;
   /** The candidates of this query as a JSON array, once a common term was read. */
   #only: string | undefined;
   #terms: readonly string[] = [];
@@ -109,7 +103,18 @@ export class FtsShard implements Shard {
     this.#candidates = db.prepare(
       `SELECT rowid FROM postings WHERE postings MATCH ? ORDER BY bm25(postings, ${boosts}) LIMIT ?`,
     );
-    this.#entry = db.prepare("SELECT entry FROM entries WHERE doc = ?");
+    this.#entry = db.prepare(`SELECT ${ENTRY_NAMES} FROM entries WHERE doc = ?`);
+    db.function("screen_text", { deterministic: true }, screenText);
+    this.#screen = db.prepare(
+      `SELECT doc FROM entries WHERE doc IN (SELECT value FROM json_each(?)) AND screen_text(?, ?, goal || char(10) || text)`,
+    );
+  }
+
+  /** Of `docs`, those whose goal or text `screen` matches (as written or folded), in one statement. */
+  screen(docs: readonly number[], screen: RegExp): Set<number> {
+    if (docs.length === 0) return new Set();
+    const rows = this.#screen.all(JSON.stringify(docs), screen.source, screen.flags);
+    return new Set(rows.map((row) => num(row, "doc")));
   }
 
   get size(): number {
@@ -172,13 +177,14 @@ export class FtsShard implements Shard {
   #read(doc: number): Entry {
     const row = this.#entry.get(doc);
     if (row === undefined) throw new Error(`big-memory: search index: document ${doc} has no entry`);
-    return parseEntry(text(row, "entry"), doc);
+    return rowEntry(row, doc);
   }
 
   *documents(): IterableIterator<[number, Entry]> {
-    for (const row of this.#store.db.prepare("SELECT doc, entry FROM entries ORDER BY doc").iterate()) {
+    const all = this.#store.db.prepare(`SELECT doc, ${ENTRY_NAMES} FROM entries ORDER BY doc`);
+    for (const row of all.iterate()) {
       const doc = num(row, "doc");
-      yield [doc, parseEntry(text(row, "entry"), doc)];
+      yield [doc, rowEntry(row, doc)];
     }
   }
 
@@ -252,7 +258,7 @@ export class FtsShard implements Shard {
     if (list === undefined) {
       // One string of numbers per term: far cheaper to cross into JavaScript than a row per posting.
       if (this.#only === undefined && this.#terms.length > 0 && this.common(term))
-        this.restrict(this.candidates(this.#match()));
+        this.restrict(this.candidates(this.#match(), candidateCount(this.#size)));
       const only = this.#only !== undefined && this.common(term) ? this.#only : undefined;
       const row = only === undefined ? this.#postings.get(term) : this.#restricted.get(term, only);
       const value = row?.list;
@@ -282,6 +288,22 @@ export class FtsShard implements Shard {
       acc.add(doc, bit, field, score, reach.exact);
     }
   }
+}
+
+const patterns = new Map<string, RegExp>();
+const NOT_ASCII = /[^\t\n\r -~]/;
+
+/** SQL function `screen_text(source, flags, text)`: 1 when the pattern matches the text as written or folded. */
+function screenText(source: unknown, flags: unknown, value: unknown): number {
+  if (typeof source !== "string" || typeof flags !== "string" || typeof value !== "string") return 0;
+  const key = `${flags}/${source}`;
+  let pattern = patterns.get(key);
+  if (pattern === undefined) {
+    if (patterns.size >= 64) patterns.clear();
+    pattern = new RegExp(source, flags);
+    patterns.set(key, pattern);
+  }
+  return pattern.test(value) || (NOT_ASCII.test(value) && pattern.test(foldText(value))) ? 1 : 0;
 }
 
 /** An entry read on first use of a field (see {@link FtsShard.entry}); `refOf` and spreads of it work as usual. */
@@ -346,20 +368,35 @@ export class LazyEntry implements Entry {
   }
 }
 
-/** The stored entry of document `doc`, checked; throws naming the document when it is not one. */
-export function parseEntry(json: string, doc: number): Entry {
-  let value: unknown;
+const ENTRY_NAMES = ENTRY_COLUMNS.map(([name]) => name).join(", ");
+
+/** The stored entry of document `doc`, checked; throws naming the document and the column when it is not one. */
+export function rowEntry(row: Record<string, SQLOutputValue>, doc: number): Entry {
   try {
-    value = JSON.parse(json);
+    const trigger = textOrNull(row, "trigger");
+    if (trigger !== null && !isTrigger(trigger))
+      throw new Error(`column trigger: unknown trigger ${trigger}`);
+    const flag = (column: string) => (row[column] === null ? null : num(row, column) !== 0);
+    const timestamp = text(row, "timestamp");
+    return {
+      id: text(row, "id"),
+      timestamp,
+      time: Date.parse(timestamp),
+      file: text(row, "file"),
+      line: num(row, "line"),
+      session: textOrNull(row, "session"),
+      agent: textOrNull(row, "agent"),
+      trigger,
+      name: textOrNull(row, "name"),
+      parent: textOrNull(row, "parent"),
+      tombstone: flag("tombstone") === true,
+      verified: flag("verified"),
+      goal: text(row, "goal"),
+      text: text(row, "text"),
+    };
   } catch (error) {
-    throw new Error(`big-memory: search index: entry of document ${doc} is not JSON (${String(error)})`);
+    const message =
+      error instanceof Error ? error.message.replace(/^big-memory: search index: /, "") : String(error);
+    throw new Error(`big-memory: search index: entry of document ${doc}: ${message}`);
   }
-  const parsed = StoredEntry.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(
-      `big-memory: search index: entry of document ${doc}: ${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`,
-    );
-  }
-  return { ...parsed.data, time: Date.parse(parsed.data.timestamp) };
 }

@@ -9,12 +9,13 @@
  * version or not a database at all is deleted and created anew (its content comes from the logs).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync } from "node:fs";
+import { endianness } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync, type SQLOutputValue, type StatementSync } from "node:sqlite";
 import { type Entry, FIELDS } from "./document.ts";
 
 /** Version of the file's layout (SQLite `user_version`); a file of another version is rebuilt. */
-export const FTS_VERSION = 1;
+export const FTS_VERSION = 2;
 /** Name of the database file in the index folder. */
 export const FTS_FILE = "sealed.sqlite";
 
@@ -22,13 +23,33 @@ export const FTS_FILE = "sealed.sqlite";
 const TOKEN_CHARS = "_-./\\:@#$+~";
 const COLUMNS = FIELDS.join(", ");
 
+/** The columns of an entry (document.ts `Entry` but `time`, derived again), with their SQL types. */
+export const ENTRY_COLUMNS = [
+  ["id", "TEXT NOT NULL"],
+  ["timestamp", "TEXT NOT NULL"],
+  ["file", "TEXT NOT NULL"],
+  ["line", "INTEGER NOT NULL"],
+  ["session", "TEXT"],
+  ["agent", "TEXT"],
+  ["trigger", "TEXT"],
+  ["name", "TEXT"],
+  ["parent", "TEXT"],
+  ["tombstone", "INTEGER NOT NULL"],
+  ["verified", "INTEGER"],
+  ["goal", "TEXT NOT NULL"],
+  ["text", "TEXT NOT NULL"],
+] as const;
+const ENTRY_NAMES = ENTRY_COLUMNS.map(([name]) => name).join(", ");
+
 const SCHEMA = `
 CREATE VIRTUAL TABLE postings USING fts5(${COLUMNS}, content='', contentless_delete=1,
   tokenize="ascii tokenchars '${TOKEN_CHARS}'");
 CREATE VIRTUAL TABLE vocab_row USING fts5vocab(postings, row);
 CREATE VIRTUAL TABLE vocab_col USING fts5vocab(postings, col);
 CREATE VIRTUAL TABLE vocab_instance USING fts5vocab(postings, instance);
-CREATE TABLE entries (doc INTEGER PRIMARY KEY, month TEXT NOT NULL, entry TEXT NOT NULL);
+CREATE TABLE entries (doc INTEGER PRIMARY KEY, month TEXT NOT NULL, ${ENTRY_COLUMNS.map(
+  ([name, type]) => `${name} ${type}`,
+).join(", ")});
 CREATE INDEX entries_month ON entries (month);
 CREATE TABLE months (month TEXT PRIMARY KEY, first_doc INTEGER NOT NULL, lengths BLOB NOT NULL);
 CREATE TABLE logs (file TEXT PRIMARY KEY, month TEXT NOT NULL, size INTEGER NOT NULL,
@@ -65,6 +86,11 @@ export function text(row: Record<string, SQLOutputValue> | undefined, column: st
   return value;
 }
 
+/** A cell of a row, checked: text or null. */
+export function textOrNull(row: Record<string, SQLOutputValue> | undefined, column: string): string | null {
+  return row?.[column] === null ? null : text(row, column);
+}
+
 /** A cell of a row, checked: a number (integers come back as numbers below 2^53). */
 export function num(row: Record<string, SQLOutputValue> | undefined, column: string): number {
   const value = row?.[column];
@@ -94,13 +120,17 @@ export function encodeLengths(lengths: readonly number[]): Uint8Array {
   return out;
 }
 
-/** The counts of {@link encodeLengths}. */
+/** The counts of {@link encodeLengths}: one copy on a little-endian machine, a loop elsewhere. */
 export function decodeLengths(data: Uint8Array): Uint16Array {
+  const n = Math.floor(data.byteLength / 2);
+  if (LITTLE_ENDIAN) return new Uint16Array(data.buffer.slice(data.byteOffset, data.byteOffset + n * 2));
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  const out = new Uint16Array(Math.floor(data.byteLength / 2));
-  for (let i = 0; i < out.length; i++) out[i] = view.getUint16(i * 2, true);
+  const out = new Uint16Array(n);
+  for (let i = 0; i < n; i++) out[i] = view.getUint16(i * 2, true);
   return out;
 }
+
+const LITTLE_ENDIAN = endianness() === "LE";
 
 /** The SQLite file of sealed months, open. */
 export class FtsStore {
@@ -117,7 +147,9 @@ export class FtsStore {
     this.#insert = db.prepare(
       `INSERT INTO postings (rowid, ${COLUMNS}) VALUES (?${", ?".repeat(FIELDS.length)})`,
     );
-    this.#insertEntry = db.prepare("INSERT INTO entries (doc, month, entry) VALUES (?, ?, ?)");
+    this.#insertEntry = db.prepare(
+      `INSERT INTO entries (doc, month, ${ENTRY_NAMES}) VALUES (?, ?${", ?".repeat(ENTRY_COLUMNS.length)})`,
+    );
   }
 
   /**
@@ -130,10 +162,19 @@ export class FtsStore {
     const path = join(dir, FTS_FILE);
     const existed = existsSync(path);
     if (existed) {
-      const problem = checkFile(path);
-      if (problem === undefined) return new FtsStore(path, connect(path), { kind: "opened" });
+      // One connection checks the file and, when it is fit, serves: opening costs a few milliseconds.
+      let db: DatabaseSync | undefined;
+      let problem: string | undefined;
+      try {
+        db = connect(path);
+        problem = check(db);
+      } catch (error) {
+        problem = error instanceof Error ? error.message : String(error);
+      }
+      if (problem === undefined && db !== undefined) return new FtsStore(path, db, { kind: "opened" });
+      if (db?.isOpen === true) db.close();
       removeFile(path);
-      return new FtsStore(path, create(path), { kind: "rebuilt", reason: problem });
+      return new FtsStore(path, create(path), { kind: "rebuilt", reason: problem ?? "unreadable" });
     }
     return new FtsStore(path, create(path), { kind: "created" });
   }
@@ -196,7 +237,25 @@ export class FtsStore {
             `big-memory: search index: snapshot ${d.entry.id} has ${d.fields.length} fields, expected ${FIELDS.length}`,
           );
         this.#insert.run(first + i, ...d.fields);
-        this.#insertEntry.run(first + i, month, JSON.stringify(d.entry));
+        const e = d.entry;
+        const flag = (b: boolean | null) => (b === null ? null : b ? 1 : 0);
+        this.#insertEntry.run(
+          first + i,
+          month,
+          e.id,
+          e.timestamp,
+          e.file,
+          e.line,
+          e.session,
+          e.agent,
+          e.trigger,
+          e.name,
+          e.parent,
+          flag(e.tombstone),
+          flag(e.verified),
+          e.goal,
+          e.text,
+        );
         lengths.push(...d.lengths);
       });
       this.db
@@ -257,23 +316,15 @@ function create(path: string): DatabaseSync {
   return db;
 }
 
-/** Why the file at `path` cannot be used as it is, or undefined when it can. */
-function checkFile(path: string): string | undefined {
-  let db: DatabaseSync | undefined;
-  try {
-    db = new DatabaseSync(path, { readOnly: true });
-    const version = num(db.prepare("PRAGMA user_version").get(), "user_version");
-    if (version !== FTS_VERSION) return `version ${version}, expected ${FTS_VERSION}`;
-    // Reading the small tables and the FTS5 structure record catches a file that is not this layout.
-    db.prepare("SELECT count(*) AS n FROM months").get();
-    db.prepare("SELECT count(*) AS n FROM logs").get();
-    db.prepare("SELECT term FROM vocab_row LIMIT 1").all();
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  } finally {
-    if (db?.isOpen === true) db.close();
-  }
+/** Why the open file cannot be used as it is, or undefined when it can; throws what SQLite throws. */
+function check(db: DatabaseSync): string | undefined {
+  const version = num(db.prepare("PRAGMA user_version").get(), "user_version");
+  if (version !== FTS_VERSION) return `version ${version}, expected ${FTS_VERSION}`;
+  // Reading the small tables and the FTS5 structure record catches a file that is not this layout.
+  db.prepare("SELECT count(*) AS n FROM months").get();
+  db.prepare("SELECT count(*) AS n FROM logs").get();
+  db.prepare("SELECT term FROM vocab_row LIMIT 1").all();
+  return undefined;
 }
 
 function removeFile(path: string): void {

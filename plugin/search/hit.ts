@@ -283,3 +283,35 @@ function bitCount(mask: number): number {
 }
 
 const ASCII = /^[\x20-\x7e]*$/;
+
+const NO_SNIPPET = { field: "goal", text: "" } as const;
+
+const NO_ENTRY: Entry = {
+  id: "",
+  timestamp: "",
+  time: Number.NaN,
+  file: "",
+  line: 0,
+  session: null,
+  agent: null,
+  trigger: null,
+  name: null,
+  parent: null,
+  tombstone: false,
+  verified: null,
+  goal: "",
+  text: "",
+};
+/** A hit holding nothing: what rank.ts fills in for each candidate it weighs. */
+export const EMPTY_HIT: Hit = {
+  entry: NO_ENTRY,
+  words: 0,
+  exactWords: 0,
+  wholeWords: 0,
+  lineWords: 0,
+  pairs: 0,
+  fieldWords: 0,
+  score: 0,
+  terms: 0,
+  snippet: NO_SNIPPET,
+};

@@ -11,6 +11,7 @@ import { type Entry, FIELDS, HAS_LINES, snippetLines } from "./document.ts";
 import {
   compareHits,
   compareLines,
+  EMPTY_HIT,
   type Hit,
   type LineMatch,
   lineMatcher,
@@ -225,10 +226,28 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
   lookups.push(...leafLookups);
 
   const sequences = new Map<Entry, Map<IdWord, boolean>>();
-  /** Whether `entry` holds identifier word `w` as typed (whole, or as a run of its leaves). */
-  const holds = (entry: Entry, exact: number, w: IdWord): boolean => {
+  /** Per identifier word and searched shard, the documents its screen passes (when the shard can tell). */
+  // Documents touched later (by a widened lookup) were not asked about: their entries are read.
+  const screened = new Map<IdWord, ({ asked: Set<number>; passed: Set<number> } | undefined)[]>();
+  const mayHold = (w: IdWord, s: number, doc: number): boolean => {
+    let sets = screened.get(w);
+    if (sets === undefined) {
+      sets = searched.map((shard, k) => {
+        if (shard.screen === undefined) return undefined;
+        const acc = accs[k] as Accumulator;
+        const docs = acc.touched.filter((d) => (acc.exact(d) & w.rare) === w.rare);
+        return { asked: new Set(docs), passed: shard.screen(docs, w.screen) };
+      });
+      screened.set(w, sets);
+    }
+    const set = sets[s];
+    return set === undefined || !set.asked.has(doc) || set.passed.has(doc);
+  };
+  /** Whether `entry` (document `doc` of searched shard `s`) holds identifier word `w` as typed (whole, or as a run of its leaves). */
+  const holds = (entry: Entry, exact: number, w: IdWord, s: number, doc: number): boolean => {
     if ((exact & w.whole) !== 0) return true;
     if (w.rare === 0 || (exact & w.rare) !== w.rare) return false;
+    if (!mayHold(w, s, doc)) return false;
     let known = sequences.get(entry);
     if (known === undefined) {
       known = new Map();
@@ -241,12 +260,18 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
     }
     return held;
   };
-  const holdsAll = (entry: Entry, exact: number) => idWords.every((w) => holds(entry, exact, w));
+  const holdsAll = (entry: Entry, exact: number, s: number, doc: number) =>
+    idWords.every((w) => holds(entry, exact, w, s, doc));
   const missing = idWords
-    .filter((w) => !anyDoc(searched, accs, eligible, (exact, entry) => holds(entry, exact, w)))
+    .filter(
+      (w) => !anyDoc(searched, accs, eligible, (exact, entry, s, doc) => holds(entry, exact, w, s, doc)),
+    )
     .map((w) => w.raw);
   let match: MatchKind = "exact";
-  if (idWords.length > 0 && !anyDoc(searched, accs, eligible, (exact, entry) => holdsAll(entry, exact))) {
+  if (
+    idWords.length > 0 &&
+    !anyDoc(searched, accs, eligible, (exact, entry, s, doc) => holdsAll(entry, exact, s, doc))
+  ) {
     // Nothing holds every identifier as typed: widen the identifiers, and say so.
     match = "fuzzy";
     const widened: TermLookup[] = [];
@@ -258,10 +283,10 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
     });
     collect(widened, false);
   }
-  const satisfies = (entry: Entry, matched: number, exact: number) =>
+  const satisfies = (entry: Entry, matched: number, exact: number, s: number, doc: number) =>
     match === "exact"
-      ? holdsAll(entry, exact)
-      : idWords.every((w) => (matched & w.whole) !== 0 || holds(entry, exact, w));
+      ? holdsAll(entry, exact, s, doc)
+      : idWords.every((w) => (matched & w.whole) !== 0 || holds(entry, exact, w, s, doc));
 
   /**
    * The best `size` candidates, ranked with sections in place of lines (see hit.ts); with `least`,
@@ -294,7 +319,7 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
         const entry = shard.entry(doc);
         if (!eligible(entry)) continue;
         const exact = acc.exact(doc);
-        if (idWords.length > 0 && !satisfies(entry, matched, exact)) continue;
+        if (idWords.length > 0 && !satisfies(entry, matched, exact, s, doc)) continue;
         let exactWords = 0;
         let wholeWords = 0;
         let partsCount = false;
@@ -387,13 +412,13 @@ function anyDoc(
   shards: readonly Shard[],
   accs: readonly Accumulator[],
   eligible: (entry: Entry | undefined) => entry is Entry,
-  test: (exact: number, entry: Entry) => boolean,
+  test: (exact: number, entry: Entry, shard: number, doc: number) => boolean,
 ): boolean {
   return shards.some((shard, s) => {
     const acc = accs[s] as Accumulator;
     return acc.touched.some((doc) => {
       const entry = shard.entry(doc);
-      return eligible(entry) && test(acc.exact(doc), entry);
+      return eligible(entry) && test(acc.exact(doc), entry, s, doc);
     });
   });
 }
@@ -409,34 +434,3 @@ export function relevant(hits: readonly Hit[]): Hit[] {
   const cut = hits.findIndex((h) => !above(h));
   return cut < 0 ? [...hits] : hits.slice(0, cut);
 }
-
-const NO_SNIPPET = { field: "goal", text: "" } as const;
-
-const NO_ENTRY: Entry = {
-  id: "",
-  timestamp: "",
-  time: Number.NaN,
-  file: "",
-  line: 0,
-  session: null,
-  agent: null,
-  trigger: null,
-  name: null,
-  parent: null,
-  tombstone: false,
-  verified: null,
-  goal: "",
-  text: "",
-};
-const EMPTY_HIT: Hit = {
-  entry: NO_ENTRY,
-  words: 0,
-  exactWords: 0,
-  wholeWords: 0,
-  lineWords: 0,
-  pairs: 0,
-  fieldWords: 0,
-  score: 0,
-  terms: 0,
-  snippet: NO_SNIPPET,
-};

@@ -40,6 +40,12 @@ export interface Shard {
   countFields(reach: Reach, df: Float64Array): void;
   /** Adds BM25+ contributions of a reached term (with index-wide `df` and `stats`) to `acc`. */
   score(reach: Reach, bit: number, df: Float64Array, stats: CorpusStats, acc: Accumulator): void;
+  /**
+   * Of `docs`, those whose goal or text (as written or folded) `screen` matches: every document that
+   * can hold an identifier as a run of its leaves, told in one pass where reading entries one by one
+   * costs more. Optional: without it, every document's entry is read and screened.
+   */
+  screen?(docs: readonly number[], screen: RegExp): Set<number>;
 }
 
 /** Bounds of a filter in epoch ms; a bare date for `to` covers the whole (UTC) day. */

@@ -7,6 +7,7 @@
  * big-memory's own engine beside minisearch.
  *
  *   npx tsx test/bench/search.bench.ts [--sizes 1000,10000,100000] [--queries 40] [--scan-queries 10]
+ *     [--arm-only]   (the FTS5 arm and plain FTS5 alone: see SearchBenchOptions.armOnly)
  */
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -47,6 +48,11 @@ export interface SearchBenchOptions {
    * time), and plain minisearch at 100k and more, once each.
    */
   scanQueries?: number;
+  /**
+   * Only the FTS5 arm and plain FTS5 (the decision table alone, the current engine's column left
+   * empty): the arm's figures at a size where the other engines take most of an hour. Default false.
+   */
+  armOnly?: boolean;
   /** Where lines go. Default console.log. */
   print?: (line: string) => void;
 }
@@ -290,6 +296,14 @@ async function benchSize(
     corpus.days.length = 0;
     const result: SizeResult = { snapshots, logs, logBytes, queries: queries.length, engines: {} };
     const passes = snapshots >= 100_000 ? 2 : 3;
+    if (options.armOnly) {
+      print(`  ${snapshots} snapshots: FTS5 + query layer...`);
+      const arm = new SealedFtsEngine(dir);
+      result.engines["FTS5 + query layer"] = await measureEngine(arm, queries, appendTo, passes);
+      print(`  ${snapshots} snapshots: SQLite FTS5...`);
+      result.engines["SQLite FTS5"] = await measureEngine(new Fts5Engine(dir), queries, appendTo, passes);
+      return result;
+    }
     print(`  ${snapshots} snapshots: big-memory...`);
     result.engines["big-memory"] = await measureEngine(new BigMemoryEngine(dir), queries, appendTo, passes);
     print(`  ${snapshots} snapshots: FTS5 + query layer...`);
@@ -592,11 +606,18 @@ export async function runSearchBench(options: SearchBenchOptions = {}): Promise<
     sizes: options.sizes ?? [1000, 10_000, 100_000],
     queries: options.queries ?? 40,
     scanQueries: options.scanQueries ?? 10,
+    armOnly: options.armOnly ?? false,
   };
   print(`search benchmark: sizes ${opts.sizes.join(", ")}; ${opts.queries} labelled queries per category`);
   const results: SizeResult[] = [];
   for (const size of opts.sizes) results.push(await benchSize(size, opts, print));
   print("");
+  if (opts.armOnly) {
+    for (const line of decisionTable(results)) print(line);
+    print("");
+    for (const line of decisionTargets(results)) print(line);
+    return results;
+  }
   for (const line of table(results.flatMap(rowsFor))) print(line);
   print("");
   print("p50 / p99 over every labelled query of the category after a quality pass and a warm-up pass");
@@ -634,5 +655,6 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     ...(sizes === undefined ? {} : { sizes }),
     ...(queries === undefined ? {} : { queries: Number(queries) }),
     ...(scanQueries === undefined ? {} : { scanQueries: Number(scanQueries) }),
+    armOnly: process.argv.includes("--arm-only"),
   });
 }

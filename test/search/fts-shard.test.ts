@@ -3,10 +3,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIELDS } from "../../plugin/search/document.ts";
 import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
-import { FtsShard, LazyEntry, parseEntry, SEALED } from "../../plugin/search/fts-shard.ts";
+import {
+  CANDIDATES,
+  candidateCount,
+  FtsShard,
+  LazyEntry,
+  rowEntry,
+  SEALED,
+} from "../../plugin/search/fts-shard.ts";
 import { FtsStore } from "../../plugin/search/fts-store.ts";
 import { Accumulator } from "../../plugin/search/scoring.ts";
 import { newerFirst } from "../../plugin/search/shard.ts";
+import { sequenceScreen } from "../../plugin/search/tokenize.ts";
 import { located, lookupsOf, snap, tempWorkspace } from "./helpers.ts";
 
 const DOCS = [
@@ -86,6 +94,31 @@ describe("FtsShard", () => {
     }
   });
 
+  it("screens documents for a run of leaves in one statement, as rank.ts would entry by entry", () => {
+    const docs = [...shard.documents()].map(([doc]) => doc);
+    for (const leaves of [["duplicate", "key"], ["upsert", "fix"], ["db", "upsert"], ["nowhere"]]) {
+      const screen = sequenceScreen(leaves);
+      const expected = [...shard.documents()]
+        .filter(([, e]) => screen.test(e.goal) || screen.test(e.text))
+        .map(([doc]) => doc);
+      expect([...shard.screen(docs, screen)].sort()).toEqual(expected);
+    }
+    expect(shard.screen([], sequenceScreen(["upsert"])).size).toBe(0);
+  });
+
+  it("screens folded text too: an identifier written with accents passes", () => {
+    const other = FtsStore.open(join(ws.dir, "accents"));
+    try {
+      const accented = [located(snap("2026-11-22-01", { goal: "Fix the CAFÉ_ID lookups" }))];
+      other.putMonth("2026-11", accented.map(sealedDocument), []);
+      const screen = sequenceScreen(["cafe", "id"]);
+      expect(screen.test("Fix the CAFÉ_ID lookups")).toBe(false);
+      expect([...new FtsShard(other).screen([0], screen)]).toEqual([0]);
+    } finally {
+      other.close();
+    }
+  });
+
   it("lists the terms of its vocabulary by prefix, and all of them sorted", () => {
     expect(shard.termsStartingWith("err_")).toEqual(["err_duplicate_key"]);
     const vocabulary = shard.vocabulary();
@@ -93,11 +126,44 @@ describe("FtsShard", () => {
   });
 });
 
-describe("parseEntry", () => {
-  it("rejects what is not a stored entry, naming the document and the field", () => {
-    expect(() => parseEntry("{", 7)).toThrow(/^big-memory: search index: entry of document 7 is not JSON/);
-    expect(() => parseEntry(JSON.stringify({ id: 1 }), 8)).toThrow(
-      "big-memory: search index: entry of document 8: id: Invalid input: expected string, received number",
+describe("candidateCount", () => {
+  it("names 500 candidates up to 25,000 snapshots and one in 50 beyond", () => {
+    expect(candidateCount(0)).toBe(CANDIDATES);
+    expect(candidateCount(10_000)).toBe(500);
+    expect(candidateCount(25_000)).toBe(500);
+    expect(candidateCount(100_000)).toBe(2000);
+    expect(candidateCount(100_001)).toBe(2001);
+  });
+});
+
+describe("rowEntry", () => {
+  const row = {
+    id: "2026-11-20-01",
+    timestamp: "2026-11-20T10:00:00Z",
+    file: "memory/2026-11-20.md",
+    line: 3,
+    session: null,
+    agent: "main",
+    trigger: "manual",
+    name: null,
+    parent: null,
+    tombstone: 0,
+    verified: 1,
+    goal: "g",
+    text: "t",
+  };
+  it("reads a stored entry, flags as booleans and the time derived again", () => {
+    const entry = rowEntry(row, 7);
+    expect(entry).toMatchObject({ id: "2026-11-20-01", tombstone: false, verified: true, trigger: "manual" });
+    expect(entry.time).toBe(Date.parse("2026-11-20T10:00:00Z"));
+    expect(rowEntry({ ...row, verified: null }, 7).verified).toBeNull();
+  });
+  it("rejects what is not a stored entry, naming the document and the column", () => {
+    expect(() => rowEntry({ ...row, id: 1 }, 8)).toThrow(
+      "big-memory: search index: entry of document 8: column id: expected text, got number",
+    );
+    expect(() => rowEntry({ ...row, trigger: "later" }, 9)).toThrow(
+      "big-memory: search index: entry of document 9: column trigger: unknown trigger later",
     );
   });
 });
