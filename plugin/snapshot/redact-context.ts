@@ -12,6 +12,7 @@ import {
   type Strength,
 } from "./redact-names.ts";
 import { numbered } from "./redact-pattern.ts";
+import { USERINFO_JUDGEMENT_SOURCES, USERINFO_RULES } from "./redact-url.ts";
 
 /**
  * Secrets known by their context rather than their shape: PEM blocks, credentials in URLs and
@@ -243,24 +244,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
     reach: Number.POSITIVE_INFINITY,
   }),
   rule("private-key", "AGE-SECRET-KEY-1[0-9A-Z]{58}", { triggers: ["AGE-SECRET-KEY-1"] }),
-  // scheme://TOKEN@host and scheme://TOKEN:x-oauth-basic@host: a random user name is a token.
-  rule(
-    "url-credentials",
-    `(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?<secret>[A-Za-z0-9_.~-]{16,256})(?::x-oauth-basic)?@`,
-    { triggers: ["://"], endsWith: "@", pick: secret((value) => looksSecret(value, "weak", 20)) },
-  ),
-  // scheme://user:password@host: the password is the last stretch before the last `@` of the authority.
-  // scheme://user:password@host, also JSON-escaped (`mysql:\/\/user:pass@host`): the password runs to the
-  // last `@` before white space, whatever it holds (`#`, `/`, `?`), as people paste them unencoded.
-  rule(
-    "url-credentials",
-    String.raw`(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/|\\\/\\\/)[^\s:@/?#"'<>\[\]\\]{0,256}:(?<secret>[^\s/?#"'<>]+(?=@)|[^\s"'<>@]{1,256}(?:@[^\s"'<>@]{1,256}){0,3}(?=@))@`,
-    {
-      triggers: ["://", ":\\/\\/"],
-      endsWith: "@",
-      pick: secret((value) => notPlaceholder(value) && value !== "x-oauth-basic"),
-    },
-  ),
+  ...USERINFO_RULES,
   rule(
     "url-credentials",
     String.raw`(?<!&)[?&](?<name>[A-Za-z0-9_.-]{1,64})=(?!=)(?<secret>[^\s&#"'<>\`]{1,1024})`,
@@ -444,4 +428,5 @@ export const CONTEXT_RULES: readonly Rule[] = [
 export const CONTEXT_JUDGEMENT_SOURCES: readonly string[] = [
   ...[assignment, valueGroup, passwordValue, commandOption].map(String),
   CALLEES.source,
+  ...USERINFO_JUDGEMENT_SOURCES,
 ];
