@@ -199,7 +199,25 @@ export function isPlaceholder(value: string): boolean {
  * not be lowercase words and numbers joined by punctuation (`user:42:profile`).
  */
 export function looksSecret(value: string, strength: Strength, minLength: number): boolean {
-  if (value.length < minLength || /\s/.test(value) || value.includes("[REDACTED:")) return false;
+  if (value.length < minLength) return false;
+  // A text repeats the same values (a pasted log thousands of times): each is judged once per strength and
+  // length, as names are (`classifyName`). Bounded, so a text of many values costs a refill, not memory.
+  const memoKey = strength === "strong" ? minLength : -minLength;
+  let memo = judgedValues.get(memoKey);
+  if (memo === undefined) judgedValues.set(memoKey, (memo = new Map()));
+  const known = memo.get(value);
+  if (known !== undefined) return known;
+  const verdict = judgeValue(value, strength);
+  if (memo.size >= 4096) memo.clear();
+  memo.set(value, verdict);
+  return verdict;
+}
+
+const judgedValues = new Map<number, Map<string, boolean>>();
+
+/** `looksSecret` for a value of at least the minimum length. */
+function judgeValue(value: string, strength: Strength): boolean {
+  if (/\s/.test(value) || value.includes("[REDACTED:")) return false;
   if (strength === "strong" && /^\d{6,}$/.test(value)) return true;
   // `process.env.API_KEY!` and `config.token?` are member paths with a TypeScript or Ruby suffix.
   if (isPlaceholder(value) || (NOT_SECRET.some((re) => re.test(value)) && !isRandomLetters(value)))
@@ -339,6 +357,7 @@ export const JUDGEMENT_SOURCES: readonly string[] = [
     isWeakWord,
     isPlaceholder,
     looksSecret,
+    judgeValue,
     looksSecretFor,
     classCount,
     isWordsAndNumbers,
