@@ -204,7 +204,10 @@ export function looksSecret(value: string, strength: Strength, minLength: number
   // length, as names are (`classifyName`). Bounded, so a text of many values costs a refill, not memory.
   const memoKey = strength === "strong" ? minLength : -minLength;
   let memo = judgedValues.get(memoKey);
-  if (memo === undefined) judgedValues.set(memoKey, (memo = new Map()));
+  if (memo === undefined) {
+    memo = new Map();
+    judgedValues.set(memoKey, memo);
+  }
   const known = memo.get(value);
   if (known !== undefined) return known;
   const verdict = judgeValue(value, strength);
@@ -227,6 +230,23 @@ function judgeValue(value: string, strength: Strength): boolean {
   // A generated token is printable ASCII; a random-looking string of other characters is not one.
   if (!/^[\x21-\x7e]+$/.test(value) || NUMBERED_NAME.test(value)) return false;
   return classCount(value) >= 2 && !isWordsAndNumbers(value);
+}
+
+/** White space as `\s` reads it. */
+export function isSpace(c: number): boolean {
+  return (
+    (c >= 9 && c <= 13) ||
+    c === 32 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** Opening and closing brackets, for values that end in one they did not open. */
@@ -358,6 +378,7 @@ export const JUDGEMENT_SOURCES: readonly string[] = [
     isPlaceholder,
     looksSecret,
     judgeValue,
+    isSpace,
     looksSecretFor,
     classCount,
     isWordsAndNumbers,

@@ -1,5 +1,5 @@
 import { type Pick, type Rule, rule, secret } from "./redact-engine.ts";
-import { isPlaceholder, looksSecret } from "./redact-names.ts";
+import { isPlaceholder, isSpace, looksSecret } from "./redact-names.ts";
 
 /**
  * Credentials in the userinfo of a URL: a token as the user name (`https://TOKEN@host`), a password after
@@ -9,23 +9,6 @@ import { isPlaceholder, looksSecret } from "./redact-names.ts";
 /** Whether `c` may stand in a password that runs over several `@` (not white space, `"`, `'`, `<`, `>`, `@`). */
 function isRunChar(c: number): boolean {
   return !(c === 64 || c === 34 || c === 39 || c === 60 || c === 62 || isSpace(c));
-}
-
-/** White space as `\s` reads it. */
-function isSpace(c: number): boolean {
-  return (
-    (c >= 9 && c <= 13) ||
-    c === 32 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
 }
 
 /**
@@ -111,7 +94,6 @@ export const USERINFO_RULES: readonly Rule[] = [
 /** The sources of the helpers the picks above call, for the rules version (`redact-judged.ts`). */
 export const USERINFO_JUDGEMENT_SOURCES: readonly string[] = [
   isRunChar,
-  isSpace,
   firstAt,
   runToAt,
   passwordToAt,
