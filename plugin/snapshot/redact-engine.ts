@@ -349,7 +349,7 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
         else if (m[0].length === 0) re.lastIndex = m.index + 1;
       }
     }
-    if (mine.length > 0) found = merge(found, mine);
+    if (mine.length > 0) found = found.length === 0 ? mine : merge(found, mine);
   }
   return found;
 }

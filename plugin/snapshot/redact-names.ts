@@ -186,7 +186,27 @@ const TEMPLATE =
 
 /** Whether `value` stands for a secret rather than being one: a placeholder, a template, an elided example. */
 export function isPlaceholder(value: string): boolean {
-  return PLACEHOLDER.test(value) || TEMPLATE.test(value);
+  // Judged once per short value, as `looksSecret` judges values: a text repeats them.
+  const known = placeholders.get(value);
+  if (known !== undefined) return known;
+  const verdict = PLACEHOLDER.test(value) || TEMPLATE.test(value);
+  remember(placeholders, value, verdict);
+  return verdict;
+}
+
+const placeholders = new Map<string, boolean>();
+
+/**
+ * Values up to `MEMO_VALUE_CHARS` long are remembered, up to `MEMO_VALUES` per memo (then it is emptied and
+ * fills again): a memo holds at most about 512 KB.
+ */
+const MEMO_VALUE_CHARS = 64;
+const MEMO_VALUES = 4096;
+
+function remember<V>(memo: Map<string, V>, value: string, verdict: V): void {
+  if (value.length > MEMO_VALUE_CHARS) return;
+  if (memo.size >= MEMO_VALUES) memo.clear();
+  memo.set(value, verdict);
 }
 
 /**
@@ -200,8 +220,8 @@ export function isPlaceholder(value: string): boolean {
  */
 export function looksSecret(value: string, strength: Strength, minLength: number): boolean {
   if (value.length < minLength) return false;
-  // A text repeats the same values (a pasted log thousands of times): each is judged once per strength and
-  // length, as names are (`classifyName`). Bounded, so a text of many values costs a refill, not memory.
+  // A text repeats the same values (a pasted log thousands of times): each short one is judged once per
+  // strength and length, as names are (`classifyName`). Bounded (`remember`): a refill, not memory.
   const memoKey = strength === "strong" ? minLength : -minLength;
   let memo = judgedValues.get(memoKey);
   if (memo === undefined) {
@@ -211,8 +231,7 @@ export function looksSecret(value: string, strength: Strength, minLength: number
   const known = memo.get(value);
   if (known !== undefined) return known;
   const verdict = judgeValue(value, strength);
-  if (memo.size >= 4096) memo.clear();
-  memo.set(value, verdict);
+  remember(memo, value, verdict);
   return verdict;
 }
 

@@ -250,5 +250,13 @@ describe("looksSecret on a value seen before", () => {
     expect(looksSecret("Xk9mP2vLq", "strong", 6)).toBe(true);
     expect(looksSecret("Xk9mP2vLq", "weak", 16)).toBe(false);
     expect(looksSecret("Xk9mP2vLq", "strong", 10)).toBe(false);
+    // A value longer than what is remembered is judged each time, the same way.
+    const long = `Xk9mP2vLq${"a1B2".repeat(20)}`;
+    expect([looksSecret(long, "weak", 16), looksSecret(long, "weak", 16)]).toEqual([true, true]);
+    expect([isPlaceholder("<token>"), isPlaceholder("<token>"), isPlaceholder("Xk9mP2vLq")]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 });
