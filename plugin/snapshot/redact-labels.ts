@@ -132,8 +132,10 @@ function digestAt(input: string, start: number, value: string): boolean {
  * closing bracket it did not open.
  */
 function bareValue(value: string, bold: boolean): string {
-  let v = value.split("</")[0] ?? "";
-  v = v.replace(/[.,;:!?]+$/, "");
+  const tag = value.indexOf("</");
+  let end = tag === -1 ? value.length : tag;
+  while (end > 0 && ".,;:!?".includes(value[end - 1] ?? "")) end--;
+  let v = value.slice(0, end);
   if (bold) v = v.replace(/\*\*$/, "").replace(/[.,;:!?]+$/, "");
   for (const [open, close] of BRACKETS)
     while (v.endsWith(close) && v.split(close).length > v.split(open).length) v = v.slice(0, -1);
