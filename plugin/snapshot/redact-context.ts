@@ -6,12 +6,14 @@ import {
   isPassphrase,
   isPlaceholder,
   isPlaceholderBody,
+  isSpace,
   isTestVerdict,
   looksSecret,
   looksSecretFor,
   type Strength,
 } from "./redact-names.ts";
 import { numbered } from "./redact-pattern.ts";
+import { USERINFO_JUDGEMENT_SOURCES, USERINFO_RULES } from "./redact-url.ts";
 
 /**
  * Secrets known by their context rather than their shape: PEM blocks, credentials in URLs and
@@ -79,21 +81,32 @@ export function wordBefore(input: string, at: number): string | undefined {
 }
 
 const count = (text: string, ch: string) => text.split(ch).length - 1;
-/** Characters up to the next white space or quote, read from `lastIndex`. */
-const UNBROKEN = /[^\s"'`]{0,512}/y;
+
+/** Punctuation that ends a sentence: `.`, `,`, `;`, `:`, `!`, `?`. */
+const isSentenceEnd = (c: number) => c === 46 || c === 44 || c === 59 || c === 58 || c === 33 || c === 63;
 
 /**
  * Where a bare password value really ends: at the next white space or quote, whatever punctuation it
  * holds (`p@ss,w(rd);x`), less the punctuation that ends a sentence and a closing bracket it did not open.
+ * Read a character at a time: a text dense with passwords asks at each.
  */
 export function passwordEnd(input: string, start: number, end: number): number {
-  UNBROKEN.lastIndex = end;
-  const run = UNBROKEN.exec(input)?.[0].length ?? 0;
-  const stop = Math.max(end, Math.min(end + run, start + 512));
-  let value = input.slice(start, stop).replace(/[.,;:!?]+$/, "");
-  for (const [open, close] of BRACKETS)
+  const limit = Math.min(input.length, Math.max(end, start + 512), end + 512);
+  let stop = end;
+  while (stop < limit) {
+    const c = input.charCodeAt(stop);
+    if (c === 34 || c === 39 || c === 96 || isSpace(c)) break;
+    stop++;
+  }
+  stop = Math.max(end, Math.min(stop, start + 512));
+  while (stop > start && isSentenceEnd(input.charCodeAt(stop - 1))) stop--;
+  for (const [open, close] of BRACKETS) {
+    if (stop <= start || input[stop - 1] !== close) continue;
+    let value = input.slice(start, stop);
     while (value.endsWith(close) && count(value, close) > count(value, open)) value = value.slice(0, -1);
-  return start + Math.max(value.length, end - start);
+    stop = start + value.length;
+  }
+  return Math.max(stop, end);
 }
 
 /**
@@ -243,24 +256,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
     reach: Number.POSITIVE_INFINITY,
   }),
   rule("private-key", "AGE-SECRET-KEY-1[0-9A-Z]{58}", { triggers: ["AGE-SECRET-KEY-1"] }),
-  // scheme://TOKEN@host and scheme://TOKEN:x-oauth-basic@host: a random user name is a token.
-  rule(
-    "url-credentials",
-    `(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://(?<secret>[A-Za-z0-9_.~-]{16,256})(?::x-oauth-basic)?@`,
-    { triggers: ["://"], endsWith: "@", pick: secret((value) => looksSecret(value, "weak", 20)) },
-  ),
-  // scheme://user:password@host: the password is the last stretch before the last `@` of the authority.
-  // scheme://user:password@host, also JSON-escaped (`mysql:\/\/user:pass@host`): the password runs to the
-  // last `@` before white space, whatever it holds (`#`, `/`, `?`), as people paste them unencoded.
-  rule(
-    "url-credentials",
-    String.raw`(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/|\\\/\\\/)[^\s:@/?#"'<>\[\]\\]{0,256}:(?<secret>[^\s/?#"'<>]+(?=@)|[^\s"'<>@]{1,256}(?:@[^\s"'<>@]{1,256}){0,3}(?=@))@`,
-    {
-      triggers: ["://", ":\\/\\/"],
-      endsWith: "@",
-      pick: secret((value) => notPlaceholder(value) && value !== "x-oauth-basic"),
-    },
-  ),
+  ...USERINFO_RULES,
   rule(
     "url-credentials",
     String.raw`(?<!&)[?&](?<name>[A-Za-z0-9_.-]{1,64})=(?!=)(?<secret>[^\s&#"'<>\`]{1,1024})`,
@@ -442,6 +438,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
 
 /** The sources of the helpers the picks above call, for the rules version (`redact-judged.ts`). */
 export const CONTEXT_JUDGEMENT_SOURCES: readonly string[] = [
-  ...[assignment, valueGroup, passwordValue, commandOption].map(String),
+  ...[assignment, valueGroup, passwordValue, commandOption, passwordEnd, isSentenceEnd].map(String),
   CALLEES.source,
+  ...USERINFO_JUDGEMENT_SOURCES,
 ];

@@ -1,5 +1,9 @@
 import type { RedactionKind } from "./redact.ts";
+import { numbered } from "./redact-pattern.ts";
+import { type Finding, keep, markersIn, merge, type Span } from "./redact-spans.ts";
 import { compileLiterals, type LiteralScanner } from "./redact-triggers.ts";
+
+export type { Finding, Span } from "./redact-spans.ts";
 
 /**
  * The matching engine of the redactor: rules, the trigger scan that decides where each rule runs, and the
@@ -8,14 +12,9 @@ import { compileLiterals, type LiteralScanner } from "./redact-triggers.ts";
  * Running some fifty regular expressions over every text would cost more than the text is worth, and most
  * of them cannot match an ordinary note at all. So every rule names trigger literals (`ghp_`, `password`,
  * `://`); one case-insensitive scan finds them all, and a rule then runs only on the line of each trigger
- * and the `reach` lines after it. A rule without triggers runs on the whole text.
+ * and the `reach` lines after it. A rule without triggers runs on the whole text. Markers and findings are
+ * kept in order by `redact-spans.ts`.
  */
-
-/** A half-open range `[start, end)` of UTF-16 code units. */
-export interface Span {
-  readonly start: number;
-  readonly end: number;
-}
 
 /**
  * Where a named group of the match at hand lies in the text the rule ran on: `[start, end)`, or
@@ -39,6 +38,12 @@ export interface Rule {
    * every match 2-5x dearer, and most matches of a text dense with them are not secrets.
    */
   readonly pattern: RegExp;
+  /**
+   * The named groups of the rule's source and their numbers in `pattern`, which is compiled with plain
+   * numbered groups: V8 builds a `groups` object for every match of a pattern with named groups, at about
+   * the cost of the match itself, so `findSecrets` builds one of a fixed shape for each match instead.
+   */
+  readonly names: readonly (readonly [string, number])[];
   /** The same pattern with the `d` and `y` flags: run at a match only when its pick asks where a group is. */
   readonly located: RegExp;
   readonly pick: Pick;
@@ -74,9 +79,11 @@ export interface RuleOptions {
 
 /** A rule from a pattern source; by default it replaces the whole match, case-sensitive triggers, reach 0. */
 export function rule(kind: RedactionKind, source: string, options: RuleOptions): Rule {
+  const plain = numbered(source);
   return {
     kind,
-    pattern: new RegExp(source, `g${options.flags ?? ""}`),
+    pattern: new RegExp(plain.source, `g${options.flags ?? ""}`),
+    names: Object.entries(plain.group).sort((a, b) => a[1] - b[1]),
     located: new RegExp(source, `dy${options.flags ?? ""}`),
     pick: options.pick ?? whole(),
     triggers: options.triggers,
@@ -300,27 +307,6 @@ export class DeadlineExceeded extends Error {
   }
 }
 
-/** A replacement: the span and the kind of secret in it. */
-export interface Finding extends Span {
-  readonly kind: RedactionKind;
-}
-
-/** The rest of a marker after its `[REDACTED:`, read at `lastIndex`. */
-const MARKER_REST = /[a-z0-9-]+\]/y;
-
-/**
- * The markers already in `text`, in text order: found by `indexOf` and checked with a sticky pattern, so a
- * text dense with markers (the second pass over a text full of secrets) costs no match object per marker.
- */
-function markersIn(text: string): Span[] {
-  const markers: Span[] = [];
-  for (let at = text.indexOf("[REDACTED:"); at !== -1; at = text.indexOf("[REDACTED:", at + 1)) {
-    MARKER_REST.lastIndex = at + 10;
-    if (MARKER_REST.test(text)) markers.push({ start: at, end: MARKER_REST.lastIndex });
-  }
-  return markers;
-}
-
 /**
  * Every secret in `text`, as non-overlapping findings in text order. Rules run in priority order; a match
  * that overlaps a marker already in the text or a finding of an earlier rule is dropped and its rule
@@ -351,6 +337,7 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
       const slice = stop - start === text.length ? text : text.slice(start, stop);
       re.lastIndex = 0;
       for (let m = re.exec(slice); m !== null; m = re.exec(slice)) {
+        if (r.names.length > 0) m.groups = groupsOf(m, r.names);
         scan.match = m;
         scan.located = undefined;
         const picked = r.pick(m, locate);
@@ -362,7 +349,7 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
         else if (m[0].length === 0) re.lastIndex = m.index + 1;
       }
     }
-    if (mine.length > 0) found = merge(found, mine);
+    if (mine.length > 0) found = found.length === 0 ? mine : merge(found, mine);
   }
   return found;
 }
@@ -378,6 +365,14 @@ const scan: {
   located: RegExpIndicesArray | null | undefined;
 } = { rule: null, match: null, located: undefined };
 
+/** The `groups` of match `m` of a pattern whose named groups were numbered (see `Rule.names`). */
+function groupsOf(m: RegExpExecArray, names: readonly (readonly [string, number])[]): Record<string, string> {
+  const groups: Record<string, string> = {};
+  // `groups` holds undefined for a group that did not take part, as V8's own does.
+  for (const [name, index] of names) groups[name] = m[index] as string;
+  return groups;
+}
+
 /** Where a group of the match at hand lies: its rule run once more there with the `d` flag. */
 const locate: Locate = (group) => {
   const { rule: r, match } = scan;
@@ -387,59 +382,3 @@ const locate: Locate = (group) => {
   }
   return typeof group === "number" ? scan.located?.[group] : scan.located?.groups?.[group];
 };
-
-/**
- * Adds the span a pick returned (relative to a window at `offset`) to `mine` unless it is empty, overlaps a
- * marker or an earlier rule's finding, or starts before the rule's last finding ends. 1 when added.
- */
-function keep(
-  local: Span,
-  offset: number,
-  kind: RedactionKind,
-  markers: readonly Span[],
-  found: readonly Finding[],
-  mine: Finding[],
-): number {
-  const span = { start: local.start + offset, end: local.end + offset, kind };
-  if (span.end <= span.start || overlaps(markers, span) || overlaps(found, span)) return 0;
-  if (mine.length > 0 && (mine[mine.length - 1]?.end ?? -1) > span.start) return 0;
-  mine.push(span);
-  return 1;
-}
-
-/** Two lists of disjoint spans in text order, as one. */
-function merge(a: readonly Finding[], b: readonly Finding[]): Finding[] {
-  const out: Finding[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    const x = a[i];
-    const y = b[j];
-    if (y === undefined || (x !== undefined && x.start <= y.start)) {
-      if (x !== undefined) out.push(x);
-      i++;
-    } else {
-      out.push(y);
-      j++;
-    }
-  }
-  return out;
-}
-
-/** Index of the first span in `sorted` that ends after `at`. */
-function firstEndingAfter(sorted: readonly Span[], at: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    const probe = sorted[mid];
-    if (probe !== undefined && probe.end <= at) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-function overlaps(sorted: readonly Span[], span: Span): boolean {
-  const first = sorted[firstEndingAfter(sorted, span.start)];
-  return first !== undefined && first.start < span.end;
-}

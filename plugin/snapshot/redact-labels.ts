@@ -132,8 +132,10 @@ function digestAt(input: string, start: number, value: string): boolean {
  * closing bracket it did not open.
  */
 function bareValue(value: string, bold: boolean): string {
-  let v = value.split("</")[0] ?? "";
-  v = v.replace(/[.,;:!?]+$/, "");
+  const tag = value.indexOf("</");
+  let end = tag === -1 ? value.length : tag;
+  while (end > 0 && ".,;:!?".includes(value[end - 1] ?? "")) end--;
+  let v = value.slice(0, end);
   if (bold) v = v.replace(/\*\*$/, "").replace(/[.,;:!?]+$/, "");
   for (const [open, close] of BRACKETS)
     while (v.endsWith(close) && v.split(close).length > v.split(open).length) v = v.slice(0, -1);
@@ -149,13 +151,38 @@ const CELL_CHARS = 128;
  * pattern's alternation (`(secret|password|token)`, `refresh.*token|RefreshToken`): `undefined`, no value.
  */
 function tableCell(m: RegExpExecArray, label: string, secret: string): string | undefined {
-  const between = m[0].slice(label.length, m[0].length - secret.length);
-  if (!between.includes("|")) return secret;
+  if (!m[0].slice(0, m[0].length - secret.length).includes("|", label.length)) return secret;
   // The label's cell, read back at most CELL_CHARS (never to the line's start: a long line holding many
-  // labels would be read again for each).
-  const before = m.input.slice(Math.max(0, m.index - CELL_CHARS), m.index);
+  // labels would be read again for each), a character at a time: most text before a label is no cell.
+  const from = Math.max(0, m.index - CELL_CHARS);
+  for (let i = m.index - 1; i >= from; i--) {
+    const c = m.input.charCodeAt(i);
+    if (c === 10 || c === 124) break;
+    if (c >= 128) return wordCell(m.input.slice(from, m.index)) ? (secret.split("|")[0] ?? "") : undefined;
+    if (!isCellChar(c)) return undefined;
+  }
+  return secret.split("|")[0] ?? "";
+}
+
+/** An ASCII character of a label's cell: a letter, a digit, a space or tab, `*`, `_`, a backquote or `-`. */
+function isCellChar(c: number): boolean {
+  return (
+    (c >= 48 && c <= 57) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 97 && c <= 122) ||
+    c === 32 ||
+    c === 9 ||
+    c === 42 ||
+    c === 95 ||
+    c === 96 ||
+    c === 45
+  );
+}
+
+/** Whether the last cell of `before` holds letters (any script), digits, spaces and `*_\`-` only. */
+function wordCell(before: string): boolean {
   const cell = before.slice(Math.max(before.lastIndexOf("\n"), before.lastIndexOf("|")) + 1);
-  return /^[\p{L}\p{N} \t*_`-]*$/u.test(cell) ? (secret.split("|")[0] ?? "") : undefined;
+  return /^[\p{L}\p{N} \t*_`-]*$/u.test(cell);
 }
 
 /** The prose pattern with numbered groups (`numbered`): a text dense with labels matches it at each. */
@@ -204,5 +231,7 @@ export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
   String(digestAt),
   String(bareValue),
   String(tableCell),
+  String(isCellChar),
+  String(wordCell),
   String(CELL_CHARS),
 ];

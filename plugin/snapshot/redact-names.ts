@@ -186,7 +186,27 @@ const TEMPLATE =
 
 /** Whether `value` stands for a secret rather than being one: a placeholder, a template, an elided example. */
 export function isPlaceholder(value: string): boolean {
-  return PLACEHOLDER.test(value) || TEMPLATE.test(value);
+  // Judged once per short value, as `looksSecret` judges values: a text repeats them.
+  const known = placeholders.get(value);
+  if (known !== undefined) return known;
+  const verdict = PLACEHOLDER.test(value) || TEMPLATE.test(value);
+  remember(placeholders, value, verdict);
+  return verdict;
+}
+
+const placeholders = new Map<string, boolean>();
+
+/**
+ * Values up to `MEMO_VALUE_CHARS` long are remembered, up to `MEMO_VALUES` per memo (then it is emptied and
+ * fills again): a memo holds at most about 512 KB.
+ */
+const MEMO_VALUE_CHARS = 64;
+const MEMO_VALUES = 4096;
+
+function remember<V>(memo: Map<string, V>, value: string, verdict: V): void {
+  if (value.length > MEMO_VALUE_CHARS) return;
+  if (memo.size >= MEMO_VALUES) memo.clear();
+  memo.set(value, verdict);
 }
 
 /**
@@ -199,7 +219,27 @@ export function isPlaceholder(value: string): boolean {
  * not be lowercase words and numbers joined by punctuation (`user:42:profile`).
  */
 export function looksSecret(value: string, strength: Strength, minLength: number): boolean {
-  if (value.length < minLength || /\s/.test(value) || value.includes("[REDACTED:")) return false;
+  if (value.length < minLength) return false;
+  // A text repeats the same values (a pasted log thousands of times): each short one is judged once per
+  // strength and length, as names are (`classifyName`). Bounded (`remember`): a refill, not memory.
+  const memoKey = strength === "strong" ? minLength : -minLength;
+  let memo = judgedValues.get(memoKey);
+  if (memo === undefined) {
+    memo = new Map();
+    judgedValues.set(memoKey, memo);
+  }
+  const known = memo.get(value);
+  if (known !== undefined) return known;
+  const verdict = judgeValue(value, strength);
+  remember(memo, value, verdict);
+  return verdict;
+}
+
+const judgedValues = new Map<number, Map<string, boolean>>();
+
+/** `looksSecret` for a value of at least the minimum length. */
+function judgeValue(value: string, strength: Strength): boolean {
+  if (/\s/.test(value) || value.includes("[REDACTED:")) return false;
   if (strength === "strong" && /^\d{6,}$/.test(value)) return true;
   // `process.env.API_KEY!` and `config.token?` are member paths with a TypeScript or Ruby suffix.
   if (isPlaceholder(value) || (NOT_SECRET.some((re) => re.test(value)) && !isRandomLetters(value)))
@@ -209,6 +249,23 @@ export function looksSecret(value: string, strength: Strength, minLength: number
   // A generated token is printable ASCII; a random-looking string of other characters is not one.
   if (!/^[\x21-\x7e]+$/.test(value) || NUMBERED_NAME.test(value)) return false;
   return classCount(value) >= 2 && !isWordsAndNumbers(value);
+}
+
+/** White space as `\s` reads it. */
+export function isSpace(c: number): boolean {
+  return (
+    (c >= 9 && c <= 13) ||
+    c === 32 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** Opening and closing brackets, for values that end in one they did not open. */
@@ -339,6 +396,8 @@ export const JUDGEMENT_SOURCES: readonly string[] = [
     isWeakWord,
     isPlaceholder,
     looksSecret,
+    judgeValue,
+    isSpace,
     looksSecretFor,
     classCount,
     isWordsAndNumbers,

@@ -7,6 +7,7 @@ import {
   isDigest,
   isPlaceholder,
   isPlaceholderBody,
+  isSpace,
   isTestVerdict,
   looksSecret,
   looksSecretFor,
@@ -223,5 +224,39 @@ describe("isTestVerdict", () => {
     expect(isTestVerdict("PASS: Xk9#mP2v", 0, "PASS")).toBe(false);
     expect(isTestVerdict("--- pass: Xk9#mP2v", 4, "pass")).toBe(false);
     expect(isTestVerdict("wifi --- PASS: Xk9#mP2v", 9, "PASS")).toBe(false);
+  });
+});
+
+describe("isSpace", () => {
+  it("is true for exactly the UTF-16 code units a pattern's \\s matches", () => {
+    const differ: number[] = [];
+    for (let c = 0; c < 65536; c++) if (isSpace(c) !== /\s/.test(String.fromCharCode(c))) differ.push(c);
+    expect(differ).toEqual([]);
+  });
+});
+
+describe("looksSecret on a value seen before", () => {
+  it("gives the same verdict the second time, for each strength and minimum length", () => {
+    for (const value of ["Xk9mP2vLq", "getAccessToken", "AbCdEfGh12345678XyZ9", "123456", "hunter2!"]) {
+      for (const [strength, min] of [
+        ["strong", 6],
+        ["weak", 16],
+        ["weak", 8],
+      ] as const) {
+        const first = looksSecret(value, strength, min);
+        expect(looksSecret(value, strength, min)).toBe(first);
+      }
+    }
+    expect(looksSecret("Xk9mP2vLq", "strong", 6)).toBe(true);
+    expect(looksSecret("Xk9mP2vLq", "weak", 16)).toBe(false);
+    expect(looksSecret("Xk9mP2vLq", "strong", 10)).toBe(false);
+    // A value longer than what is remembered is judged each time, the same way.
+    const long = `Xk9mP2vLq${"a1B2".repeat(20)}`;
+    expect([looksSecret(long, "weak", 16), looksSecret(long, "weak", 16)]).toEqual([true, true]);
+    expect([isPlaceholder("<token>"), isPlaceholder("<token>"), isPlaceholder("Xk9mP2vLq")]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 });

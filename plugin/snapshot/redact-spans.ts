@@ -1,0 +1,89 @@
+import type { RedactionKind } from "./redact.ts";
+
+/**
+ * The span bookkeeping of the redaction engine: markers already in a text, and the findings of the rules
+ * in text order, where a finding of a rule of higher priority wins.
+ */
+
+/** A half-open range `[start, end)` of UTF-16 code units. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** A replacement: the span and the kind of secret in it. */
+export interface Finding extends Span {
+  readonly kind: RedactionKind;
+}
+
+/** The rest of a marker after its `[REDACTED:`, read at `lastIndex`. */
+const MARKER_REST = /[a-z0-9-]+\]/y;
+
+/**
+ * The markers already in `text`, in text order: found by `indexOf` and checked with a sticky pattern, so a
+ * text dense with markers (the second pass over a text full of secrets) costs no match object per marker.
+ */
+export function markersIn(text: string): Span[] {
+  const markers: Span[] = [];
+  for (let at = text.indexOf("[REDACTED:"); at !== -1; at = text.indexOf("[REDACTED:", at + 1)) {
+    MARKER_REST.lastIndex = at + 10;
+    if (MARKER_REST.test(text)) markers.push({ start: at, end: MARKER_REST.lastIndex });
+  }
+  return markers;
+}
+
+/**
+ * Adds the span a pick returned (relative to a window at `offset`) to `mine` unless it is empty, overlaps a
+ * marker or an earlier rule's finding, or starts before the rule's last finding ends. 1 when added.
+ */
+export function keep(
+  local: Span,
+  offset: number,
+  kind: RedactionKind,
+  markers: readonly Span[],
+  found: readonly Finding[],
+  mine: Finding[],
+): number {
+  const span = { start: local.start + offset, end: local.end + offset, kind };
+  if (span.end <= span.start || overlaps(markers, span) || overlaps(found, span)) return 0;
+  if (mine.length > 0 && (mine[mine.length - 1]?.end ?? -1) > span.start) return 0;
+  mine.push(span);
+  return 1;
+}
+
+/** Two lists of disjoint spans in text order, as one. */
+export function merge(a: readonly Finding[], b: readonly Finding[]): Finding[] {
+  const out: Finding[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const x = a[i];
+    const y = b[j];
+    if (y === undefined || (x !== undefined && x.start <= y.start)) {
+      if (x !== undefined) out.push(x);
+      i++;
+    } else {
+      out.push(y);
+      j++;
+    }
+  }
+  return out;
+}
+
+/** Index of the first span in `sorted` that ends after `at`. */
+function firstEndingAfter(sorted: readonly Span[], at: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const probe = sorted[mid];
+    if (probe !== undefined && probe.end <= at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function overlaps(sorted: readonly Span[], span: Span): boolean {
+  const first = sorted[firstEndingAfter(sorted, span.start)];
+  return first !== undefined && first.start < span.end;
+}

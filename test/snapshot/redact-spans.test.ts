@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { type Finding, keep, markersIn, merge } from "../../plugin/snapshot/redact-spans.ts";
+
+describe("markersIn", () => {
+  it("finds every marker in text order, and nothing that only starts like one", () => {
+    const text = "a [REDACTED:jwt] b [REDACTED:] c [REDACTED:Upper] d [REDACTED:cli-flag]";
+    expect(markersIn(text).map(({ start, end }) => text.slice(start, end))).toEqual([
+      "[REDACTED:jwt]",
+      "[REDACTED:cli-flag]",
+    ]);
+    expect(markersIn("no markers")).toEqual([]);
+  });
+});
+
+describe("keep", () => {
+  const markers = [{ start: 10, end: 20 }];
+  const found: Finding[] = [{ start: 30, end: 40, kind: "jwt" }];
+
+  it("adds a span moved by its window's offset when it overlaps nothing", () => {
+    const mine: Finding[] = [];
+    expect(keep({ start: 0, end: 5 }, 2, "bearer", markers, found, mine)).toBe(1);
+    expect(mine).toEqual([{ start: 2, end: 7, kind: "bearer" }]);
+  });
+
+  it("drops an empty span, one over a marker or an earlier rule's finding, and one before its rule's last", () => {
+    const mine: Finding[] = [{ start: 50, end: 60, kind: "bearer" }];
+    expect(keep({ start: 3, end: 3 }, 0, "bearer", markers, found, mine)).toBe(0);
+    expect(keep({ start: 15, end: 25 }, 0, "bearer", markers, found, mine)).toBe(0);
+    expect(keep({ start: 35, end: 45 }, 0, "bearer", markers, found, mine)).toBe(0);
+    expect(keep({ start: 55, end: 65 }, 0, "bearer", markers, found, mine)).toBe(0);
+    expect(keep({ start: 60, end: 65 }, 0, "bearer", markers, found, mine)).toBe(1);
+    expect(mine).toHaveLength(2);
+  });
+});
+
+describe("merge", () => {
+  it("merges two lists of disjoint spans into one in text order", () => {
+    const a: Finding[] = [
+      { start: 0, end: 1, kind: "jwt" },
+      { start: 10, end: 11, kind: "jwt" },
+    ];
+    const b: Finding[] = [
+      { start: 5, end: 6, kind: "bearer" },
+      { start: 20, end: 21, kind: "bearer" },
+    ];
+    expect(merge(a, b).map((f) => f.start)).toEqual([0, 5, 10, 20]);
+    expect(merge([], b)).toEqual(b);
+  });
+});
