@@ -15,7 +15,12 @@ import { CONTEXT_POSITIVES } from "../snapshot/fixtures/secret-corpus-context.ts
 import { FORMAT_POSITIVES, TOKEN_FORMATS } from "../snapshot/fixtures/secret-corpus-formats.ts";
 import { LABEL_LANGUAGES, LABEL_POSITIVES } from "../snapshot/fixtures/secret-corpus-labels.ts";
 import { PROVIDER_POSITIVES } from "../snapshot/fixtures/secret-corpus-providers.ts";
-import { PATHOLOGICAL_FRAGMENTS, repeatTo } from "../snapshot/redact-pathological.ts";
+import {
+  PATHOLOGICAL_FRAGMENTS,
+  PATHOLOGICAL_VARIED,
+  repeatTo,
+  variedTo,
+} from "../snapshot/redact-pathological.ts";
 import { dailyLogText, generateCorpus } from "./corpus.ts";
 import { fmt, printTable } from "./table.ts";
 
@@ -248,8 +253,11 @@ async function runPathologicalBench(triggers: RegExp): Promise<void> {
   const rows: string[][] = [
     ["family (1 MB)", "redact ms", "MB/s", "goal", "trigger regex ms", "vs trigger regex"],
   ];
-  for (const [name, fragment] of PATHOLOGICAL_FRAGMENTS) {
-    const text = repeatTo(fragment, size);
+  const families = [
+    ...PATHOLOGICAL_FRAGMENTS.map(([name, fragment]) => [name, repeatTo(fragment, size)] as const),
+    ...PATHOLOGICAL_VARIED.map(([name, family]) => [name, variedTo(family, size)] as const),
+  ];
+  for (const [name, text] of families) {
     const ms = await cpuMs(() => redact(text), 3);
     const base = await cpuMs(() => text.match(triggers), 3);
     rows.push([

@@ -36,3 +36,38 @@ export function repeatTo(fragment: string, length: number): string {
   if (fragment === "") return "";
   return fragment.repeat(Math.ceil(length / fragment.length)).slice(0, length);
 }
+
+/**
+ * The dense families again with a different value at every copy (seeded, so every run sees the same text):
+ * a redactor that remembers its verdicts on values it has seen is fast on a fragment repeated, and these
+ * show what each new candidate costs, as in a real log where no two passwords are alike.
+ */
+export const PATHOLOGICAL_VARIED: readonly (readonly [string, (value: () => string) => string])[] = [
+  ["password label, values varied", (v) => `password: ${v()} `],
+  ["curl -u, values varied", (v) => `curl -u a${v().slice(0, 4)}:${v()} `],
+  ["Authorization header, values varied", (v) => `Authorization: Bearer ${v()}${v()}\n`],
+  ["label and value cells, values varied", (v) => `password|${v()} `],
+  ["interleaved secrets, values varied", (v) => `${"gh"}p_${v()}${v()}${v()}Ab DB_PASSWORD=${v()} `],
+];
+
+/** `family` written with fresh 12-character values until `length` characters (the last copy cut). */
+export function variedTo(family: (value: () => string) => string, length: number): string {
+  const alphabet = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789#%!";
+  let seed = 42;
+  const value = () => {
+    let out = "";
+    for (let i = 0; i < 12; i++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      out += alphabet[seed % alphabet.length];
+    }
+    return out;
+  };
+  const parts: string[] = [];
+  let size = 0;
+  while (size < length) {
+    const part = family(value);
+    parts.push(part);
+    size += part.length;
+  }
+  return parts.join("").slice(0, length);
+}

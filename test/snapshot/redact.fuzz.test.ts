@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { redact, redactDeep } from "../../plugin/snapshot/redact.ts";
-import { PATHOLOGICAL_FRAGMENTS, repeatTo } from "./redact-pathological.ts";
+import { PATHOLOGICAL_FRAGMENTS, PATHOLOGICAL_VARIED, repeatTo, variedTo } from "./redact-pathological.ts";
 
 /**
  * Redaction against pathological inputs: long texts made of the fragments that once made it super-linear
@@ -36,6 +36,15 @@ describe("redact on pathological inputs", () => {
     for (const [, fragment] of PATHOLOGICAL_FRAGMENTS) {
       const text = repeatTo(fragment, 256_000);
       expect(redact(text, { deadline: budget(text.length) }).unchecked).toBeUndefined();
+    }
+  });
+
+  it("finishes every family with values varied at 256 KB within the same budget, each value redacted", () => {
+    for (const [, family] of PATHOLOGICAL_VARIED) {
+      const text = variedTo(family, 256_000);
+      const out = redact(text, { deadline: budget(text.length) });
+      expect(out.unchecked).toBeUndefined();
+      expect(out.total).toBeGreaterThan(1000);
     }
   });
 
