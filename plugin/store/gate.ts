@@ -65,6 +65,30 @@ export function gateText(text: string): Redaction {
   return redact(text);
 }
 
+/**
+ * A text the gate gave back: a writer that gets one writes its text as it is, without a second pass. Only
+ * {@link gateTextOnce} makes one (its text is kept here, out of reach), so no other text can pass as one.
+ */
+export interface GatedText {
+  readonly gated: true;
+}
+const gatedTexts = new WeakMap<GatedText, string>();
+
+/** {@link gateText}, with the redacted text also as a {@link GatedText} for the writer. */
+export function gateTextOnce(text: string): Redaction & { gated: GatedText } {
+  const result = redact(text);
+  const gated: GatedText = Object.freeze({ gated: true as const });
+  gatedTexts.set(gated, result.text);
+  return { ...result, gated };
+}
+
+/** The text of a {@link GatedText}; throws for an object the gate did not make. */
+export function gatedTextOf(gated: GatedText): string {
+  const text = gatedTexts.get(gated);
+  if (text === undefined) throw new Error("big-memory: a text passed as gated was not made by the gate");
+  return text;
+}
+
 /** Redacts every string of a JSON-like value for the disk (see `redactDeep`). */
 export function gateJson<T>(value: T): { value: T; counts: RedactionCounts; total: number } {
   return redactDeep(value, { remember: true });
