@@ -87,9 +87,10 @@ export function factsOf(text: string, date: string, bytes = Buffer.byteLength(te
 }
 
 /**
- * The facts of the log once `appended` (the separator and the block, whole lines) follows it. Equal to
- * {@link factsOf} of the joined text: an id comment cannot straddle the join, because `appended` starts
- * with line feeds or with the block's start marker.
+ * The facts of the log once `appended` (the separator and the block) follows it: {@link factsOf} of the
+ * joined text, counted from `appended` alone. The one difference would be an id comment straddling the join,
+ * which needs a log ending in an unfinished `<!-- snapshot-id:` and a block whose first line is a date; a
+ * rendered block opens with `---` or its start marker.
  */
 export function factsAfter(facts: LogFacts, appended: string, date: string): LogFacts {
   // A CR at the log's end and an LF opening the appended text are one line ending.
