@@ -65,13 +65,8 @@ export function gateText(text: string): Redaction {
   return redact(text);
 }
 
-/**
- * A text the gate gave back: a writer that gets one writes its text as it is, without a second pass. Only
- * {@link gateTextOnce} makes one (its text is kept here, out of reach), so no other text can pass as one.
- */
-export interface GatedText {
-  readonly gated: true;
-}
+/** A text the gate gave back, written as it is; only {@link gateTextOnce} makes one (its text is kept here). */
+export type GatedText = { readonly gated: true };
 const gatedTexts = new WeakMap<GatedText, string>();
 
 /** {@link gateText}, with the redacted text also as a {@link GatedText} for the writer. */

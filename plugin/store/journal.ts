@@ -256,13 +256,10 @@ export interface AppendedBlock {
 }
 
 /**
- * Keeps the copy of a block just appended in the journal, with no fsync of its own: the log's append was
- * synced. `info` is the log's `fstat` right after the append. Returns why it could not, or null; never throws.
+ * Keeps the copy of a block just appended in the journal, with no fsync of its own (the log's append was
+ * synced); `info`: the log's `fstat` after the append. Returns why it could not, or null; never throws.
  */
-export async function recordAppend(
-  info: { ino: bigint; size: bigint },
-  block: AppendedBlock,
-): Promise<string | null> {
+export async function recordAppend(info: { ino: bigint; size: bigint }, block: AppendedBlock) {
   try {
     // `base` below the previous record's size proves the log was cut meanwhile, and fewer ids in the log than
     // the previous record counted (`gap`) that it was rewritten: journal-check.ts reads the log then.
