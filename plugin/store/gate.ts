@@ -26,14 +26,9 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import {
-  REDACTION_KINDS,
-  type Redaction,
-  type RedactionCounts,
-  redact,
-  redactDeep,
-} from "../snapshot/redact.ts";
+import { REDACTION_KINDS, type Redaction, type RedactionCounts, redact } from "../snapshot/redact.ts";
 import { appendDurably, errorCode, fsyncDirectory, writeAll } from "./fs-durable.ts";
+import { redactJsonParts } from "./gate-json.ts";
 
 /** Mode of every folder big-memory creates. */
 export const PRIVATE_DIR_MODE = 0o700;
@@ -84,9 +79,9 @@ export function gatedTextOf(gated: GatedText): string {
   return text;
 }
 
-/** Redacts every string of a JSON-like value for the disk (see `redactDeep`). */
+/** Redacts every string of a JSON-like value for the disk (as `redactDeep`, part by part: gate-json.ts). */
 export function gateJson<T>(value: T): { value: T; counts: RedactionCounts; total: number } {
-  return redactDeep(value, { remember: true });
+  return redactJsonParts(value);
 }
 
 /**
