@@ -3,11 +3,29 @@
  * append, and reads. A daily log is append-only here: nothing in this module rewrites, truncates or reorders
  * one, and nothing outside `memory/` is touched.
  */
+import type { BigIntStats } from "node:fs";
 import { constants, type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import {
+  countLineEndings,
+  factsAfter,
+  factsOf,
+  forgetFacts,
+  highestIdNumber,
+  type LogFacts,
+  rememberedFacts,
+  rememberFacts,
+} from "./daily-log-facts.ts";
 import { appendDurably, errorCode, errorMessage, freeSpace } from "./fs-durable.ts";
-import { ensurePrivateDir, gateText, PRIVATE_FILE_MODE, resolveInside } from "./gate.ts";
-import { holdsId, type JournalTail, laterId, readJournalTail, recordAppend } from "./journal.ts";
+import {
+  ensurePrivateDir,
+  type GatedText,
+  gatedTextOf,
+  gateText,
+  PRIVATE_FILE_MODE,
+  resolveInside,
+} from "./gate.ts";
+import { holdsId, type JournalTail, readJournalTail, recordAppend } from "./journal.ts";
 import { DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS, withLock } from "./lock.ts";
 import { isDailyLogDate, isDailyLogName, strayDailyLogs } from "./log-names.ts";
 import {
@@ -57,16 +75,7 @@ export function dailyLogLockPath(workspaceDir: string): string {
  */
 export function nextSnapshotId(text: string, date: string): string {
   checkDate(date);
-  let max = 0n;
-  if (text.includes(date)) {
-    // The date is digits and hyphens only (checked above), so it needs no escaping.
-    const pattern = new RegExp(`<!--\\s*snapshot-id:\\s*${date}-(\\d+)(?!\\d)`, "gi");
-    for (const match of text.matchAll(pattern)) {
-      const n = BigInt(match[1] ?? "0");
-      if (n > max) max = n;
-    }
-  }
-  return `${date}-${String(max + 1n).padStart(2, "0")}`;
+  return `${date}-${String(highestIdNumber(text, date) + 1n).padStart(2, "0")}`;
 }
 
 export interface AppendSnapshotOptions {
@@ -79,7 +88,7 @@ export interface AppendSnapshotOptions {
    * `<!-- BIG-MEMORY-SNAPSHOT v1 -->` line, then `<!-- snapshot-id: <id> -->`, then one
    * `<!-- /BIG-MEMORY-SNAPSHOT -->` line. If it throws (or rejects), nothing is written.
    */
-  render: (id: string) => string | Promise<string>;
+  render: (id: string) => string | GatedText | Promise<string | GatedText>;
   /** How long to wait for the workspace lock, in milliseconds. Default {@link DEFAULT_LOCK_TIMEOUT_MS}. */
   lockTimeoutMs?: number;
   /** Age of the holder's heartbeat after which its lock is broken, in ms. Default {@link DEFAULT_LOCK_STALE_MS}. */
@@ -111,9 +120,12 @@ export interface AppendedSnapshot {
 
 /**
  * Appends one snapshot block to the daily log of `date`, durably and atomically with respect to other
- * big-memory writers in any process: under the workspace lock it reads the log, allocates the next id
- * ({@link nextSnapshotId}), renders the block, and writes it with a single write call on an `O_APPEND`
- * handle, preceded by the line feeds needed for the block to start on a fresh line after a blank line
+ * big-memory writers in any process: under the workspace lock it learns what it needs of the log (its size,
+ * line count, last line and ids: remembered from this process's previous append when `fstat` and the log's
+ * last bytes say it is unchanged since, else read whole; daily-log-facts.ts), allocates the next id (as
+ * {@link nextSnapshotId} would over the log, and above the journal's), renders the block, and writes it with
+ * a single write call on an `O_APPEND` handle, preceded by the line feeds needed for the block to start on a
+ * fresh line after a blank line
  * (also when the log ends mid-line or with a torn block). The file is fsynced, and its folder too when the
  * file is new. Rejects with `big-memory: cannot append to memory/<date>.md: <reason>` (the original error as
  * `cause`, a `LockTimeoutError` when the lock stayed busy), having written nothing.
@@ -145,7 +157,7 @@ async function appendLocked(
   path: string,
   file: string,
   date: string,
-  render: (id: string) => string | Promise<string>,
+  render: (id: string) => string | GatedText | Promise<string | GatedText>,
   options: AppendSnapshotOptions,
 ): Promise<AppendedSnapshot> {
   // The day's journal: its ids are never given again, and the append's record goes into it.
@@ -159,39 +171,45 @@ async function appendLocked(
   // Another program (not big-memory, so not under our lock) may create the file between our read and our
   // exclusive create; then read again rather than guess where the block landed.
   for (let attempt = 1; ; attempt++) {
-    let handle: FileHandle | null = await openForAppend(path, false);
+    let opened = await openForAppend(path, false);
+    let handle: FileHandle | null = opened?.handle ?? null;
     try {
-      const before = handle === null ? Buffer.alloc(0) : await handle.readFile();
-      const existing = before.toString("utf8");
-      const seen = journal.max === null ? "" : `<!-- snapshot-id: ${journal.max} -->`;
-      const id = options.keepId ?? laterId(nextSnapshotId(existing, date), nextSnapshotId(seen, date));
-      if (options.keepId !== undefined && holdsId(existing, options.keepId))
-        throw new Error(`${file} already holds a block of snapshot ${options.keepId}`);
-      // The persistence gate: every appended byte is redacted (the renderer already redacted its values).
-      const block = gateText(withFinalLineEnding(await render(id))).text;
+      const facts = opened === null ? factsOf("", date) : await logFacts(path, opened, date, options.keepId);
+      const seen = journal.max === null ? 0n : highestIdNumber(`<!-- snapshot-id: ${journal.max} -->`, date);
+      const next = (seen > facts.highest ? seen : facts.highest) + 1n;
+      const id = options.keepId ?? `${date}-${String(next).padStart(2, "0")}`;
+      // The persistence gate: every appended byte is redacted, here or (a block the gate gave back) already.
+      const rendered = await render(id);
+      const block = gatedBlock(rendered);
       const markerLine = checkBlock(block, id);
-      const separator = separatorBefore(existing);
+      const { separator } = facts;
       const created = handle === null;
-      if (handle === null) handle = await openForAppend(path, true);
+      if (handle === null) {
+        opened = await openForAppend(path, true);
+        handle = opened?.handle ?? null;
+      }
       if (handle === null) {
         if (attempt < 3) continue;
         throw new Error(`${file} keeps appearing while being created`);
       }
-      const offset = before.length;
+      const offset = facts.bytes;
+      const payload = Buffer.from(separator + block, "utf8");
       let bytes: number;
       try {
-        bytes = await appendDurably(handle, Buffer.from(separator + block, "utf8"), {
-          dir: dirname(path),
-          created,
-        });
+        bytes = await appendDurably(handle, payload, { dir: dirname(path), created });
       } catch (error) {
+        forgetFacts(path);
         throw await undoAppend(handle, path, offset, created, error);
       }
-      // Counted apart to avoid copying the log; a CR at its end and an LF opening the separator are one break.
-      const joined = existing.endsWith("\r") && separator.startsWith("\n") ? 1 : 0;
-      const line = countLineEndings(existing) + countLineEndings(separator) - joined + markerLine + 1;
+      const after = factsAfter(facts, separator + block, date);
+      const joined = facts.endsWithCr && separator.startsWith("\n") ? 1 : 0;
+      const line = facts.lines + countLineEndings(separator) - joined + markerLine + 1;
+      const info = await handle.stat({ bigint: true });
+      // Remembered only when nobody else wrote between our write and this fstat (its size is ours alone).
+      if (offset + bytes === Number(info.size)) rememberFacts(path, info, after, payload);
+      else forgetFacts(path);
       if (journalProblem === null)
-        journalProblem = await recordAppend(handle, {
+        journalProblem = await recordAppend(info, {
           ...options,
           file,
           id,
@@ -199,13 +217,35 @@ async function appendLocked(
           base: offset,
           block,
           journal,
-          existing,
+          idsBefore: facts.ids,
         });
       return { id, file, path, line, offset, bytes, journalProblem };
     } finally {
       await handle?.close();
     }
   }
+}
+
+/**
+ * The facts of an open log: remembered from this process's last append when `fstat` and its last bytes say
+ * it is unchanged since, else read whole. With `keepId` it is always read whole, to refuse an id it holds.
+ */
+async function logFacts(
+  path: string,
+  opened: OpenedLog,
+  date: string,
+  keepId: string | undefined,
+): Promise<LogFacts> {
+  if (keepId === undefined) {
+    const known = await rememberedFacts(path, opened.handle, opened.info);
+    if (known !== null) return known;
+  }
+  const buffer = await opened.handle.readFile();
+  const existing = buffer.toString("utf8");
+  if (keepId !== undefined && holdsId(existing, keepId))
+    throw new Error(`${dailyLogRelative(date)} already holds a block of snapshot ${keepId}`);
+  // Its size in bytes as read (invalid UTF-8 decodes to more bytes than the file holds).
+  return factsOf(existing, date, buffer.length);
 }
 
 /**
@@ -240,7 +280,7 @@ async function undoAppend(
  * Opens the log for reading and appending. Without `create`: `null` when it does not exist. With `create`:
  * creates it exclusively, `null` when it appeared meanwhile.
  */
-async function openForAppend(path: string, create: boolean): Promise<FileHandle | null> {
+async function openForAppend(path: string, create: boolean): Promise<OpenedLog | null> {
   // `path` is the log's real path (links resolved and checked), so a link swapped in meanwhile is not followed.
   const flags =
     constants.O_RDWR |
@@ -258,14 +298,20 @@ async function openForAppend(path: string, create: boolean): Promise<FileHandle 
     throw error;
   }
   // Only a regular file is a log, as the open handle says: a FIFO or a device is never read or written.
-  const info = await handle.stat();
+  const info = await handle.stat({ bigint: true });
   if (!info.isFile()) {
     await handle.close();
     throw new Error(
       `it is ${info.isFIFO() ? "a FIFO (named pipe)" : info.isDirectory() ? "a folder" : "a special file"}, not a regular file: move it out of memory/`,
     );
   }
-  return handle;
+  return { handle, info };
+}
+
+/** A log open for reading and appending, and what `fstat` said of it when it was opened. */
+interface OpenedLog {
+  handle: FileHandle;
+  info: BigIntStats;
 }
 
 /**
@@ -301,37 +347,16 @@ function withFinalLineEnding(block: string): string {
 }
 
 /**
- * The line feeds that make a block appended after `text` start on a fresh line after a blank line:
- * none for an empty file or one ending with a blank line, one after a final line ending, two mid-line
- * (a torn write, a line being typed, a lone `\r`).
+ * The block as it is written: a text the gate gave back already (a {@link GatedText} ending with a line feed)
+ * as it is; any other text through the gate, with its final line feed.
  */
-function separatorBefore(text: string): string {
-  if (text === "") return "";
-  if (!text.endsWith("\n")) return "\n\n";
-  let end = text.length - 1;
-  if (text[end - 1] === "\r") end--;
-  let start = end;
-  while (start > 0 && (text[start - 1] === " " || text[start - 1] === "\t")) start--;
-  const lastLineBlank = start === 0 || text[start - 1] === "\n" || text[start - 1] === "\r";
-  return lastLineBlank ? "" : "\n";
-}
-
-/** Counts `\n`, `\r\n` and lone `\r`, as markdown (micromark) does when it numbers lines. */
-function countLineEndings(text: string): number {
-  let count = 0;
-  if (!text.includes("\r")) {
-    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) count++;
-    return count;
+function gatedBlock(rendered: string | GatedText): string {
+  if (typeof rendered !== "string") {
+    const text = gatedTextOf(rendered);
+    if (text.endsWith("\n")) return text;
+    return gateText(withFinalLineEnding(text)).text;
   }
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) count++;
-    else if (c === 13) {
-      count++;
-      if (text.charCodeAt(i + 1) === 10) i++;
-    }
-  }
-  return count;
+  return gateText(withFinalLineEnding(rendered)).text;
 }
 
 /**

@@ -26,14 +26,9 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import {
-  REDACTION_KINDS,
-  type Redaction,
-  type RedactionCounts,
-  redact,
-  redactDeep,
-} from "../snapshot/redact.ts";
+import { REDACTION_KINDS, type Redaction, type RedactionCounts, redact } from "../snapshot/redact.ts";
 import { appendDurably, errorCode, fsyncDirectory, writeAll } from "./fs-durable.ts";
+import { redactJsonParts } from "./gate-json.ts";
 
 /** Mode of every folder big-memory creates. */
 export const PRIVATE_DIR_MODE = 0o700;
@@ -65,9 +60,28 @@ export function gateText(text: string): Redaction {
   return redact(text);
 }
 
-/** Redacts every string of a JSON-like value for the disk (see `redactDeep`). */
+/** A text the gate gave back, written as it is; only {@link gateTextOnce} makes one (its text is kept here). */
+export type GatedText = { readonly gated: true };
+const gatedTexts = new WeakMap<GatedText, string>();
+
+/** {@link gateText}, with the redacted text also as a {@link GatedText} for the writer. */
+export function gateTextOnce(text: string): Redaction & { gated: GatedText } {
+  const result = redact(text);
+  const gated: GatedText = Object.freeze({ gated: true as const });
+  gatedTexts.set(gated, result.text);
+  return { ...result, gated };
+}
+
+/** The text of a {@link GatedText}; throws for an object the gate did not make. */
+export function gatedTextOf(gated: GatedText): string {
+  const text = gatedTexts.get(gated);
+  if (text === undefined) throw new Error("big-memory: a text passed as gated was not made by the gate");
+  return text;
+}
+
+/** Redacts every string of a JSON-like value for the disk (as `redactDeep`, part by part: gate-json.ts). */
 export function gateJson<T>(value: T): { value: T; counts: RedactionCounts; total: number } {
-  return redactDeep(value, { remember: true });
+  return redactJsonParts(value);
 }
 
 /**

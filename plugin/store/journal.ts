@@ -248,23 +248,22 @@ export interface AppendedBlock {
   base: number;
   /** The block as written (redacted), without the line feeds that separate it. */
   block: string;
-  /** The day's journal's tail, and the log as read for this append. */
+  /** The day's journal's tail, and how many id comments of the day the log held before this append. */
   journal: JournalTail;
-  existing: string;
+  idsBefore: number;
   session?: string | null;
   now?: Date;
 }
 
 /**
- * Keeps the copy of a block just appended through `handle` (the log's) in the journal, with no fsync of its
- * own: the log's append was synced. Returns why it could not, or null; never throws.
+ * Keeps the copy of a block just appended in the journal, with no fsync of its own (the log's append was
+ * synced); `info`: the log's `fstat` after the append. Returns why it could not, or null; never throws.
  */
-export async function recordAppend(handle: FileHandle, block: AppendedBlock): Promise<string | null> {
+export async function recordAppend(info: { ino: bigint; size: bigint }, block: AppendedBlock) {
   try {
-    const info = await handle.stat({ bigint: true });
     // `base` below the previous record's size proves the log was cut meanwhile, and fewer ids in the log than
     // the previous record counted (`gap`) that it was rewritten: journal-check.ts reads the log then.
-    const before = idsOfDay(block.existing, block.id);
+    const before = block.idsBefore;
     const gap = block.journal.count !== null && before < block.journal.count;
     const max = block.journal.max === null ? block.id : laterId(block.journal.max, block.id);
     await appendRecord(

@@ -5,7 +5,7 @@ import { emptyContent } from "../snapshot/sections.ts";
 import type { Snapshot, SnapshotContent, Trigger } from "../snapshot/snapshot.ts";
 import { localTime } from "../snapshot/time.ts";
 import { type AppendedSnapshot, appendSnapshotBlock } from "./daily-log.ts";
-import { addCounts, gateText } from "./gate.ts";
+import { addCounts, type GatedText, gateTextOnce } from "./gate.ts";
 
 /**
  * The write path of snapshots: redact, render canonically, append under the workspace lock. Kept apart
@@ -71,7 +71,7 @@ export async function saveSnapshot(options: SaveOptions): Promise<SaveResult> {
       const clean = await renderClean(snapshot);
       written.snapshot = clean.snapshot;
       written.counts = clean.counts;
-      return clean.text;
+      return clean.gated ?? clean.text;
     },
   });
   if (written.snapshot === undefined) throw new Error("big-memory: the renderer was not called");
@@ -84,17 +84,18 @@ export async function saveSnapshot(options: SaveOptions): Promise<SaveResult> {
  * The canonical block of `snapshot`, such that the persistence gate finds nothing left to redact in it, so
  * its checksum holds as written. Values were redacted one by one; a secret that only shows across values or
  * in their rendered form (a name and a value on one line) is redacted in the rendered text, read back and
- * rendered again. `counts` are those extra redactions.
+ * rendered again. `counts` are those extra redactions. `gated` is the text as the gate gave it back, when
+ * that pass found nothing: the append writes it without a second pass.
  */
 async function renderClean(
   snapshot: Snapshot,
-): Promise<{ snapshot: Snapshot; text: string; counts: RedactionCounts }> {
+): Promise<{ snapshot: Snapshot; text: string; counts: RedactionCounts; gated?: GatedText }> {
   let current = snapshot;
   let counts: RedactionCounts = {};
   for (let round = 0; round < 3; round++) {
     const text = renderSnapshot(current);
-    const gated = gateText(text);
-    if (gated.total === 0) return { snapshot: current, text, counts };
+    const gated = gateTextOnce(text);
+    if (gated.total === 0) return { snapshot: current, text, counts, gated: gated.gated };
     counts = addCounts(counts, gated.counts);
     // Rare (a secret across values), so the parser is loaded only then.
     const { parseDailyLog } = await import("../snapshot/parse.ts");

@@ -3,7 +3,7 @@ import { appendFile, mkdir, open, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
-import { readJournalTail, recordAppend } from "../../plugin/store/journal.ts";
+import { idsOfDay, readJournalTail, recordAppend } from "../../plugin/store/journal.ts";
 import { saveSnapshot } from "../../plugin/store/save.ts";
 import { generateCorpus } from "./corpus.ts";
 import { fmt, percentile, printTable, timeRuns } from "./table.ts";
@@ -61,7 +61,7 @@ export async function runAppendBench(opts: { runs?: number } = {}): Promise<void
     const log = await open(join(ws, "memory", `${date}.md`), "r");
     const journal = await timeRuns(runs, async (i) => {
       const tail = await readJournalTail(ws, date);
-      const problem = await recordAppend(log, {
+      const problem = await recordAppend(await log.stat({ bigint: true }), {
         workspaceDir: ws,
         file: `memory/${date}.md`,
         id: `${date}-${String(runs + 1 + i).padStart(2, "0")}`,
@@ -69,7 +69,7 @@ export async function runAppendBench(opts: { runs?: number } = {}): Promise<void
         base: logText.length,
         block: texts[i % texts.length] ?? "",
         journal: tail,
-        existing: logText,
+        idsBefore: idsOfDay(logText, `${date}-00`),
       });
       if (problem !== null) throw new Error(problem);
     });

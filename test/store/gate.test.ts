@@ -17,6 +17,9 @@ import {
   appendPrivateJsonLine,
   appendPrivateText,
   ensurePrivateDir,
+  type GatedText,
+  gatedTextOf,
+  gateTextOnce,
   OutsideWorkspaceError,
   resolveInside,
   rewriteUserLog,
@@ -75,6 +78,46 @@ describe("secureStateDir", () => {
   it("does nothing when there is no state folder yet", async () => {
     expect(await secureStateDir(join(dir, ".big-memory"))).toEqual([]);
     await expect(stat(join(dir, ".big-memory"))).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe("gateTextOnce", () => {
+  it("gives back the redacted text, and a handle to it that only the gate makes", () => {
+    const once = gateTextOnce(`GITHUB_TOKEN=${TOKEN}\n`);
+    expect(once.text).toBe("GITHUB_TOKEN=[REDACTED:github-token]\n");
+    expect(once.total).toBe(1);
+    expect(gatedTextOf(once.gated)).toBe(once.text);
+    // A look-alike object is not a text the gate gave back: nothing is written from it.
+    const forged = { gated: true } as GatedText;
+    expect(() => gatedTextOf(forged)).toThrow("a text passed as gated was not made by the gate");
+  });
+});
+
+describe("appendSnapshotBlock with a gated block", () => {
+  it("writes the gate's text, and a secret never reaches the log through either kind of block", async () => {
+    const { appendSnapshotBlock } = await import("../../plugin/store/daily-log.ts");
+    const { renderTestBlock } = await import("./fixtures/render-block.ts");
+    const gated = await appendSnapshotBlock({
+      workspaceDir: dir,
+      date: "2026-11-22",
+      render: (id) => gateTextOnce(renderTestBlock(id, "a", `push with ${TOKEN}`)).gated,
+    });
+    const plain = await appendSnapshotBlock({
+      workspaceDir: dir,
+      date: "2026-11-22",
+      render: (id) => renderTestBlock(id, "b", `push with ${TOKEN}`),
+    });
+    const log = await readFile(join(dir, "memory", "2026-11-22.md"), "utf8");
+    expect(log).not.toContain(TOKEN);
+    expect(log).toContain(renderTestBlock(gated.id, "a", "push with [REDACTED:github-token]"));
+    expect(log).toContain(renderTestBlock(plain.id, "b", "push with [REDACTED:github-token]"));
+    await expect(
+      appendSnapshotBlock({
+        workspaceDir: dir,
+        date: "2026-11-22",
+        render: () => ({ gated: true }) as GatedText,
+      }),
+    ).rejects.toThrow("a text passed as gated was not made by the gate");
   });
 });
 
