@@ -9,6 +9,7 @@
  */
 import { type Entry, refOf } from "./document.ts";
 import { type FtsShard, SEALED } from "./fts-shard.ts";
+import { type CandidateWords, ftsString } from "./fts-store.ts";
 import type { HotShard } from "./hot-shard.ts";
 import { MAX_QUERY_TERMS, planQuery } from "./query.ts";
 import { DEFAULT_LIMIT, rank } from "./rank.ts";
@@ -94,7 +95,9 @@ export class FtsIndex {
     return [...hot, this.#sealed];
   }
 
+  /** Typo candidates of `term`: none when some term begins with it (the prefix answers; the walk is the cost). */
   #fuzzyTerms = (term: string, distance: number): [string, number][] => {
+    if (this.completions(term).length > 0) return [];
     const found = new Map<string, number>();
     const walk = (terms: readonly string[]) => {
       for (const [i, d] of fuzzyTerms(terms, term, distance)) found.set(terms[i] ?? "", d);
@@ -124,11 +127,7 @@ export class FtsIndex {
   query(query: string, options: FtsQueryOptions = {}): FtsResult {
     const filter = options.filter ?? {};
     const [first, last] = monthRange(filter);
-    this.#sealed.begin(
-      planQuery(query)
-        .terms.slice(0, MAX_QUERY_TERMS)
-        .map((t) => t.term),
-    );
+    this.#sealed.begin(candidateWords(query, options.limit ?? DEFAULT_LIMIT));
     const shards = this.#shards();
     const ranked = rank(shards, query, {
       limit: options.limit ?? DEFAULT_LIMIT,
@@ -173,6 +172,33 @@ export class FtsIndex {
     });
     return { word, closest };
   }
+}
+
+/**
+ * The words of `query` as FTS5 expressions for its candidates (fts-shard.ts `CandidateWords`): an
+ * identifier as its whole term or all its leaves, a plain word as any of its terms.
+ */
+export function candidateWords(query: string, needed: number): CandidateWords {
+  const plan = planQuery(query);
+  const required: string[] = [];
+  const optional: string[] = [];
+  const identifierTerms = new Set<string>();
+  for (const word of plan.words) {
+    const whole: string[] = [];
+    const parts: string[] = [];
+    for (const t of plan.terms.slice(0, MAX_QUERY_TERMS)) {
+      for (const role of t.roles) {
+        if (role.word !== word.word) continue;
+        (role.kind === "part" ? parts : whole).push(ftsString(t.term));
+        if (word.identifier && role.kind === "part") identifierTerms.add(t.term);
+      }
+    }
+    if (whole.length + parts.length === 0) continue;
+    if (!word.identifier) optional.push([...whole, ...parts].join(" OR "));
+    else if (parts.length === 0) required.push(whole.join(" OR "));
+    else required.push([...whole, `(${parts.join(" AND ")})`].join(" OR "));
+  }
+  return { required, optional, needed, identifierTerms };
 }
 
 /** The months a filter's time bounds can touch, with a month of slack for time zones. */

@@ -10,7 +10,17 @@
 import type { SQLOutputValue, StatementSync } from "node:sqlite";
 import { isTrigger } from "../snapshot/format.ts";
 import { type Entry, FIELD_BOOSTS, FIELDS } from "./document.ts";
-import { ENTRY_COLUMNS, type FtsStore, num, text, textOrNull } from "./fts-store.ts";
+import {
+  type CandidateWords,
+  candidateTiers,
+  ENTRY_COLUMNS,
+  type FtsStore,
+  hasWords,
+  NO_WORDS,
+  num,
+  text,
+  textOrNull,
+} from "./fts-store.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
 import {
   type Accumulator,
@@ -74,7 +84,7 @@ export class FtsShard implements Shard {
   readonly #screen: StatementSync;
   /** The candidates of this query as a JSON array, once a common term was read. */
   #only: string | undefined;
-  #terms: readonly string[] = [];
+  #words: CandidateWords = NO_WORDS;
   /** This query's lookups: document counts, fields and postings by term. */
   readonly #docCounts = new Map<string, number>();
   readonly #postingsOf = new Map<string, Postings>();
@@ -123,20 +133,30 @@ export class FtsShard implements Shard {
 
   /**
    * Starts a query: forgets what the last one looked up (the file may have changed since). When
-   * ranking first reads a common term, FTS5 names the candidates: the best by its BM25 among the
-   * snapshots holding any of the query's `terms` (leaving out the common ones lost a sixth of the
-   * multi-word answers in the bench); common terms are then read for those candidates alone.
+   * ranking first reads a common term, FTS5 names the candidates from the query's `words` (see
+   * {@link candidateTiers}); common terms are then read for those candidates alone.
    */
-  begin(terms: readonly string[] = []): void {
+  begin(words: CandidateWords = NO_WORDS): void {
     this.#docCounts.clear();
     this.#postingsOf.clear();
     this.#only = undefined;
-    this.#terms = terms;
+    this.#words = words;
   }
 
-  /** The FTS5 expression naming the candidates of the query's terms (see {@link begin}). */
-  #match(): string {
-    return this.#terms.map((t) => `"${t.replaceAll('"', "")}"`).join(" OR ");
+  /**
+   * The candidates of this query: the best by FTS5's BM25 of each of {@link candidateTiers}, the last
+   * (any plain word) only when the others found fewer than {@link CandidateWords.needed}.
+   */
+  #candidatesOfQuery(): number[] {
+    const found = new Set<number>();
+    const limit = candidateCount(this.#size);
+    const tiers = candidateTiers(this.#words);
+    for (const [i, match] of tiers.entries()) {
+      // The last tier (any plain word) is the costly one: only when the others found too few.
+      if (i > 0 && i === tiers.length - 1 && found.size >= this.#words.needed) break;
+      for (const doc of this.candidates(match, limit)) found.add(doc);
+    }
+    return [...found];
   }
 
   /** Whether `term` is common enough that a query reads it for its candidates only. */
@@ -257,9 +277,10 @@ export class FtsShard implements Shard {
     let list = this.#postingsOf.get(term);
     if (list === undefined) {
       // One string of numbers per term: far cheaper to cross into JavaScript than a row per posting.
-      if (this.#only === undefined && this.#terms.length > 0 && this.common(term))
-        this.restrict(this.candidates(this.#match(), candidateCount(this.#size)));
-      const only = this.#only !== undefined && this.common(term) ? this.#only : undefined;
+      const restricted = this.#words.identifierTerms.has(term) || this.common(term);
+      if (this.#only === undefined && hasWords(this.#words) && restricted)
+        this.restrict(this.#candidatesOfQuery());
+      const only = this.#only !== undefined && restricted ? this.#only : undefined;
       const row = only === undefined ? this.#postings.get(term) : this.#restricted.get(term, only);
       const value = row?.list;
       list = typeof value === "string" && value !== "" ? value.split(" ").map(Number) : [];

@@ -132,6 +132,57 @@ export function decodeLengths(data: Uint8Array): Uint16Array {
 
 const LITTLE_ENDIAN = endianness() === "LE";
 
+/**
+ * The words of a query as FTS5 expressions that name its candidates: `required` (each identifier: its
+ * whole term or all its leaves, which every snapshot holding it as typed has) and `optional` (each
+ * plain word's terms); `needed` is how many candidates are enough.
+ */
+export interface CandidateWords {
+  required: readonly string[];
+  optional: readonly string[];
+  needed: number;
+  /**
+   * The leaves of the identifiers: with an identifier in the query, these are read
+   * for its candidates alone however rare, since a snapshot without every identifier is no exact hit.
+   */
+  identifierTerms: ReadonlySet<string>;
+}
+
+export const NO_WORDS: CandidateWords = { required: [], optional: [], needed: 0, identifierTerms: new Set() };
+export const hasWords = (w: CandidateWords) => w.required.length + w.optional.length > 0;
+
+/** An FTS5 string for a term (double quotes dropped: terms hold none that matter). */
+export const ftsString = (term: string): string => `"${term.replaceAll('"', "")}"`;
+
+/**
+ * FTS5 expressions naming a query's candidates, cheapest first: every word; every identifier and all
+ * but a third of the plain words (a phrase remembered with a wrong word or name); every identifier and
+ * any plain word.
+ * Each is cheaper than the last because FTS5 ranks only what it matches; a query with identifiers never
+ * reaches past them (a snapshot without them is no exact hit).
+ */
+export function candidateTiers(words: CandidateWords): string[] {
+  const and = (parts: readonly string[]) => parts.map((p) => `(${p})`).join(" AND ");
+  const { required, optional } = words;
+  const tiers = [and([...required, ...optional])];
+  const kept = subsets(optional, optional.length - Math.floor(optional.length / 3));
+  if (optional.length >= 3 && kept.length <= MAX_SUBSETS)
+    tiers.push(and([...required, kept.map((e) => `(${and(e)})`).join(" OR ")]));
+  if (optional.length >= 2) tiers.push(and([...required, optional.join(" OR ")]));
+  return tiers;
+}
+
+/** Most subsets of words in the middle tier of {@link candidateTiers}. */
+const MAX_SUBSETS = 64;
+
+/** Every subset of `size` items of `items`, in order. */
+function subsets<T>(items: readonly T[], size: number): T[][] {
+  if (size <= 0) return [[]];
+  if (size > items.length) return [];
+  const [first, ...rest] = items as [T, ...T[]];
+  return [...subsets(rest, size - 1).map((s) => [first, ...s]), ...subsets(rest, size)];
+}
+
 /** The SQLite file of sealed months, open. */
 export class FtsStore {
   readonly path: string;

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIELDS } from "../../plugin/search/document.ts";
 import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
+import { candidateWords } from "../../plugin/search/fts-index.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
 import {
   CANDIDATES,
@@ -11,7 +12,7 @@ import {
   rowEntry,
   SEALED,
 } from "../../plugin/search/fts-shard.ts";
-import { FtsStore } from "../../plugin/search/fts-store.ts";
+import { candidateTiers, FtsStore } from "../../plugin/search/fts-store.ts";
 import { Accumulator } from "../../plugin/search/scoring.ts";
 import { newerFirst } from "../../plugin/search/shard.ts";
 import { sequenceScreen } from "../../plugin/search/tokenize.ts";
@@ -61,6 +62,18 @@ describe("FtsShard", () => {
       [...frozen.documents()].map(([doc, e]) => [doc, e.id]),
     );
     expect(shard.entry(99)).toBeUndefined();
+  });
+
+  it("names candidates by tiers: every word, all but a third of the plain words, then any plain word", () => {
+    const ids = (match: string) => shard.candidates(match, 10).map((doc) => shard.entry(doc)?.id);
+    const [all, most, any] = candidateTiers(candidateWords("retry the upsert fix deploy", 10));
+    expect(ids(all ?? "")).toEqual([]);
+    expect(ids(most ?? "").sort()).toEqual(["2026-11-20-01", "2026-11-20-02"]);
+    expect(ids(any ?? "").sort()).toEqual(["2026-11-20-01", "2026-11-20-02"]);
+    // An identifier is required, whole or as all its leaves: a snapshot without it is no candidate.
+    const tiers = candidateTiers(candidateWords("ERR_DUPLICATE_KEY upsert deploy", 10));
+    expect(tiers.map((match) => ids(match).sort())).toEqual([[], ["2026-11-20-01"]]);
+    expect(candidateTiers(candidateWords("ERR_DUPLICATE_KY", 10)).map(ids)).toEqual([[]]);
   });
 
   it("reaches, counts and scores every lookup as the frozen shard does", () => {
