@@ -1,4 +1,4 @@
-import { endingAt, type Rule, rule } from "./redact-engine.ts";
+import { endingAt, type Rule, rule, taken } from "./redact-engine.ts";
 import { BRACKETS, isDigest, isPassphrase, looksSecretFor, type Strength } from "./redact-names.ts";
 import { numbered } from "./redact-pattern.ts";
 
@@ -207,12 +207,15 @@ export const LABEL_RULES: readonly Rule[] = [
       if (strength === undefined) return undefined;
       const quoted = m[G.quoted];
       if (quoted !== undefined) {
+        if (taken(endingAt(m, quoted, 1)[0])) return undefined;
         const ok = looksSecretFor(quoted, strength) || (strength === "strong" && isPassphrase(quoted));
         // The quoted value ends one character (its closing quote) before the match does.
         const [start, end] = endingAt(m, quoted, 1);
         return ok ? { start, end } : undefined;
       }
       const bare = m[G.secret];
+      // A value another rule took (`password: X` is also an assignment) is not judged again.
+      if (bare !== undefined && taken(endingAt(m, bare)[0])) return undefined;
       const secret = bare === undefined ? undefined : tableCell(m, m[G.spaced] ?? m[G.unspaced] ?? "", bare);
       if (bare === undefined || secret === undefined) return undefined;
       const value = bareValue(secret, m[G.open] === "**");
