@@ -151,17 +151,28 @@ const CELL_CHARS = 128;
  * pattern's alternation (`(secret|password|token)`, `refresh.*token|RefreshToken`): `undefined`, no value.
  */
 function tableCell(m: RegExpExecArray, label: string, secret: string): string | undefined {
-  if (!m[0].slice(0, m[0].length - secret.length).includes("|", label.length)) return secret;
+  // A `|` between the label and the value (read in place: a text dense with labels asks at each).
+  const valueAt = m.index + m[0].length - secret.length;
+  let bar = m.index + label.length;
+  while (bar < valueAt && m.input.charCodeAt(bar) !== 124) bar++;
+  if (bar >= valueAt) return secret;
+  const bare = firstCell(secret);
   // The label's cell, read back at most CELL_CHARS (never to the line's start: a long line holding many
   // labels would be read again for each), a character at a time: most text before a label is no cell.
   const from = Math.max(0, m.index - CELL_CHARS);
   for (let i = m.index - 1; i >= from; i--) {
     const c = m.input.charCodeAt(i);
     if (c === 10 || c === 124) break;
-    if (c >= 128) return wordCell(m.input.slice(from, m.index)) ? (secret.split("|")[0] ?? "") : undefined;
+    if (c >= 128) return wordCell(m.input.slice(from, m.index)) ? bare : undefined;
     if (!isCellChar(c)) return undefined;
   }
-  return secret.split("|")[0] ?? "";
+  return bare;
+}
+
+/** `value` up to its first `|`. */
+function firstCell(value: string): string {
+  const bar = value.indexOf("|");
+  return bar === -1 ? value : value.slice(0, bar);
 }
 
 /** An ASCII character of a label's cell: a letter, a digit, a space or tab, `*`, `_`, a backquote or `-`. */
@@ -234,6 +245,7 @@ export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
   String(digestAt),
   String(bareValue),
   String(tableCell),
+  String(firstCell),
   String(isCellChar),
   String(wordCell),
   String(CELL_CHARS),
