@@ -364,6 +364,9 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
     }
     if (mine.length > 0) found = found.length === 0 ? mine : merge(found, mine);
   }
+  // A pick run outside a scan finds nothing `taken`.
+  scan.markers = scan.found = scan.mine = [];
+  scan.offset = 0;
   return found;
 }
 

@@ -277,5 +277,7 @@ describe("taken", () => {
       [3, true],
       [8, false],
     ]);
+    // Outside a scan nothing is taken.
+    expect(taken(3)).toBe(false);
   });
 });
