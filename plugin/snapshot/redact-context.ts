@@ -1,7 +1,8 @@
-import { endingAt, type Pick, type Rule, rule, type Span, secret } from "./redact-engine.ts";
+import { endingAt, type Pick, type Rule, rule, type Span, secret, taken } from "./redact-engine.ts";
 import {
   BRACKETS,
   classifyName,
+  classifyQualified,
   isBasicCredentials,
   isPassphrase,
   isPlaceholder,
@@ -58,8 +59,7 @@ function assignment(value: string, strength: Strength | undefined, quoted = fals
 }
 
 function strengthOf(m: RegExpExecArray, name: string): Strength | undefined {
-  const before = wordBefore(m.input, m.index);
-  return classifyName(before === undefined ? name : `${before}_${name}`);
+  return classifyQualified(wordBefore(m.input, m.index), name);
 }
 
 const isAlphanumeric = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
@@ -135,6 +135,8 @@ const assignedValue: Pick = (m, at) => {
     // A bare value loses its trailing dots (the end of a sentence); a value on the next line is not a key.
     if (name === "bare") value = value.replace(/\.+$/, "");
     const quoted = name === "dq" || name === "sq" || name === "bq";
+    if (name === "bare" ? taken(endingAt(m, group)[0]) : quoted && taken(endingAt(m, group, 1)[0]))
+      return undefined;
     // No name takes a value under 6 characters: said before the name is read, which costs more.
     if (value.length < 6 || (name === "nl" && value.endsWith(":"))) return undefined;
     const strength = strengthOf(m, m[ASSIGNMENT.group.name ?? 0] ?? "");
@@ -279,7 +281,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
       triggers: ["authorization"],
       caseSensitive: false,
       // After the header any random 8+ characters are a credential; not `<token>`, `YOUR_TOKEN`, `undefined`.
-      pick: secret((value) => looksSecret(value, "weak", 8) && !isPlaceholderBody(value)),
+      pick: secret((value) => looksSecret(value, "weak", 8) && !isPlaceholderBody(value), true),
     },
   ),
   rule(
@@ -287,7 +289,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
     String.raw`(?<![A-Za-z0-9_-])Bearer[ \t]+(?<secret>[A-Za-z0-9._~+/-]+=*)(?![A-Za-z0-9._~+/=-])`,
     {
       triggers: ["Bearer"],
-      pick: secret((value) => looksSecret(value, "weak", 16)),
+      pick: secret((value) => looksSecret(value, "weak", 16), true),
     },
   ),
   // Every other scheme (`SSWS`, `ApiKey`, `Api-Key`, `Key`, `OAuth`, `Digest …`, `AWS4-HMAC-SHA256 …`):
@@ -316,7 +318,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
     flags: "i",
     triggers: ["authorization"],
     caseSensitive: false,
-    pick: secret((value) => looksSecret(value, "weak", 16) && !isPlaceholderBody(value)),
+    pick: secret((value) => looksSecret(value, "weak", 16) && !isPlaceholderBody(value), true),
   }),
   // `Cookie: a=1; session=…` (every value) and `Set-Cookie: session=…; Path=/` (the first): a session cookie
   // is a bearer credential.
@@ -351,7 +353,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
       flags: "i",
       triggers: ["authorization"],
       caseSensitive: false,
-      pick: secret((value) => isBasicCredentials(value) || looksSecret(value, "weak", 16)),
+      pick: secret((value) => isBasicCredentials(value) || looksSecret(value, "weak", 16), true),
     },
   ),
   rule(

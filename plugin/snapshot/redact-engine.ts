@@ -1,6 +1,6 @@
 import type { RedactionKind } from "./redact.ts";
 import { numbered } from "./redact-pattern.ts";
-import { type Finding, keep, markersIn, merge, type Span } from "./redact-spans.ts";
+import { covers, type Finding, keep, markersIn, merge, type Span } from "./redact-spans.ts";
 import { compileLiterals, type LiteralScanner } from "./redact-triggers.ts";
 
 export type { Finding, Span } from "./redact-spans.ts";
@@ -99,12 +99,21 @@ export function whole(accept: (value: string) => boolean = () => true): Pick {
   return (m) => (accept(m.groups?.body ?? m[0]) ? { start: m.index, end: m.index + m[0].length } : undefined);
 }
 
-/** Replace the first `secret*` group that took part in the match, when `accept` holds for it. */
-export function secret(accept: (value: string, m: RegExpExecArray) => boolean): Pick {
+/**
+ * Replace the first `secret*` group that took part in the match, when `accept` holds for it. `ends`: the
+ * group ends the match (lookarounds aside), so its range is found from the match's end rather than by
+ * running the rule again with group indices.
+ */
+export function secret(accept: (value: string, m: RegExpExecArray) => boolean, ends = false): Pick {
   return (m, at) => {
     for (const name in m.groups) {
       const value = m.groups[name];
       if (!name.startsWith("secret") || value === undefined) continue;
+      if (ends) {
+        // A value another rule took is not judged again (`taken`).
+        const range = endingAt(m, value);
+        return !taken(range[0]) && accept(value, m) ? { start: range[0], end: range[1] } : undefined;
+      }
       const range = accept(value, m) ? at(name) : undefined;
       return range === undefined ? undefined : { start: range[0], end: range[1] };
     }
@@ -323,10 +332,13 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
     if (list === undefined || r === undefined) continue;
     const re = r.pattern;
     scan.rule = r;
+    scan.markers = markers;
+    scan.found = found;
     // A rule's findings come in text order; they are merged into the earlier rules' findings once the rule
     // is done, so a rule finding thousands of secrets between thousands of others costs a merge, not an
     // insertion in the middle of a long list for each.
     const mine: Finding[] = [];
+    scan.mine = mine;
     for (let w = 0; w + 1 < list.length; w += 2) {
       const start = list[w] ?? 0;
       const end = list[w + 1] ?? text.length;
@@ -335,6 +347,7 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
       const stop = r.endsWith === undefined ? end : last + r.endsWith.length;
       if (last < start) continue;
       const slice = stop - start === text.length ? text : text.slice(start, stop);
+      scan.offset = start;
       re.lastIndex = 0;
       for (let m = re.exec(slice); m !== null; m = re.exec(slice)) {
         if (r.names.length > 0) m.groups = groupsOf(m, r.names);
@@ -351,6 +364,9 @@ export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Fi
     }
     if (mine.length > 0) found = found.length === 0 ? mine : merge(found, mine);
   }
+  // A pick run outside a scan finds nothing `taken`.
+  scan.markers = scan.found = scan.mine = [];
+  scan.offset = 0;
   return found;
 }
 
@@ -363,7 +379,22 @@ const scan: {
   rule: Rule | null;
   match: RegExpExecArray | null;
   located: RegExpIndicesArray | null | undefined;
-} = { rule: null, match: null, located: undefined };
+  offset: number;
+  markers: readonly Span[];
+  found: readonly Finding[];
+  mine: readonly Finding[];
+} = { rule: null, match: null, located: undefined, offset: 0, markers: [], found: [], mine: [] };
+
+/**
+ * Whether a span a pick would return starting at `start` (in the text the rule ran on) would be dropped:
+ * that character is in a marker or in an earlier rule's finding, or the rule's last finding ends after it
+ * (see `keep`). A pick asks before judging its value: a value another rule already took costs no verdict.
+ */
+export function taken(start: number): boolean {
+  const at = start + scan.offset;
+  const last = scan.mine.at(-1);
+  return (last !== undefined && last.end > at) || covers(scan.markers, at) || covers(scan.found, at);
+}
 
 /** The `groups` of match `m` of a pattern whose named groups were numbered (see `Rule.names`). */
 function groupsOf(m: RegExpExecArray, names: readonly (readonly [string, number])[]): Record<string, string> {

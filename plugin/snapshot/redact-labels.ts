@@ -1,4 +1,4 @@
-import { endingAt, type Rule, rule } from "./redact-engine.ts";
+import { endingAt, type Rule, rule, taken } from "./redact-engine.ts";
 import { BRACKETS, isDigest, isPassphrase, looksSecretFor, type Strength } from "./redact-names.ts";
 import { numbered } from "./redact-pattern.ts";
 
@@ -151,17 +151,28 @@ const CELL_CHARS = 128;
  * pattern's alternation (`(secret|password|token)`, `refresh.*token|RefreshToken`): `undefined`, no value.
  */
 function tableCell(m: RegExpExecArray, label: string, secret: string): string | undefined {
-  if (!m[0].slice(0, m[0].length - secret.length).includes("|", label.length)) return secret;
+  // A `|` between the label and the value (read in place: a text dense with labels asks at each).
+  const valueAt = m.index + m[0].length - secret.length;
+  let bar = m.index + label.length;
+  while (bar < valueAt && m.input.charCodeAt(bar) !== 124) bar++;
+  if (bar >= valueAt) return secret;
+  const bare = firstCell(secret);
   // The label's cell, read back at most CELL_CHARS (never to the line's start: a long line holding many
   // labels would be read again for each), a character at a time: most text before a label is no cell.
   const from = Math.max(0, m.index - CELL_CHARS);
   for (let i = m.index - 1; i >= from; i--) {
     const c = m.input.charCodeAt(i);
     if (c === 10 || c === 124) break;
-    if (c >= 128) return wordCell(m.input.slice(from, m.index)) ? (secret.split("|")[0] ?? "") : undefined;
+    if (c >= 128) return wordCell(m.input.slice(from, m.index)) ? bare : undefined;
     if (!isCellChar(c)) return undefined;
   }
-  return secret.split("|")[0] ?? "";
+  return bare;
+}
+
+/** `value` up to its first `|`. */
+function firstCell(value: string): string {
+  const bar = value.indexOf("|");
+  return bar === -1 ? value : value.slice(0, bar);
 }
 
 /** An ASCII character of a label's cell: a letter, a digit, a space or tab, `*`, `_`, a backquote or `-`. */
@@ -207,12 +218,15 @@ export const LABEL_RULES: readonly Rule[] = [
       if (strength === undefined) return undefined;
       const quoted = m[G.quoted];
       if (quoted !== undefined) {
+        if (taken(endingAt(m, quoted, 1)[0])) return undefined;
         const ok = looksSecretFor(quoted, strength) || (strength === "strong" && isPassphrase(quoted));
         // The quoted value ends one character (its closing quote) before the match does.
         const [start, end] = endingAt(m, quoted, 1);
         return ok ? { start, end } : undefined;
       }
       const bare = m[G.secret];
+      // A value another rule took (`password: X` is also an assignment) is not judged again.
+      if (bare !== undefined && taken(endingAt(m, bare)[0])) return undefined;
       const secret = bare === undefined ? undefined : tableCell(m, m[G.spaced] ?? m[G.unspaced] ?? "", bare);
       if (bare === undefined || secret === undefined) return undefined;
       const value = bareValue(secret, m[G.open] === "**");
@@ -231,6 +245,7 @@ export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
   String(digestAt),
   String(bareValue),
   String(tableCell),
+  String(firstCell),
   String(isCellChar),
   String(wordCell),
   String(CELL_CHARS),

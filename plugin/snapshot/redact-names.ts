@@ -1,4 +1,5 @@
 import { Buffer } from "node:buffer";
+import { Verdicts } from "./redact-memo.ts";
 
 /**
  * What the redactor knows about names and values: which assignment names hold a secret, which values
@@ -82,6 +83,21 @@ export function classifyName(name: string): Strength | undefined {
 }
 
 const classified = new Map<string, Strength | "none">();
+
+/**
+ * `classifyName` of `before_name`: a name read with the word before it (`API key`, `public key`). The word
+ * before is often a fresh value (`password: X password: Y` puts `X` before the second name), so when it
+ * holds no secret word and cannot qualify the name's first word (`key`, `token`), the answer is the name's
+ * own, remembered, and no new name is split into words.
+ */
+export function classifyQualified(before: string | undefined, name: string): Strength | undefined {
+  if (before === undefined) return classifyName(name);
+  if (!SECRET_WORD_HINT.test(before) && !QUALIFIABLE.test(name)) return classifyName(name);
+  return classifyName(`${before}_${name}`);
+}
+
+/** A name whose first word may be `key` or `token`, which a word before it can qualify. */
+const QUALIFIABLE = /^[^A-Za-z0-9]*(?:key|token)/i;
 
 function classifyWords(name: string): Strength | undefined {
   const words = name
@@ -190,24 +206,11 @@ export function isPlaceholder(value: string): boolean {
   const known = placeholders.get(value);
   if (known !== undefined) return known;
   const verdict = PLACEHOLDER.test(value) || TEMPLATE.test(value);
-  remember(placeholders, value, verdict);
+  placeholders.set(value, verdict);
   return verdict;
 }
 
-const placeholders = new Map<string, boolean>();
-
-/**
- * Values up to `MEMO_VALUE_CHARS` long are remembered, up to `MEMO_VALUES` per memo (then it is emptied and
- * fills again): a memo holds at most about 512 KB.
- */
-const MEMO_VALUE_CHARS = 64;
-const MEMO_VALUES = 4096;
-
-function remember<V>(memo: Map<string, V>, value: string, verdict: V): void {
-  if (value.length > MEMO_VALUE_CHARS) return;
-  if (memo.size >= MEMO_VALUES) memo.clear();
-  memo.set(value, verdict);
-}
+const placeholders = new Verdicts();
 
 /**
  * Whether an assigned value looks like a secret. Never: values with whitespace or shorter than
@@ -221,21 +224,21 @@ function remember<V>(memo: Map<string, V>, value: string, verdict: V): void {
 export function looksSecret(value: string, strength: Strength, minLength: number): boolean {
   if (value.length < minLength) return false;
   // A text repeats the same values (a pasted log thousands of times): each short one is judged once per
-  // strength and length, as names are (`classifyName`). Bounded (`remember`): a refill, not memory.
+  // strength and length, as names are (`classifyName`), in a bounded memo (`Verdicts`).
   const memoKey = strength === "strong" ? minLength : -minLength;
   let memo = judgedValues.get(memoKey);
   if (memo === undefined) {
-    memo = new Map();
+    memo = new Verdicts();
     judgedValues.set(memoKey, memo);
   }
   const known = memo.get(value);
   if (known !== undefined) return known;
   const verdict = judgeValue(value, strength);
-  remember(memo, value, verdict);
+  memo.set(value, verdict);
   return verdict;
 }
 
-const judgedValues = new Map<number, Map<string, boolean>>();
+const judgedValues = new Map<number, Verdicts>();
 
 /** `looksSecret` for a value of at least the minimum length. */
 function judgeValue(value: string, strength: Strength): boolean {
@@ -388,11 +391,12 @@ export function isTestVerdict(input: string, at: number, name: string): boolean 
 export const JUDGEMENT_SOURCES: readonly string[] = [
   [...STRONG_WORDS, "|", ...STRONG_LAST_WORDS, "|", ...WEAK_WORDS].join(" "),
   [...PLAIN_KEY_QUALIFIERS, "|", ...PLAIN_TOKEN_QUALIFIERS, "|", ...META_WORDS].join(" "),
-  ...[SECRET_WORD_HINT, PLACEHOLDER, TEMPLATE, NUMBERED_NAME, ...NOT_SECRET].map(
+  ...[SECRET_WORD_HINT, QUALIFIABLE, PLACEHOLDER, TEMPLATE, NUMBERED_NAME, ...NOT_SECRET].map(
     (re) => `${re.source}/${re.flags}`,
   ),
   ...[
     classifyName,
+    classifyQualified,
     isWeakWord,
     isPlaceholder,
     looksSecret,

@@ -87,3 +87,9 @@ function overlaps(sorted: readonly Span[], span: Span): boolean {
   const first = sorted[firstEndingAfter(sorted, span.start)];
   return first !== undefined && first.start < span.end;
 }
+
+/** Whether a span of `sorted` holds position `at`. */
+export function covers(sorted: readonly Span[], at: number): boolean {
+  const first = sorted[firstEndingAfter(sorted, at)];
+  return first !== undefined && first.start <= at;
+}

@@ -8,6 +8,7 @@ import {
   type Rule,
   rule,
   secret,
+  taken,
   whole,
 } from "../../plugin/snapshot/redact-engine.ts";
 
@@ -72,6 +73,29 @@ describe("whole", () => {
 });
 
 describe("secret", () => {
+  it("finds a group that ends the match from the match's end, without judging a value already taken", () => {
+    const judged: string[] = [];
+    const accept = (v: string) => {
+      judged.push(v);
+      return v.length >= 4;
+    };
+    const first = rule("service-token", String.raw`pin=(?<secret>\d+)`, {
+      triggers: ["pin="],
+      pick: secret(accept, true),
+    });
+    const second = rule("bearer", String.raw`n=(?<secret>\d+)(?!\d)`, {
+      triggers: ["n="],
+      pick: secret(accept, true),
+    });
+    expect(found([first, second], "pin=1234 n=56789 pin=12")).toEqual([
+      ["service-token", "1234"],
+      ["bearer", "56789"],
+    ]);
+    // The second rule also matches `n=1234` inside `pin=1234`: that value was taken by the first rule, so
+    // it is not judged again (`12` is: the first rule refused it).
+    expect(judged).toEqual(["1234", "12", "56789", "12"]);
+  });
+
   it("replaces only the first secret group that took part, when accept holds", () => {
     expect(found([pin], "pin=1234 pin=12")).toEqual([["secret-assignment", "1234"]]);
   });
@@ -231,5 +255,29 @@ describe("mayFindSecrets", () => {
     const texts = ["a", "", "b c d", "pi", "n="];
     expect(mayFindSecrets(texts, set)).toEqual([false, false, false, false, false]);
     expect(texts.map((t) => findSecrets(t, set))).toEqual([[], [], [], [], []]);
+  });
+});
+
+describe("taken", () => {
+  it("tells a pick whether its span would be dropped: in a marker, an earlier finding or before its rule's last", () => {
+    const seen: [number, boolean][] = [];
+    const probe = rule("bearer", "v=(?<secret>[a-z]+)", {
+      triggers: ["v="],
+      pick: (m) => {
+        const start = m.index + 2;
+        seen.push([start, taken(start)]);
+        return { start, end: m.index + m[0].length };
+      },
+    });
+    const earlier = rule("jwt", "ab", { triggers: ["ab"] });
+    const text = "[REDACTED:jwt]v=ab v=cd v=[REDACTED:jwt]";
+    // `v=ab`: its value is the earlier rule's finding; `v=cd`: free.
+    findSecrets(text.replace("[REDACTED:jwt]v", "xv"), compileRules([earlier, probe]));
+    expect(seen).toEqual([
+      [3, true],
+      [8, false],
+    ]);
+    // Outside a scan nothing is taken.
+    expect(taken(3)).toBe(false);
   });
 });

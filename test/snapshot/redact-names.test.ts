@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   classCount,
   classifyName,
+  classifyQualified,
   isBasicCredentials,
   isDigest,
   isPlaceholder,
@@ -258,5 +259,48 @@ describe("looksSecret on a value seen before", () => {
       true,
       false,
     ]);
+  });
+});
+
+describe("looksSecret on many values", () => {
+  it("keeps each verdict right when thousands of new values push older ones out of the memo", () => {
+    // Values alike in length and in most characters land in the same slots of the memo.
+    const values = Array.from({ length: 20_000 }, (_, i) => `Xk9mP2${i.toString(36).padStart(4, "0")}`);
+    const words = Array.from(
+      { length: 20_000 },
+      (_, i) => `getToken${"abcdefghij"[i % 10]}${"x".repeat(i % 7)}`,
+    );
+    for (let round = 0; round < 2; round++) {
+      expect(values.every((v) => looksSecret(v, "strong", 6))).toBe(true);
+      expect(words.some((w) => looksSecret(w, "strong", 6))).toBe(false);
+    }
+    expect([isPlaceholder(""), isPlaceholder("")]).toEqual([false, false]);
+  });
+});
+
+describe("classifyQualified", () => {
+  it("reads a name with the word before it exactly as classifyName reads them joined", () => {
+    const befores = [undefined, "Xk9mP2", "API", "public", "sort", "next", "db", "MyPass", "aBcSecret", "x7"];
+    const names = [
+      "password",
+      "key",
+      "token",
+      "KEY",
+      "keyId",
+      "_key",
+      "tokenizer",
+      "auth",
+      "pw",
+      "name",
+      "PASS",
+    ];
+    for (const before of befores)
+      for (const name of names)
+        expect(classifyQualified(before, name), `${before} ${name}`).toBe(
+          classifyName(before === undefined ? name : `${before}_${name}`),
+        );
+    expect(classifyQualified("public", "key")).toBeUndefined();
+    expect(classifyQualified("API", "key")).toBe("weak");
+    expect(classifyQualified("Xk9mP2", "password")).toBe("strong");
   });
 });

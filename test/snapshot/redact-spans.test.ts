@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Finding, keep, markersIn, merge } from "../../plugin/snapshot/redact-spans.ts";
+import { covers, type Finding, keep, markersIn, merge } from "../../plugin/snapshot/redact-spans.ts";
 
 describe("markersIn", () => {
   it("finds every marker in text order, and nothing that only starts like one", () => {
@@ -45,5 +45,24 @@ describe("merge", () => {
     ];
     expect(merge(a, b).map((f) => f.start)).toEqual([0, 5, 10, 20]);
     expect(merge([], b)).toEqual(b);
+  });
+});
+
+describe("covers", () => {
+  it("says whether a span of a sorted list holds a position", () => {
+    const spans = [
+      { start: 2, end: 4 },
+      { start: 10, end: 11 },
+    ];
+    expect([1, 2, 3, 4, 9, 10, 11].map((at) => covers(spans, at))).toEqual([
+      false,
+      true,
+      true,
+      false,
+      false,
+      true,
+      false,
+    ]);
+    expect(covers([], 0)).toBe(false);
   });
 });
