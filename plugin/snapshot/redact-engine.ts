@@ -165,19 +165,31 @@ export interface RuleSet {
 
 /** Compile `rules`, in priority order, into a rule set. */
 export function compileRules(rules: readonly Rule[]): RuleSet {
-  const keys = rules.map((r) => JSON.stringify([r.triggers, r.caseSensitive, r.reach]));
-  const distinct = [...new Set(keys)];
-  const groupOf = keys.map((k) => distinct.indexOf(k));
-  const groups = distinct.map((k) => {
-    const r = rules[keys.indexOf(k)];
-    return { caseSensitive: r?.caseSensitive ?? true, reach: r?.reach ?? 0, triggers: r?.triggers ?? [] };
+  // One pass each (this runs when the module loads, in every process that redacts): a rule's group by its
+  // key, and each literal's activations in group order, then trigger order.
+  const groupByKey = new Map<string, number>();
+  const groups: WindowGroup[] = [];
+  const groupOf = rules.map((r) => {
+    const key = JSON.stringify([r.triggers, r.caseSensitive, r.reach]);
+    let group = groupByKey.get(key);
+    if (group === undefined) {
+      group = groups.length;
+      groupByKey.set(key, group);
+      groups.push({ caseSensitive: r.caseSensitive, reach: r.reach, triggers: r.triggers });
+    }
+    return group;
   });
-  const literals = [...new Set(groups.flatMap((g) => g.triggers.map((t) => t.toLowerCase())))];
-  const activations = literals.map((literal) =>
-    groups.flatMap((g, group) =>
-      g.triggers.filter((t) => t.toLowerCase() === literal).map((trigger) => ({ group, trigger })),
-    ),
-  );
+  const byLiteral = new Map<string, Activation[]>();
+  groups.forEach((g, group) => {
+    for (const trigger of g.triggers) {
+      const literal = trigger.toLowerCase();
+      const list = byLiteral.get(literal);
+      if (list === undefined) byLiteral.set(literal, [{ group, trigger }]);
+      else list.push({ group, trigger });
+    }
+  });
+  const literals = [...byLiteral.keys()];
+  const activations = [...byLiteral.values()];
   return {
     rules,
     groupOf,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { CONTEXT_RULES } from "../../plugin/snapshot/redact-context.ts";
 import {
   compileRules,
   DeadlineExceeded,
@@ -11,6 +12,8 @@ import {
   taken,
   whole,
 } from "../../plugin/snapshot/redact-engine.ts";
+import { LABEL_RULES } from "../../plugin/snapshot/redact-labels.ts";
+import { PROVIDER_RULES } from "../../plugin/snapshot/redact-providers.ts";
 
 /** The secrets `rules` find in `text`, as `[kind, text]`. */
 function found(rules: readonly Rule[], text: string): [string, string][] {
@@ -114,6 +117,31 @@ describe("compileRules", () => {
     const set = compileRules([a, b, c]);
     expect(set.groupOf).toEqual([0, 0, 1]);
     expect(set.maxReach).toBe(2);
+  });
+
+  it("groups the project's rules and lists each trigger's activations as a plain reading of the rules does", () => {
+    const rules = [...PROVIDER_RULES, ...CONTEXT_RULES, ...LABEL_RULES];
+    const set = compileRules(rules);
+    // The same rule set written the obvious way: a group per distinct key, in order of first use.
+    const keys = rules.map((r) => JSON.stringify([r.triggers, r.caseSensitive, r.reach]));
+    const distinct = [...new Set(keys)];
+    expect(set.groupOf).toEqual(keys.map((k) => distinct.indexOf(k)));
+    const groups = distinct.map((k) => {
+      const r = rules[keys.indexOf(k)];
+      return { caseSensitive: r?.caseSensitive, reach: r?.reach, triggers: r?.triggers };
+    });
+    expect(set.groups).toEqual(groups);
+    const literals = [...new Set(groups.flatMap((g) => (g.triggers ?? []).map((t) => t.toLowerCase())))];
+    expect(set.scanner.literals).toEqual(literals);
+    expect(set.activations).toEqual(
+      literals.map((literal) =>
+        groups.flatMap((g, group) =>
+          (g.triggers ?? [])
+            .filter((t) => t.toLowerCase() === literal)
+            .map((trigger) => ({ group, trigger })),
+        ),
+      ),
+    );
   });
 
   it("leaves an infinite reach out of maxReach", () => {
