@@ -1,4 +1,15 @@
-import { appendFile, mkdir, mkdtemp, open, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
+import {
+  appendFile,
+  mkdir,
+  mkdtemp,
+  open,
+  readFile,
+  rename,
+  rm,
+  stat,
+  truncate,
+  writeFile,
+} from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -194,9 +205,10 @@ describe("appendSnapshotBlock after the log changed under what it remembers", ()
     await append("a");
     const before = await readFile(logPath, "utf8");
     const inode = (await stat(logPath)).ino;
-    // A model's `write` of the whole log: a new file, the same size, another id in it.
-    await rm(logPath);
-    await writeFile(logPath, before.replace("2026-11-22-01", "2026-11-22-07"));
+    // A model's `write` of the whole log: a new file, the same size, another id in it. Made beside the log
+    // and renamed over it, so that it is another inode (a file made after an `rm` may get the same number).
+    await writeFile(`${logPath}.new`, before.replace("2026-11-22-01", "2026-11-22-07"));
+    await rename(`${logPath}.new`, logPath);
     expect((await stat(logPath)).size).toBe(Buffer.byteLength(before));
     expect((await stat(logPath)).ino === inode).toBe(false);
     const second = await append("b");
