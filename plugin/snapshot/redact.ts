@@ -83,6 +83,16 @@ export type RedactionKind = (typeof REDACTION_KINDS)[number];
 /** Number of replacements per kind; kinds that did not occur are absent. */
 export type RedactionCounts = Partial<Record<RedactionKind, number>>;
 
+/** The sum of two redaction counts, by kind. */
+export function addCounts(a: RedactionCounts, b: RedactionCounts): RedactionCounts {
+  const out: RedactionCounts = { ...a };
+  for (const kind of REDACTION_KINDS) {
+    const n = b[kind];
+    if (n !== undefined) out[kind] = (out[kind] ?? 0) + n;
+  }
+  return out;
+}
+
 /**
  * The redacted text, the replacements per kind and their sum. `unchecked` is set when a deadline passed
  * before the text was judged: the text is then `UNCHECKED_MARKER`, nothing of the input is kept.

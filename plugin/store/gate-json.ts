@@ -9,7 +9,7 @@
  * an array is judged the same wherever it stands (gate-json.test.ts holds the two to each other over values
  * with secrets in every place). An object where anything is found is handed to `redactDeep` whole.
  */
-import { type RedactionCounts, redactDeep } from "../snapshot/redact.ts";
+import { addCounts, type RedactionCounts, redactDeep } from "../snapshot/redact.ts";
 
 type Gated<T> = { value: T; counts: RedactionCounts; total: number };
 
@@ -25,12 +25,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Redacts every string of `value` for the disk, as `redactDeep(value, { remember: true })` does. */
 export function redactJsonParts<T>(value: T): Gated<T> {
   if (!Array.isArray(value) && !isPlainObject(value)) return redactDeep(value, { remember: true });
-  const counts: RedactionCounts = {};
+  let counts: RedactionCounts = {};
   let total = 0;
   const add = (part: Gated<unknown>): unknown => {
     if (part.total > 0) {
-      for (const [kind, n] of Object.entries(part.counts) as [keyof RedactionCounts, number][])
-        counts[kind] = (counts[kind] ?? 0) + n;
+      counts = addCounts(counts, part.counts);
       total += part.total;
     }
     return part.value;

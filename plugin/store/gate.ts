@@ -26,9 +26,11 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { REDACTION_KINDS, type Redaction, type RedactionCounts, redact } from "../snapshot/redact.ts";
+import { addCounts, type Redaction, type RedactionCounts, redact } from "../snapshot/redact.ts";
 import { appendDurably, errorCode, fsyncDirectory, writeAll } from "./fs-durable.ts";
 import { redactJsonParts } from "./gate-json.ts";
+
+export { addCounts };
 
 /** Mode of every folder big-memory creates. */
 export const PRIVATE_DIR_MODE = 0o700;
@@ -43,16 +45,6 @@ export const STATE_GITIGNORE = "# big-memory's private state: never commit it.\n
 export interface GateReport {
   counts: RedactionCounts;
   total: number;
-}
-
-/** The sum of two redaction counts, by kind. */
-export function addCounts(a: RedactionCounts, b: RedactionCounts): RedactionCounts {
-  const out: RedactionCounts = { ...a };
-  for (const kind of REDACTION_KINDS) {
-    const n = b[kind];
-    if (n !== undefined) out[kind] = (out[kind] ?? 0) + n;
-  }
-  return out;
 }
 
 /** Redacts one text for the disk. */
