@@ -205,9 +205,8 @@ async function appendLocked(
       const joined = facts.endsWithCr && separator.startsWith("\n") ? 1 : 0;
       const line = facts.lines + countLineEndings(separator) - joined + markerLine + 1;
       const info = await handle.stat({ bigint: true });
-      // Remembered only when nobody else wrote between our write and this fstat (its size is ours alone).
-      if (offset + bytes === Number(info.size)) rememberFacts(path, info, after, payload);
-      else forgetFacts(path);
+      // Remembered only when nobody else wrote between our write and this fstat (rememberFacts checks the size).
+      rememberFacts(path, info, after, payload);
       if (journalProblem === null)
         journalProblem = await recordAppend(info, {
           ...options,
