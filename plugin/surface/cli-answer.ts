@@ -5,7 +5,6 @@
  */
 import { isAbsolute, normalize, relative, sep } from "node:path";
 import { location, logNameProblem, type SnapshotRef } from "../session/history.ts";
-import { echoed } from "../snapshot/echo.ts";
 import { snapshotJson } from "../snapshot/json.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import type { CliIO } from "./cli.ts";
@@ -66,7 +65,8 @@ export function shownArgument(what: string, workspaceDir: string): string {
   const problem = logNameProblem(file);
   if (problem !== null) {
     throw new UsageError(
-      `show ${echoed(trimmed)}: not read, ${problem}; show reads the daily logs in memory/ (memory/2026-11-22.md:14), or give a snapshot id or a checkpoint name`,
+      (quote) =>
+        `show ${quote(trimmed)}: not read, ${problem}; show reads the daily logs in memory/ (memory/2026-11-22.md:14), or give a snapshot id or a checkpoint name`,
     );
   }
   return `${file}:${at.line}`;

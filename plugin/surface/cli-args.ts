@@ -1,6 +1,5 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { echoed } from "../snapshot/echo.ts";
 import type { CliIO } from "./cli.ts";
 import { type OpenClawConfigFile, readOpenClawConfig } from "./openclaw-config.ts";
 import { agentIds, agentWorkspace, configPath, defaultAgentId, normalizeAgentId } from "./openclaw-paths.ts";
@@ -13,8 +12,33 @@ const record = (v: unknown): Record<string, unknown> =>
 /** Exit codes of the contract. */
 export const EXIT = { ok: 0, notFound: 1, usage: 2, failure: 3 } as const;
 
-/** A usage error: printed as one line, exit 2. */
-export class UsageError extends Error {}
+/** How a usage message quotes what a person typed: echo.ts `echoed` (redacted, cleaned, cut, in quotes). */
+export type Quote = (typed: string) => string;
+
+/** What `UsageError.message` holds where its message quotes typed input; `text()` has the quote. */
+export const UNQUOTED = "(what was typed)";
+
+/**
+ * A usage error: printed as one line, exit 2. A message that quotes what a person typed is given as a
+ * function that builds it with a {@link Quote}. `text()` quotes through echo.ts `echoed`, and only then loads
+ * the redactor, so that a CLI process that quotes nothing never loads it; `message` holds {@link UNQUOTED}
+ * in the quote's place, so that it never carries the input verbatim either.
+ */
+export class UsageError extends Error {
+  readonly #quoting: ((quote: Quote) => string) | undefined;
+
+  constructor(message: string | ((quote: Quote) => string)) {
+    super(typeof message === "string" ? message : message(() => UNQUOTED));
+    this.#quoting = typeof message === "string" ? undefined : message;
+  }
+
+  /** The message to print: what was typed quoted as echo.ts `echoed` quotes it. */
+  async text(): Promise<string> {
+    if (this.#quoting === undefined) return this.message;
+    const { echoed } = await import("../snapshot/echo.ts");
+    return this.#quoting((typed) => echoed(typed));
+  }
+}
 
 /** Options every command takes. */
 export interface CommonOptions {
@@ -115,8 +139,9 @@ export function chooseWorkspace(
       throw new UsageError("--agent is empty (expected an agent id such as main)");
     const id = normalizeAgentId(opts.agent);
     if (!known.includes(id)) {
+      const typed = opts.agent;
       throw new UsageError(
-        `unknown agent ${echoed(opts.agent)} in ${where} (configured: ${known.join(", ")})`,
+        (quote) => `unknown agent ${quote(typed)} in ${where} (configured: ${known.join(", ")})`,
       );
     }
   }
@@ -160,7 +185,7 @@ function wholeAtLeastOne(raw: string): number | null {
 export function parsePositiveInt(raw: string, flag: string): number {
   const n = wholeAtLeastOne(raw);
   if (n === null)
-    throw new UsageError(`${flag} expects a whole number of at least 1, received ${echoed(raw)}`);
+    throw new UsageError((quote) => `${flag} expects a whole number of at least 1, received ${quote(raw)}`);
   return n;
 }
 
@@ -169,7 +194,9 @@ export function parseLimitOrAll(raw: string, flag: string): number {
   if (raw === "all") return Number.POSITIVE_INFINITY;
   const n = wholeAtLeastOne(raw);
   if (n === null)
-    throw new UsageError(`${flag} expects a whole number of at least 1, or all, received ${echoed(raw)}`);
+    throw new UsageError(
+      (quote) => `${flag} expects a whole number of at least 1, or all, received ${quote(raw)}`,
+    );
   return n;
 }
 

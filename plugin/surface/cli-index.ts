@@ -146,7 +146,8 @@ export async function searchIndexed(
 ): Promise<void> {
   if (searchedTerms(query) === 0)
     throw new UsageError(
-      `search needs words to look for, received ${echoed(query)} (punctuation and common words such as "the" are not searched)`,
+      (quote) =>
+        `search needs words to look for, received ${quote(query)} (punctuation and common words such as "the" are not searched)`,
     );
   // One hit more than shown says whether there are more.
   const wanted = { ...options, limit: options.limit + 1 };

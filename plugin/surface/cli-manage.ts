@@ -79,7 +79,7 @@ export function defineManageCommands(
     .requiredOption("--before <date>", "YYYY-MM-DD: logs dated before this day are archived")
     .action(async (o: CommonOptions & { before: string }) => {
       if (!isDailyLogDate(o.before))
-        throw new UsageError(`--before expects a date YYYY-MM-DD, received ${echoed(o.before)}`);
+        throw new UsageError((quote) => `--before expects a date YYYY-MM-DD, received ${quote(o.before)}`);
       const result = await archiveBefore(resolveWorkspace(o.dir, io), o.before);
       const moved = result.archived.reduce((n, a) => n + a.snapshots, 0);
       const summary =

@@ -11,7 +11,6 @@
  */
 
 import { listSaved, recallSaved, showSaved, statusSaved } from "../session/history-saved.ts";
-import { echoed } from "../snapshot/echo.ts";
 import { answerList, answerSnapshot, answerStatus, type ListOptions, type ReadOutput } from "./cli-answer.ts";
 
 const index = () => import("./cli-index.ts");
@@ -27,7 +26,11 @@ export async function list(o: ReadOutput, options: ListOptions): Promise<void> {
 export async function show(o: ReadOutput, workspaceDir: string, what: string): Promise<void> {
   const saved = await showSaved(workspaceDir, what);
   if (saved === null) return (await index()).showIndexed(o, workspaceDir, what);
-  const none = `No snapshot with id, location or name ${echoed(what)}.`;
+  // The redactor behind the quoting loads only for an answer that may quote `what`.
+  const none =
+    saved.found === null
+      ? `No snapshot with id, location or name ${(await import("../snapshot/echo.ts")).echoed(what)}.`
+      : "";
   await answerSnapshot(o, workspaceDir, saved.found, saved.warnings, saved.diagnostics, none, { what });
 }
 

@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import { saveSnapshot } from "../session/maintenance.ts";
-import { echoed } from "../snapshot/echo.ts";
 import { contentFromInput } from "../snapshot/input.ts";
 import { nameProblem } from "../snapshot/naming.ts";
 import { Trigger } from "../snapshot/snapshot.ts";
@@ -36,7 +35,7 @@ export function defineSave(root: Command, { io, setExit, common, style, out }: C
         const trigger = Trigger.safeParse(o.trigger);
         if (!trigger.success)
           throw new UsageError(
-            `--trigger expects one of ${Trigger.options.join(", ")}, received ${echoed(o.trigger)}`,
+            (quote) => `--trigger expects one of ${Trigger.options.join(", ")}, received ${quote(o.trigger)}`,
           );
         if (o.timeZone !== undefined) {
           const problem = timeZoneProblem(o.timeZone);

@@ -139,7 +139,7 @@ export async function runCli(argv: string[], raw: CliIO): Promise<number> {
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (error instanceof UsageError) {
-      io.stderr(`big-memory: ${error.message}\n`);
+      io.stderr(`big-memory: ${await error.text()}\n`);
       return EXIT.usage;
     }
     io.stderr(`${environmentLine(error)}\n`);

@@ -6,6 +6,7 @@ import {
   chooseWorkspace,
   parseLimitOrAll,
   parsePositiveInt,
+  UNQUOTED,
   UsageError,
 } from "../../plugin/surface/cli-args.ts";
 import { cli } from "./cli-harness.ts";
@@ -22,6 +23,18 @@ function home(config?: string): string {
   mkdirSync(join(dir, "elsewhere"));
   if (config !== undefined) writeFileSync(join(dir, ".openclaw", "openclaw.json"), config);
   return dir;
+}
+/** The UsageError `run` throws, as printed (`text()`), beside its `message`. */
+async function usage(run: () => unknown): Promise<{ text: string; message: string }> {
+  let thrown: unknown;
+  try {
+    run();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(UsageError);
+  const error = thrown as UsageError;
+  return { text: await error.text(), message: error.message };
 }
 const io = (h: string, cwd = join(h, "elsewhere"), env: NodeJS.ProcessEnv = {}) => ({
   cwd,
@@ -73,12 +86,13 @@ describe("chooseWorkspace", () => {
     ]);
   });
 
-  it("refuses an unknown agent and an ownerless fleet with a usage error naming the agents", () => {
+  it("refuses an unknown agent and an ownerless fleet with a usage error naming the agents", async () => {
     const h = home("{ agents: { entries: { a: {}, b: {} } } }");
     const file = join(h, ".openclaw", "openclaw.json");
-    expect(() => chooseWorkspace({ agent: "c" }, io(h))).toThrow(
-      new UsageError(`unknown agent "c" in ${file} (configured: a, b)`),
-    );
+    expect(await usage(() => chooseWorkspace({ agent: "c" }, io(h)))).toEqual({
+      text: `unknown agent "c" in ${file} (configured: a, b)`,
+      message: `unknown agent ${UNQUOTED} in ${file} (configured: a, b)`,
+    });
     expect(() => chooseWorkspace({}, io(h))).toThrow(
       new UsageError(
         `several agents are configured in ${file} (a, b) and none is the default: pass --agent ID or --dir WORKSPACE`,
@@ -102,7 +116,7 @@ describe("chooseWorkspace", () => {
 });
 
 describe("parsePositiveInt and parseLimitOrAll", () => {
-  it("take a whole number of at least 1; parseLimitOrAll also all, as no limit", () => {
+  it("take a whole number of at least 1; parseLimitOrAll also all, as no limit", async () => {
     expect(parsePositiveInt("7", "--limit")).toBe(7);
     expect(parseLimitOrAll("7", "--limit")).toBe(7);
     expect(parseLimitOrAll("all", "--limit")).toBe(Number.POSITIVE_INFINITY);
@@ -122,11 +136,11 @@ describe("parsePositiveInt and parseLimitOrAll", () => {
       "3 ",
       "99999999999999999999",
     ]) {
-      expect(() => parsePositiveInt(bad, "--limit"), bad).toThrow(
-        /--limit expects a whole number of at least 1/,
+      expect((await usage(() => parsePositiveInt(bad, "--limit"))).text, bad).toBe(
+        `--limit expects a whole number of at least 1, received ${JSON.stringify(bad.trim())}`,
       );
-      expect(() => parseLimitOrAll(bad, "--limit"), bad).toThrow(
-        `or all, received ${JSON.stringify(bad.trim())}`,
+      expect((await usage(() => parseLimitOrAll(bad, "--limit"))).text, bad).toBe(
+        `--limit expects a whole number of at least 1, or all, received ${JSON.stringify(bad.trim())}`,
       );
     }
   });
@@ -147,5 +161,37 @@ describe("resolveWorkspace", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("UsageError", () => {
+  it("quotes what was typed only when printed, redacted, and never holds it verbatim in its message", async () => {
+    const token = `ghp_${"Qd5v".repeat(9)}`;
+    const error = new UsageError(
+      (quote) => `--limit expects a number, received ${quote(`x ${token}\u202Ey`)}`,
+    );
+    expect(error.message).toBe(`--limit expects a number, received ${UNQUOTED}`);
+    expect(await error.text()).toBe('--limit expects a number, received "x [REDACTED:github-token] y"');
+    expect(`${error.message}${await error.text()}`).not.toContain(token);
+  });
+
+  it("prints a message that quotes nothing as it is", async () => {
+    const error = new UsageError("--out needs a file name");
+    expect([error.message, await error.text()]).toEqual([
+      "--out needs a file name",
+      "--out needs a file name",
+    ]);
+  });
+
+  it("reaches the CLI's stderr quoted and redacted, exit 2, for an option parsed before any command runs", async () => {
+    const token = `ghp_${"Qd5v".repeat(9)}`;
+    const dir = mkdtempSync(join(tmpdir(), "big-memory-args-"));
+    roots.push(dir);
+    const r = await cli(["list", "--limit", token, "--dir", dir]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      "",
+      'big-memory: --limit expects a whole number of at least 1, or all, received "[REDACTED:github-token]"\n',
+    ]);
   });
 });
