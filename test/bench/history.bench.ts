@@ -7,13 +7,16 @@
  * Then the same commands as a person runs them, each a whole `big-memory` process (Node's start
  * included), beside `node -e 0` and `big-memory --version` run in turn with them. Once indexed, list,
  * show, recall and status read only the saved refs their answer needs (search/saved-refs.ts).
+ * `--against DIR,...` names other copies of the package (another checkout, or an installed copy under a
+ * `node_modules/` folder, which runs its built `dist/`), whose `bin/big-memory.js` runs in turn with this
+ * checkout's over the same logs, each in its own column, so that two trees compare in one run.
  *
- *   node test/bench/history.bench.ts [--mb 100]
+ *   node test/bench/history.bench.ts [--mb 100] [--against DIR,...]
  */
 import { spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
@@ -54,30 +57,52 @@ function cli(args: string[]): Promise<number> {
   });
 }
 
-/** Median wall time of each command as its own process, run in turn `runs` times; stdout is discarded. */
-function processTimes(commands: Record<string, string[]>, runs: number): Record<string, number> {
-  const times: Record<string, number[]> = {};
+/**
+ * Median wall time of each command as its own process under each of `bins` (the `big-memory` scripts of the
+ * trees compared), every command of every tree run in turn `runs` times; stdout is discarded. A command's
+ * arguments are given without the script, which comes first; `node -e 0` runs once a round, with none.
+ */
+function processTimes(
+  commands: Record<string, string[]>,
+  bins: readonly string[],
+  runs: number,
+): { start: number; times: Record<string, number[]> } {
+  const times: Record<string, number[][]> = {};
+  const starts: number[] = [];
+  const time = (args: string[], label: string): number => {
+    const started = performance.now();
+    const run = spawnSync(process.execPath, args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, HOME: "/nonexistent", BIG_MEMORY_BACKGROUND_INDEX: "0" },
+    });
+    const ms = performance.now() - started;
+    if (run.status !== 0 && run.status !== 1)
+      throw new Error(`${label}: exit ${run.status}: ${run.stderr.toString().slice(0, 400)}`);
+    return ms;
+  };
   for (let i = 0; i < runs; i++) {
+    starts.push(time(["-e", "0"], "node -e 0"));
     for (const [label, args] of Object.entries(commands)) {
-      const started = performance.now();
-      const run = spawnSync(process.execPath, args, {
-        stdio: ["ignore", "ignore", "pipe"],
-        env: { ...process.env, HOME: "/nonexistent", BIG_MEMORY_BACKGROUND_INDEX: "0" },
-      });
-      const ms = performance.now() - started;
-      if (run.status !== 0 && run.status !== 1)
-        throw new Error(`${label}: exit ${run.status}: ${run.stderr.toString().slice(0, 400)}`);
-      times[label] = [...(times[label] ?? []), ms];
+      const row = times[label] ?? bins.map(() => []);
+      times[label] = row;
+      for (const [b, bin] of bins.entries()) row[b]?.push(time([bin, ...args], `${bin} ${label}`));
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-  return Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, median(xs)]));
+  return {
+    start: median(starts),
+    times: Object.fromEntries(Object.entries(times).map(([k, row]) => [k, row.map(median)])),
+  };
 }
 
-const BIN = fileURLToPath(new URL("../../bin/big-memory.js", import.meta.url));
+const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
-export async function runHistoryBench(opts: { mb?: number } = {}): Promise<void> {
+export async function runHistoryBench(
+  opts: { mb?: number; against?: readonly string[] } = {},
+): Promise<void> {
   const mb = opts.mb ?? 100;
+  const trees = [ROOT, ...(opts.against ?? []).map((dir) => resolve(dir))];
+  const bins = trees.map((dir) => join(dir, "bin", "big-memory.js"));
   const dir = await mkdtemp(join(tmpdir(), "big-memory-history-"));
   try {
     const history = await writeHistory(dir, { bytes: mb * 1e6 });
@@ -113,24 +138,33 @@ export async function runHistoryBench(opts: { mb?: number } = {}): Promise<void>
       ],
     );
     const runs = mb >= 100 ? 7 : 3;
-    const proc = processTimes(
+    const { start, times } = processTimes(
       {
-        "node -e 0": ["-e", "0"],
-        "big-memory --version": [BIN, "--version"],
-        "list --limit 20": [BIN, "list", "--limit", "20", "--dir", dir],
-        "list (for people: the newest 50)": [BIN, "list", "--dir", dir],
-        "list --json (every snapshot)": [BIN, "list", "--dir", dir, "--json"],
-        "show ID": [BIN, "show", probe.id, "--dir", dir, "--json"],
-        recall: [BIN, "recall", "--dir", dir, "--json"],
-        status: [BIN, "status", "--dir", dir, "--json"],
+        "big-memory --version": ["--version"],
+        "list --limit 20": ["list", "--limit", "20", "--dir", dir],
+        "list (for people: the newest 50)": ["list", "--dir", dir],
+        "list --json (every snapshot)": ["list", "--dir", dir, "--json"],
+        "show ID": ["show", probe.id, "--dir", dir, "--json"],
+        recall: ["recall", "--dir", dir, "--json"],
+        status: ["status", "--dir", dir, "--json"],
       },
+      bins,
       runs,
     );
-    const start = proc["node -e 0"] ?? Number.NaN;
-    printTable(`Whole processes, indexed (median of ${runs}, run in turn; the CLI from this checkout)`, [
-      ["command", "ms", "over node -e 0"],
-      ...Object.entries(proc).map(([label, ms]) => [label, fmt(ms, 0), fmt(ms - start, 0)]),
-    ]);
+    const proc = Object.fromEntries(Object.entries(times).map(([label, ms]) => [label, ms[0] ?? Number.NaN]));
+    const named =
+      trees.length === 1 ? [] : trees.map((dir, i) => `${i === 0 ? "this checkout" : "against"}: ${dir}`);
+    printTable(
+      `Whole processes, indexed (median of ${runs}, run in turn; ms, and over node -e 0 in brackets)${named.map((n, i) => `\n  tree ${i + 1}, ${n}`).join("")}`,
+      [
+        ["command", ...trees.map((_, i) => (trees.length === 1 ? "ms" : `tree ${i + 1}`))],
+        ["node -e 0", ...trees.map(() => fmt(start, 0))],
+        ...Object.entries(times).map(([label, ms]) => [
+          label,
+          ...ms.map((m) => `${fmt(m, 0)} (${fmt(m - start, 0)})`),
+        ]),
+      ],
+    );
     const check = (label: string, ok: boolean, value: string) =>
       console.log(`${ok ? "met   " : "MISSED"}  ${label}: ${value}`);
     if (mb >= 100) {
@@ -167,5 +201,9 @@ function argValue(name: string): string | undefined {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await runHistoryBench({ mb: Number(argValue("--mb") ?? 100) });
+  const against = argValue("--against");
+  await runHistoryBench({
+    mb: Number(argValue("--mb") ?? 100),
+    against: against === undefined ? [] : against.split(",").filter((d) => d !== ""),
+  });
 }
