@@ -1,6 +1,7 @@
 import type { Command } from "commander";
-import { chooseWorkspace, EXIT, type WorkspaceIO } from "./cli-args.ts";
+import { EXIT } from "./cli-args.ts";
 import type { Style } from "./cli-text.ts";
+import { chooseWorkspace, type WorkspaceIO } from "./cli-workspace.ts";
 import { type Check, doctorChecks, doctorOk } from "./doctor-checks.ts";
 import { type DoctorInput, gatherFacts } from "./doctor-facts.ts";
 import { readOpenClawConfig } from "./openclaw-config.ts";

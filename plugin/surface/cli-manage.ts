@@ -4,9 +4,10 @@ import { archiveBefore, deleteCheckpoint } from "../session/maintenance.ts";
 import { isDailyLogDate } from "../session/state-files.ts";
 import { echoed } from "../snapshot/echo.ts";
 import type { CommandContext } from "./cli.ts";
-import { type CommonOptions, EXIT, resolveWorkspace, UsageError } from "./cli-args.ts";
+import { type CommonOptions, EXIT, UsageError } from "./cli-args.ts";
 import { runScrub, scrubText } from "./cli-scrub.ts";
 import { counted } from "./cli-text.ts";
+import { resolveWorkspace } from "./cli-workspace.ts";
 
 /** The CLI's maintenance commands: verify, delete (a checkpoint name), archive and scrub. */
 export function defineManageCommands(

@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import type { CliIO } from "./cli.ts";
 import type { ReadOutput } from "./cli-answer.ts";
-import { type CommonOptions, parseLimitOrAll, resolveWorkspace } from "./cli-args.ts";
+import { type CommonOptions, parseLimitOrAll } from "./cli-args.ts";
 import { styleFor } from "./cli-text.ts";
+import { resolveWorkspace } from "./cli-workspace.ts";
 
 /**
  * The CLI's read commands: list, show, recall, status, search and reindex, declared here; each action

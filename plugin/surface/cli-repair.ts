@@ -1,8 +1,9 @@
 import type { Command } from "commander";
 import { type RepairReport, repair } from "../session/maintenance.ts";
 import type { CommandContext } from "./cli.ts";
-import { type CommonOptions, EXIT, resolveWorkspace } from "./cli-args.ts";
+import { type CommonOptions, EXIT } from "./cli-args.ts";
 import { counted, type Style } from "./cli-text.ts";
+import { resolveWorkspace } from "./cli-workspace.ts";
 
 /**
  * `big-memory repair [--dry-run]`: appends again every snapshot big-memory wrote or claimed that a daily log

@@ -6,8 +6,9 @@ import { Trigger } from "../snapshot/snapshot.ts";
 import { timeZoneProblem } from "../snapshot/time.ts";
 import { decodeUtf8Strict } from "../snapshot/utf8.ts";
 import type { CommandContext } from "./cli.ts";
-import { type CommonOptions, EXIT, resolveWorkspace, UsageError } from "./cli-args.ts";
+import { type CommonOptions, EXIT, UsageError } from "./cli-args.ts";
 import { kindsText } from "./cli-text.ts";
+import { resolveWorkspace } from "./cli-workspace.ts";
 
 /**
  * `big-memory save`: one snapshot read as JSON from stdin, appended to today's daily log. Scripts run many

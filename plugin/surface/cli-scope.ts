@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { EXIT, type WorkspaceChoice, type WorkspaceIO } from "./cli-args.ts";
+import { EXIT } from "./cli-args.ts";
+import type { WorkspaceChoice, WorkspaceIO } from "./cli-workspace.ts";
 
 /**
  * What every `big-memory` command shares beyond its own options: `--version`, `--agent ID` (the agent whose

@@ -1,7 +1,7 @@
-import { Command, CommanderError } from "commander";
+import type { Command } from "commander";
 import { EXIT, environmentLine, UsageError } from "./cli-args.ts";
-import { cliScope } from "./cli-scope.ts";
-import { type Style, styleFor } from "./cli-text.ts";
+import { cliScope, packageVersion } from "./cli-scope.ts";
+import type { Style } from "./cli-text.ts";
 import { forTerminal } from "./terminal.ts";
 
 /**
@@ -10,8 +10,9 @@ import { forTerminal } from "./terminal.ts";
  * 2 on a usage error (3 when the disk fails us); with `--json`, stdout is one JSON document.
  *
  * Commands are declared in groups, each in its own module with what it needs at run time. A run loads
- * only the group of the command it names (all of them for help, `--version` or an unknown command), so a
- * `save` started by a script does not load the search engine or the markdown parser.
+ * only the group of the command it names (all of them for help or an unknown command), so a `save`
+ * started by a script does not load the search engine or the markdown parser. `big-memory --version`
+ * alone loads no group and no option parser: it reads package.json and prints.
  */
 
 /** Everything the CLI touches outside itself, so it runs in-process in tests. */
@@ -95,6 +96,15 @@ export async function runCli(argv: string[], raw: CliIO): Promise<number> {
     stdout: (text) => raw.stdout(forTerminal(text, raw.color)),
     stderr: (text) => raw.stderr(forTerminal(text, raw.color)),
   };
+  if (argv.length === 1 && argv[0] === "--version") {
+    io.stdout(`${packageVersion()}\n`);
+    return EXIT.ok;
+  }
+  const groups = groupsFor(argv);
+  const [{ Command, CommanderError }, { styleFor }] = await Promise.all([
+    import("commander"),
+    import("./cli-text.ts"),
+  ]);
   let code: number = EXIT.ok;
   // Commander's own errors quote what was typed (`unknown option '--token=...'`): held, then printed
   // redacted, so a secret typed in a wrong option is not echoed.
@@ -123,7 +133,7 @@ export async function runCli(argv: string[], raw: CliIO): Promise<number> {
     out: (json, doc, text) => io.stdout(json === true ? `${JSON.stringify(doc, null, 2)}\n` : `${text()}\n`),
   };
   try {
-    for (const group of groupsFor(argv)) (await group.load())(program, context);
+    for (const group of groups) (await group.load())(program, context);
     scope.apply(program);
     for (const cmd of program.commands) cmd.exitOverride();
     await program.parseAsync(argv, { from: "user" });

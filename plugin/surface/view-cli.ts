@@ -6,8 +6,9 @@ import type { Command } from "commander";
 import { writePrivateFile } from "../session/maintenance.ts";
 import { PRIVATE_FILE_MODE, STATE_DIR_NAME } from "../session/state-files.ts";
 import type { CommandContext } from "./cli.ts";
-import { type CommonOptions, resolveWorkspace, UsageError } from "./cli-args.ts";
+import { type CommonOptions, UsageError } from "./cli-args.ts";
 import { counted } from "./cli-text.ts";
+import { resolveWorkspace } from "./cli-workspace.ts";
 
 /**
  * `big-memory view [--dir WORKSPACE] [--out FILE] [--open]`: writes the memory timeline of a workspace as

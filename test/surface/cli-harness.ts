@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach } from "vitest";
 import { runCli } from "../../plugin/surface/cli.ts";
+import { UsageError } from "../../plugin/surface/cli-args.ts";
 
 /** A daily log in the original skill's hand-written format: two blocks, 2026-11-20-01 and -02. */
 export const SKILL_LOG = readFileSync(
@@ -93,4 +94,16 @@ export function processCli(
     env: opts.env ?? { ...process.env, NO_COLOR: "1" },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The UsageError `run` throws, as the CLI prints it (`text()`, quoting what was typed), beside its `message`. */
+export async function thrownUsage(run: () => unknown): Promise<{ text: string; message: string }> {
+  let thrown: unknown;
+  try {
+    run();
+  } catch (error) {
+    thrown = error;
+  }
+  if (!(thrown instanceof UsageError)) throw new Error(`expected a UsageError, received ${String(thrown)}`);
+  return { text: await thrown.text(), message: thrown.message };
 }

@@ -5,7 +5,7 @@ import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { COMMAND_GROUPS, type CommandContext, groupsFor } from "../../plugin/surface/cli.ts";
 import { styleFor } from "../../plugin/surface/cli-text.ts";
-import { cli, SAVE_INPUT, workspaces } from "./cli-harness.ts";
+import { cli, SAVE_INPUT, SKILL_LOG, workspaces } from "./cli-harness.ts";
 
 const workspace = workspaces();
 
@@ -71,6 +71,49 @@ describe("command groups", () => {
     // The same hook sees the search engine when a command needs it.
     const listed = loaded(["list", "--dir", dir], "");
     expect(listed.some((url) => url.includes("/search/"))).toBe(true);
+  });
+
+  it("a real `--version` or `list` from saved refs loads no redactor; a reply quoting typed input loads it", async () => {
+    const dir = workspace({ "memory/2026-11-20.md": SKILL_LOG });
+    expect((await cli(["reindex", "--dir", dir])).code).toBe(0);
+    const bin = new URL("../../bin/big-memory.js", import.meta.url).pathname;
+    const hook = new URL("./fixtures/record-modules.mjs", import.meta.url).pathname;
+    const run = (name: string, args: string[]) => {
+      const log = join(dir, `modules-${name}.txt`);
+      const r = spawnSync(process.execPath, ["--import", hook, bin, ...args], {
+        encoding: "utf8",
+        env: { ...process.env, BIG_MEMORY_MODULE_LOG: log, BIG_MEMORY_BACKGROUND_INDEX: "0" },
+      });
+      const redactor = readFileSync(log, "utf8")
+        .split("\n")
+        .filter((url) => /\/snapshot\/(redact[^/]*|echo)\.ts$/.test(url));
+      return { status: r.status, stdout: r.stdout, stderr: r.stderr, redactor, log };
+    };
+    const { version: v } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    const version = run("version", ["--version"]);
+    expect([version.status, version.stdout, version.redactor]).toEqual([0, `${v}\n`, []]);
+    // --version alone needs no option parser, no workspace, no table layout.
+    expect(
+      readFileSync(version.log, "utf8")
+        .split("\n")
+        .filter((url) => /commander|json5|fast-string-width|cli-(text|workspace|read)\.ts$/.test(url)),
+    ).toEqual([]);
+    const listed = run("list", ["list", "--limit", "20", "--dir", dir, "--json"]);
+    expect(listed.status).toBe(0);
+    expect(JSON.parse(listed.stdout).snapshots.map((r: { id: string }) => r.id)).toEqual([
+      "2026-11-20-02",
+      "2026-11-20-01",
+    ]);
+    expect(listed.redactor).toEqual([]);
+    // The same hook sees the redactor when a reply quotes what was typed, and the quote is redacted.
+    const token = `ghp_${"Qd5v".repeat(9)}`;
+    const refused = run("refused", ["list", "--limit", token, "--dir", dir]);
+    expect([refused.status, refused.stdout, refused.stderr]).toEqual([
+      2,
+      "",
+      'big-memory: --limit expects a whole number of at least 1, or all, received "[REDACTED:github-token]"\n',
+    ]);
+    expect(refused.redactor.some((url) => url.endsWith("/snapshot/redact.ts"))).toBe(true);
   });
 });
 describe("runCli", () => {
