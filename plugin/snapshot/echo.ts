@@ -3,6 +3,10 @@
  * verbatim. The text is redacted first, so a secret typed where a name was expected comes back as
  * `[REDACTED:<kind>]`; control, format (bidi, zero-width) and line-breaking characters are dropped, white
  * space is folded, and the result is cut to a few dozen characters and quoted as a JSON string.
+ *
+ * Importing this module loads the redactor (a dozen modules, tens of milliseconds at a CLI's start), so
+ * the CLI imports it only on the paths that quote: a usage error as it is printed (surface/cli-args.ts
+ * `UsageError.text`) and an answer that found nothing.
  */
 import { redact } from "./redact.ts";
 
