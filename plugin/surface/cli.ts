@@ -97,8 +97,13 @@ export async function runCli(argv: string[], raw: CliIO): Promise<number> {
     stderr: (text) => raw.stderr(forTerminal(text, raw.color)),
   };
   if (argv.length === 1 && argv[0] === "--version") {
-    io.stdout(`${packageVersion()}\n`);
-    return EXIT.ok;
+    try {
+      io.stdout(`${packageVersion()}\n`);
+      return EXIT.ok;
+    } catch (error) {
+      io.stderr(`${environmentLine(error)}\n`);
+      return EXIT.failure;
+    }
   }
   const groups = groupsFor(argv);
   const [{ Command, CommanderError }, { styleFor }] = await Promise.all([
