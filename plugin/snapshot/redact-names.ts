@@ -173,7 +173,8 @@ const CALL = /^[A-Za-z_$][A-Za-z_$.]{2,}\(/;
 const SUBSCRIPT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[[(]/;
 /** A regular expression: `token.*leak`, `[a-zA-Z0-9_\-]{16,}`, `\s*`, `(?i)`. */
 const REGEX_SYNTAX = /\.[*+]|\\[sdwbSDWB][*+?{]?|\(\?[:=!<i]|\]\{\d+,?\d*\}/;
-const NOT_SECRET = [
+/** Shapes of values that are not secrets (unless random letters): code, paths, numbers, names, keys. */
+export const NOT_SECRET: readonly RegExp[] = [
   CALL,
   SUBSCRIPT,
   REGEX_SYNTAX,
@@ -212,7 +213,7 @@ const NOT_SECRET_JOINED = new RegExp(
 const NOT_SECRET_UNICODE = NOT_SECRET.filter((re) => re.flags.includes("u"));
 
 /** Whether `value` has the shape of something that is not a secret (`NOT_SECRET`). */
-function hasPlainShape(value: string): boolean {
+export function hasPlainShape(value: string): boolean {
   return NOT_SECRET_JOINED.test(value) || NOT_SECRET_UNICODE.some((re) => re.test(value));
 }
 
