@@ -1,6 +1,6 @@
 import { Buffer } from "node:buffer";
 import { Verdicts } from "./redact-memo.ts";
-import { isAnchored, joinPatterns } from "./redact-pattern.ts";
+import { hasRunOfEight, isAnchored, joinPatterns } from "./redact-pattern.ts";
 
 /**
  * What the redactor knows about names and values: which assignment names hold a secret, which values
@@ -270,7 +270,8 @@ function judgeValue(value: string, strength: Strength): boolean {
   if (strength === "strong" && /^\d{6,}$/.test(value)) return true;
   // `process.env.API_KEY!` and `config.token?` are member paths with a TypeScript or Ruby suffix.
   if (isPlaceholder(value) || (hasPlainShape(value) && !isRandomLetters(value))) return false;
-  if (MEMBER_PATH.test(value.replace(/[!?]$/, ""))) return false;
+  const last = value.charCodeAt(value.length - 1);
+  if (MEMBER_PATH.test(last === 33 || last === 63 ? value.slice(0, -1) : value)) return false;
   if (strength === "strong") return true;
   // A generated token is printable ASCII; a random-looking string of other characters is not one.
   if (!/^[\x21-\x7e]+$/.test(value) || NUMBERED_NAME.test(value)) return false;
@@ -379,7 +380,7 @@ function fewerThanThreeCharacters(text: string): boolean {
 export function isPlaceholderBody(body: string): boolean {
   return (
     fewerThanThreeCharacters(body) ||
-    /(.)\1{7}/.test(body) ||
+    hasRunOfEight(body) ||
     /your[-_]|example|placeholder|dummy|redacted|changeme|insert|replace/i.test(body)
   );
 }
@@ -435,6 +436,7 @@ export const JUDGEMENT_SOURCES: readonly string[] = [
     isDigest,
     isPlaceholderBody,
     fewerThanThreeCharacters,
+    hasRunOfEight,
     isBasicCredentials,
     isPassphrase,
     isTestVerdict,

@@ -82,3 +82,15 @@ export function alternativesOf(source: string): string[] {
 export function isAnchored(re: RegExp): boolean {
   return !re.flags.includes("m") && alternativesOf(re.source).every((a) => a.startsWith("^"));
 }
+
+/** Whether `text` holds 8 equal code units in a row other than line breaks (`/(.)\1{7}/`), without a pattern. */
+export function hasRunOfEight(text: string): boolean {
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const lineBreak = c === 10 || c === 13 || c === 0x2028 || c === 0x2029;
+    run = lineBreak ? 0 : i > 0 && c === text.charCodeAt(i - 1) ? run + 1 : 1;
+    if (run === 8) return true;
+  }
+  return false;
+}

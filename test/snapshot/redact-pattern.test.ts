@@ -1,6 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileRules, findSecrets, type Rule, rule, secret } from "../../plugin/snapshot/redact-engine.ts";
-import { alternativesOf, isAnchored, joinPatterns, numbered } from "../../plugin/snapshot/redact-pattern.ts";
+import {
+  alternativesOf,
+  hasRunOfEight,
+  isAnchored,
+  joinPatterns,
+  numbered,
+} from "../../plugin/snapshot/redact-pattern.ts";
 
 /** The secrets `rules` find in `text`, as `[kind, text]`. */
 function found(rules: readonly Rule[], text: string): [string, string][] {
@@ -95,5 +102,30 @@ describe("alternativesOf and isAnchored", () => {
     expect(isAnchored(/^a|b/)).toBe(false);
     expect(isAnchored(/(?:^a)/)).toBe(false);
     expect(isAnchored(/^a/m)).toBe(false);
+  });
+});
+
+describe("hasRunOfEight", () => {
+  it("says what /(.)\\1{7}/ says", () => {
+    for (const text of [
+      "",
+      "aaaaaaa",
+      "aaaaaaaa",
+      "xaaaaaaaay",
+      "\n\n\n\n\n\n\n\n",
+      "\u2028".repeat(9),
+      "ab".repeat(9),
+    ])
+      expect(hasRunOfEight(text), JSON.stringify(text)).toBe(/(.)\1{7}/.test(text));
+    const unit = fc.constantFrom("a", "b", "\n", "\r", "\u2028", "\u2029", "é", "\ud800", "\udc00");
+    // Runs of each unit, so that runs of seven, eight and nine are common.
+    const run = fc.tuple(unit, fc.integer({ min: 1, max: 9 })).map(([u, n]) => u.repeat(n));
+    fc.assert(
+      fc.property(fc.array(run, { maxLength: 8 }), (runs) => {
+        const text = runs.join("");
+        expect(hasRunOfEight(text)).toBe(/(.)\1{7}/.test(text));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
