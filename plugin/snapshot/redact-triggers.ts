@@ -96,9 +96,14 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
         third[list * 4 + (code >> 5)] = (third[list * 4 + (code >> 5)] ?? 0) | (1 << (code & 31));
     }
   }
+  // The last character first: literals of one pair share their start (`pass`, `password`, `passphrase`,
+  // `passcode`), and their ends tell them apart at once.
   const matchesAt = (text: string, at: number, { lower, upper }: Literal): boolean => {
-    if (at + lower.length > text.length) return false;
-    for (let j = 0; j < lower.length; j++) {
+    const n = lower.length - 1;
+    if (at + n >= text.length) return false;
+    const end = text.charCodeAt(at + n);
+    if (end !== lower[n] && end !== upper[n]) return false;
+    for (let j = 0; j < n; j++) {
       const code = text.charCodeAt(at + j);
       if (code !== lower[j] && code !== upper[j]) return false;
     }
