@@ -133,7 +133,7 @@ const assignedValue: Pick = (m, at) => {
     if (group === undefined) continue;
     let value = group;
     // A bare value loses its trailing dots (the end of a sentence); a value on the next line is not a key.
-    if (name === "bare") value = value.replace(/\.+$/, "");
+    if (name === "bare" && value.charCodeAt(value.length - 1) === 46) value = value.replace(/\.+$/, "");
     const quoted = name === "dq" || name === "sq" || name === "bq";
     if (name === "bare" ? taken(endingAt(m, group)[0]) : quoted && taken(endingAt(m, group, 1)[0]))
       return undefined;

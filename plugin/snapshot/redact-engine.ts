@@ -161,6 +161,8 @@ export interface RuleSet {
   /** The rules without triggers, which run on every text, and their window groups. */
   readonly untriggered: readonly Rule[];
   readonly untriggeredGroups: readonly number[];
+  /** Whether no literal holds a `]`, so none starts inside a marker and ends after it. */
+  readonly markerProof: boolean;
 }
 
 /** Compile `rules`, in priority order, into a rule set. */
@@ -199,6 +201,7 @@ export function compileRules(rules: readonly Rule[]): RuleSet {
     maxReach: Math.max(0, ...rules.map((r) => r.reach).filter(Number.isFinite)),
     untriggered: rules.filter((r) => r.triggers.length === 0),
     untriggeredGroups: [...groups.keys()].filter((g) => groups[g]?.triggers.length === 0),
+    markerProof: literals.every((l) => !l.includes("]")),
   };
 }
 
@@ -271,37 +274,44 @@ function windowsOf(text: string, set: RuleSet, markers: readonly Span[]): (numbe
     return ends[Math.min(reach, ends.length - 1)] ?? text.length;
   };
   let marker = 0;
-  set.scanner.scan(text, (at, literal) => {
-    while ((markers[marker]?.end ?? Number.POSITIVE_INFINITY) <= at) marker++;
-    const inside = markers[marker];
-    const length = set.scanner.literals[literal]?.length ?? 0;
-    if (inside !== undefined && inside.start <= at && at + length <= inside.end) return inside.end;
-    if (at >= (ends[0] ?? -1)) {
-      lineStart = text.lastIndexOf("\n", at - 1) + 1;
-      ends.length = 0;
-      ends.push(endOfLine(text, at));
-    }
-    // Whether every group this literal starts has its window over the line now (a case-sensitive group
-    // whose trigger is here in another case has not).
-    let all = true;
-    for (const { group, trigger } of set.activations[literal] ?? []) {
-      const g = set.groups[group];
-      if (g === undefined) continue;
-      if (g.caseSensitive && !text.startsWith(trigger, at)) {
-        all = false;
-        continue;
+  // Every hit inside a marker is dropped below, and with no literal holding the `]` that ends a marker
+  // none can start in one and end past it: the scan need not read the markers at all.
+  const skip = set.markerProof ? markers : [];
+  set.scanner.scan(
+    text,
+    (at, literal) => {
+      while ((markers[marker]?.end ?? Number.POSITIVE_INFINITY) <= at) marker++;
+      const inside = markers[marker];
+      const length = set.scanner.literals[literal]?.length ?? 0;
+      if (inside !== undefined && inside.start <= at && at + length <= inside.end) return inside.end;
+      if (at >= (ends[0] ?? -1)) {
+        lineStart = text.lastIndexOf("\n", at - 1) + 1;
+        ends.length = 0;
+        ends.push(endOfLine(text, at));
       }
-      const end = reachEnd(g.reach);
-      const list = windows[group];
-      const lastEnd = list?.at(-1);
-      if (list === undefined) windows[group] = [lineStart, end];
-      // A window that starts on the line right after the last one extends it: a text with a trigger on
-      // every line costs one window, not one per line.
-      else if (lastEnd === undefined || lineStart > lastEnd + 1) list.push(lineStart, end);
-      else if (end > lastEnd) list[list.length - 1] = end;
-    }
-    return all ? ends[0] : undefined;
-  });
+      // Whether every group this literal starts has its window over the line now (a case-sensitive group
+      // whose trigger is here in another case has not).
+      let all = true;
+      for (const { group, trigger } of set.activations[literal] ?? []) {
+        const g = set.groups[group];
+        if (g === undefined) continue;
+        if (g.caseSensitive && !text.startsWith(trigger, at)) {
+          all = false;
+          continue;
+        }
+        const end = reachEnd(g.reach);
+        const list = windows[group];
+        const lastEnd = list?.at(-1);
+        if (list === undefined) windows[group] = [lineStart, end];
+        // A window that starts on the line right after the last one extends it: a text with a trigger on
+        // every line costs one window, not one per line.
+        else if (lastEnd === undefined || lineStart > lastEnd + 1) list.push(lineStart, end);
+        else if (end > lastEnd) list[list.length - 1] = end;
+      }
+      return all ? ends[0] : undefined;
+    },
+    skip,
+  );
   return windows;
 }
 

@@ -1,5 +1,5 @@
 import { endingAt, type Rule, rule, taken } from "./redact-engine.ts";
-import { BRACKETS, isDigest, isPassphrase, looksSecretFor, type Strength } from "./redact-names.ts";
+import { BRACKETS, isDigest, isPassphrase, isSpace, looksSecretFor, type Strength } from "./redact-names.ts";
 import { numbered } from "./redact-pattern.ts";
 
 /**
@@ -169,6 +169,12 @@ function tableCell(m: RegExpExecArray, label: string, secret: string): string | 
   return bare;
 }
 
+/** Whether `text` holds white space as `\s` reads it. */
+function hasSpace(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (isSpace(text.charCodeAt(i))) return true;
+  return false;
+}
+
 /** `value` up to its first `|`. */
 function firstCell(value: string): string {
   const bar = value.indexOf("|");
@@ -213,7 +219,9 @@ export const LABEL_RULES: readonly Rule[] = [
     triggers: LABELS.map(([label]) => label.split(" ").at(-1) ?? label),
     caseSensitive: false,
     pick: (m) => {
-      const label = (m[G.spaced] ?? m[G.unspaced] ?? "").toLowerCase().replace(/\s+/g, " ");
+      // A label of one word (most of them) has no white space to fold: no replace for it.
+      const lower = (m[G.spaced] ?? m[G.unspaced] ?? "").toLowerCase();
+      const label = hasSpace(lower) ? lower.replace(/\s+/g, " ") : lower;
       const strength = strengthOf.get(label);
       if (strength === undefined) return undefined;
       const quoted = m[G.quoted];
@@ -248,5 +256,6 @@ export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
   String(firstCell),
   String(isCellChar),
   String(wordCell),
+  String(hasSpace),
   String(CELL_CHARS),
 ];

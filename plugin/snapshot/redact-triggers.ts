@@ -20,7 +20,15 @@ interface Literal {
  */
 export interface LiteralScanner {
   readonly literals: readonly string[];
-  scan(text: string, onHit: (at: number, literal: number) => number | undefined): void;
+  /**
+   * `skip`: ranges (sorted, disjoint) where no occurrence may start; the scan jumps over them without
+   * reading them (the markers of a text redacted once are most of it when its secrets were dense).
+   */
+  scan(
+    text: string,
+    onHit: (at: number, literal: number) => number | undefined,
+    skip?: readonly { readonly start: number; readonly end: number }[],
+  ): void;
 }
 
 /** Pair keys are two 7-bit codes. */
@@ -88,9 +96,14 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
         third[list * 4 + (code >> 5)] = (third[list * 4 + (code >> 5)] ?? 0) | (1 << (code & 31));
     }
   }
+  // The last character first: literals of one pair share their start (`pass`, `password`, `passphrase`,
+  // `passcode`), and their ends tell them apart at once.
   const matchesAt = (text: string, at: number, { lower, upper }: Literal): boolean => {
-    if (at + lower.length > text.length) return false;
-    for (let j = 0; j < lower.length; j++) {
+    const n = lower.length - 1;
+    if (at + n >= text.length) return false;
+    const end = text.charCodeAt(at + n);
+    if (end !== lower[n] && end !== upper[n]) return false;
+    for (let j = 0; j < n; j++) {
       const code = text.charCodeAt(at + j);
       if (code !== lower[j] && code !== upper[j]) return false;
     }
@@ -98,11 +111,23 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
   };
   return {
     literals,
-    scan(text, onHit) {
+    scan(text, onHit, skip = []) {
       // Per literal, where its next occurrence may be reported from (`onHit`'s answer).
       const until = new Int32Array(compiled.length);
       let next = fold[text.charCodeAt(0)] ?? 0;
+      let skipped = 0;
+      let skipAt = skip[0]?.start ?? -1;
       for (let i = 0; i < text.length - 1; i++) {
+        if (i === skipAt) {
+          const end = skip[skipped]?.end ?? i;
+          skipped++;
+          skipAt = skip[skipped]?.start ?? -1;
+          if (end > i) {
+            next = fold[text.charCodeAt(end)] ?? 0;
+            i = end - 1;
+            continue;
+          }
+        }
         const key = (next << 7) | (fold[text.charCodeAt(i + 1)] ?? 0);
         next = key & 127;
         const list = pairs[key] ?? 0;

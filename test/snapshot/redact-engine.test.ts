@@ -174,6 +174,22 @@ describe("findSecrets", () => {
     expect(found([exact], "key S3crc Key")).toEqual([["service-token", "S3crc"]]);
   });
 
+  it("skips markers in the trigger scan only while no trigger holds the `]` that ends one", () => {
+    const near = rule("secret-assignment", String.raw`(?<secret>\bS3cr[a-z0-9]+)`, {
+      triggers: ["key"],
+      pick: secret(() => true),
+    });
+    expect(compileRules([near]).markerProof).toBe(true);
+    // A trigger that starts in a marker and ends past it opens its window: the scan must read the marker.
+    const across = rule("secret-assignment", String.raw`(?<secret>\bS3cr[a-z0-9]+)`, {
+      triggers: ["]z"],
+      pick: secret(() => true),
+    });
+    expect(compileRules([across]).markerProof).toBe(false);
+    expect(found([across], "[REDACTED:jwt]z S3cra")).toEqual([["secret-assignment", "S3cra"]]);
+    expect(found([near], "[REDACTED:jwt]z S3cra [REDACTED:private-key]")).toEqual([]);
+  });
+
   it("reads a rule with endsWith only up to the literal's last occurrence, and not without one", () => {
     const user = rule("url-credentials", "://(?<secret>[a-z0-9]+)@", {
       triggers: ["://"],

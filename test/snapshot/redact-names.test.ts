@@ -1,9 +1,11 @@
 import { Buffer } from "node:buffer";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   classCount,
   classifyName,
   classifyQualified,
+  hasPlainShape,
   isBasicCredentials,
   isDigest,
   isPlaceholder,
@@ -12,6 +14,7 @@ import {
   isTestVerdict,
   looksSecret,
   looksSecretFor,
+  NOT_SECRET,
 } from "../../plugin/snapshot/redact-names.ts";
 
 /** `${TOKEN}`, as a shell or a template writes it. */
@@ -302,5 +305,45 @@ describe("classifyQualified", () => {
     expect(classifyQualified("public", "key")).toBeUndefined();
     expect(classifyQualified("API", "key")).toBe("weak");
     expect(classifyQualified("Xk9mP2", "password")).toBe("strong");
+  });
+});
+
+describe("hasPlainShape", () => {
+  it("says what trying every NOT_SECRET pattern says", () => {
+    const shaped = [
+      "getpass.getpass(",
+      "os.environ.get(",
+      "token.*leak",
+      "(?i)",
+      "agent:main:main",
+      "img_v3_02ab_1a2b-3c",
+      "32×4=128",
+      "обязательное",
+      "x ?? y",
+      SHELL_VARIABLE,
+      "4096",
+      "getToken",
+      "appKey:appSecret",
+      "OPENAI_API_KEY",
+      "process.env.TOKEN",
+      "~/.ssh/id_rsa",
+      "C:\\keys",
+      "https://example.com",
+      "SHA256:9f86d081",
+      "os.environ/API_KEY",
+      "Xk9#mP2vQ",
+      "Summer2024.Prod",
+      "\uD800abc",
+    ];
+    for (const value of shaped)
+      expect(hasPlainShape(value), value).toBe(NOT_SECRET.some((re) => re.test(value)));
+    const alphabet = fc.constantFrom(..."abzAZ09_.-:/=()[]{}$?&|>!*+\\×%#~@ \u00e9\u0436\ud800");
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 24 }), (chars) => {
+        const value = chars.join("");
+        expect(hasPlainShape(value)).toBe(NOT_SECRET.some((re) => re.test(value)));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

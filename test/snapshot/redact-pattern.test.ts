@@ -1,6 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileRules, findSecrets, type Rule, rule, secret } from "../../plugin/snapshot/redact-engine.ts";
-import { numbered } from "../../plugin/snapshot/redact-pattern.ts";
+import {
+  alternativesOf,
+  hasRunOfEight,
+  isAnchored,
+  joinPatterns,
+  numbered,
+} from "../../plugin/snapshot/redact-pattern.ts";
 
 /** The secrets `rules` find in `text`, as `[kind, text]`. */
 function found(rules: readonly Rule[], text: string): [string, string][] {
@@ -41,5 +48,84 @@ describe("numbered", () => {
       ["secret-assignment", "abcdef"],
       ["secret-assignment", "qwerty"],
     ]);
+  });
+});
+
+describe("joinPatterns", () => {
+  it("matches where any of the patterns does, each with its own case flag", () => {
+    const joined = joinPatterns([/^abc$/, /^x+$/i, /\d{3}/], "");
+    for (const [value, expected] of [
+      ["abc", true],
+      ["ABC", false],
+      ["XXX", true],
+      ["a123", true],
+      ["abcd", false],
+      ["", false],
+    ] as const)
+      expect(joined.test(value), value).toBe(expected);
+  });
+
+  it("tries anchored patterns at the start only under a ^ prefix, with the same answers", () => {
+    const patterns = [/^[a-z]+$/, /^(?:ab|cd)\d$/i, /^x|^y/];
+    const joined = joinPatterns(patterns, "^");
+    for (const value of ["abc", "AB1", "cd2", "x!", "yz", "1abc", " x", "ab12"])
+      expect(joined.test(value), value).toBe(patterns.some((re) => re.test(value)));
+  });
+
+  it("matches nothing when given no pattern", () => {
+    expect(joinPatterns([], "").test("anything")).toBe(false);
+    expect(joinPatterns([], "^").test("")).toBe(false);
+  });
+
+  it("refuses a pattern whose flags or backreferences it cannot keep", () => {
+    expect(() => joinPatterns([/a/u], "")).toThrow("big-memory: pattern /a/u cannot be joined");
+    expect(() => joinPatterns([/a/g], "")).toThrow("big-memory: pattern /a/g cannot be joined");
+    expect(() => joinPatterns([/(a)\1/], "")).toThrow("big-memory: pattern /(a)\\1/ cannot be joined");
+    expect(() => joinPatterns([/(?<q>a)\k<q>/], "")).toThrow("cannot be joined");
+  });
+});
+
+describe("alternativesOf and isAnchored", () => {
+  it("splits at the top-level | only, not inside groups, classes or after a backslash", () => {
+    expect(alternativesOf(String.raw`^a(?:b|c)|[|]d|\|e|^f`)).toEqual([
+      "^a(?:b|c)",
+      "[|]d",
+      String.raw`\|e`,
+      "^f",
+    ]);
+    expect(alternativesOf("abc")).toEqual(["abc"]);
+  });
+
+  it("is anchored when every alternative starts with ^ and the m flag is off", () => {
+    expect(isAnchored(/^a|^b/)).toBe(true);
+    expect(isAnchored(/^(?:a|b)$/)).toBe(true);
+    expect(isAnchored(/^a|b/)).toBe(false);
+    expect(isAnchored(/(?:^a)/)).toBe(false);
+    expect(isAnchored(/^a/m)).toBe(false);
+  });
+});
+
+describe("hasRunOfEight", () => {
+  it("says what /(.)\\1{7}/ says", () => {
+    for (const text of [
+      "",
+      "aaaaaaa",
+      "aaaaaaaa",
+      "xaaaaaaaay",
+      "\n\n\n\n\n\n\n\n",
+      "\u2028".repeat(9),
+      "ab".repeat(9),
+    ])
+      expect(hasRunOfEight(text), JSON.stringify(text)).toBe(/(.)\1{7}/.test(text));
+    const unit = fc.constantFrom("a", "b", "\n", "\r", "\u2028", "\u2029", "é", "\ud800", "\udc00");
+    // Runs of each unit, so that runs of seven, eight and nine are common.
+    const run = fc.tuple(unit, fc.integer({ min: 1, max: 9 })).map(([u, n]) => u.repeat(n));
+    fc.assert(
+      fc.property(fc.array(run, { maxLength: 8 }), (runs) => {
+        const text = runs.join("");
+        expect(hasRunOfEight(text)).toBe(/(.)\1{7}/.test(text));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { covers, type Finding, keep, markersIn, merge } from "../../plugin/snapshot/redact-spans.ts";
 
@@ -9,6 +10,21 @@ describe("markersIn", () => {
       "[REDACTED:cli-flag]",
     ]);
     expect(markersIn("no markers")).toEqual([]);
+  });
+
+  it("finds what a pattern of the marker's shape finds, on texts made of marker pieces", () => {
+    const piece = fc.constantFrom("[REDACTED:", "jwt", "cli-flag", "]", "[", "A", "x-9", " ", "\n", "");
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join("");
+        const expected = [...text.matchAll(/\[REDACTED:[a-z0-9-]+\]/g)].map((m) => ({
+          start: m.index,
+          end: m.index + m[0].length,
+        }));
+        expect(markersIn(text)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
 

@@ -102,6 +102,64 @@ describe("compileLiterals", () => {
     expect(hits(literals, text)).toHaveLength(40);
   });
 
+  it("reads nothing inside the ranges it is told to skip, and finds the rest as without them", () => {
+    const out: [number, number][] = [];
+    const text = "key [key] key[key]key [] key";
+    const skip = [
+      { start: 4, end: 9 },
+      { start: 13, end: 18 },
+      { start: 22, end: 22 },
+    ];
+    compileLiterals(["key", "y]"]).scan(
+      text,
+      (at, literal) => {
+        out.push([at, literal]);
+        return undefined;
+      },
+      skip,
+    );
+    expect(out).toEqual([
+      [0, 0],
+      [10, 0],
+      [18, 0],
+      [25, 0],
+    ]);
+  });
+
+  it("agrees with a naive scan outside random skipped ranges", () => {
+    const alphabet = fc.constantFrom(..."abAB_-:x");
+    const word = (min: number, max: number) =>
+      fc.array(alphabet, { minLength: min, maxLength: max }).map((c) => c.join(""));
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(word(2, 5), { minLength: 1, maxLength: 8 }),
+        word(0, 60),
+        fc.uniqueArray(fc.integer({ min: 0, max: 60 }), { maxLength: 8 }),
+        (literals, text, cuts) => {
+          // Cuts in pairs make sorted, disjoint ranges (possibly empty, adjacent or past the end).
+          const sorted = [...cuts].sort((a, b) => a - b);
+          const skip: { start: number; end: number }[] = [];
+          for (let i = 0; i + 1 < sorted.length; i += 2)
+            skip.push({ start: sorted[i] ?? 0, end: sorted[i + 1] ?? 0 });
+          const out: [number, number][] = [];
+          compileLiterals(literals).scan(
+            text,
+            (at, literal) => {
+              out.push([at, literal]);
+              return undefined;
+            },
+            skip,
+          );
+          const outside = naive(literals, text).filter(
+            ([at]) => !skip.some((r) => r.start <= at && at < r.end),
+          );
+          expect(out).toEqual(outside);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it("agrees with a naive scan on random ASCII texts and literals", () => {
     const alphabet = fc.constantFrom(..."abAB_-:x");
     const word = (min: number, max: number) =>
