@@ -393,5 +393,5 @@ export async function runCycle(
   return covered;
 }
 
-/** Events whose state is fsynced behind: a before_compaction (awaited; its snapshot is restored later). */
+/** Events whose state is fsynced behind: a before_compaction (awaited; what its state holds is restored later). */
 export const BEHIND: readonly CycleHookEvent["type"][] = ["before-compaction"];
