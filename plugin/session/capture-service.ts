@@ -1,11 +1,8 @@
 import { createHash } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { draftHasSubstance, draftSnapshot } from "../capture/draft.ts";
 import { flushPrompt } from "../capture/flush-prompt.ts";
-import { eventsFromMessages, trailForDraft, trailFromMessages } from "../capture/messages.ts";
+import { trailForDraft, trailFromMessages } from "../capture/messages.ts";
 import { reduceTrail, type Trail, type TrailEvent } from "../capture/trail.ts";
-import { cleanUserText } from "../capture/user-text.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { localTime } from "../snapshot/time.ts";
 import { nextSnapshotId } from "../store/daily-log.ts";
@@ -21,7 +18,7 @@ import {
 import {
   type FlushMarks,
   type PendingRestore,
-  SessionState,
+  type SessionState,
   withCapture,
   withPendingRestore,
 } from "./session-state.ts";
@@ -330,26 +327,36 @@ export async function coverCycle(
 /**
  * Moves the session's compaction cycle by one hook event (see cycle.ts): the flush run's block claimed
  * first (under the flush marks' lock), then one locked update of the session's state that applies the cover
- * effect (at most one block appended, durably), then the cycle's ledger facts appended (no fsync of their
- * own). Returns what covered the cycle, or null when the event needed no cover. At a {@link BEHIND} event
- * the state and the flush marks are renamed into place and fsynced after the hook returns: a crash of the
- * process keeps them, a power cut in those milliseconds may lose that compaction's restore, not its snapshot.
+ * effect (at most one block appended, durably, with its journal copy) and appends the cycle's ledger facts
+ * (no fsync of their own). Returns what covered the cycle, or null when the event needed no cover.
+ *
+ * `onCaptured` runs once the block and the ledger facts are written, before the new state is: a hook that
+ * returns then (before_compaction) leaves the state's write to finish behind, still under the session's
+ * lock, so no other process reads and rewrites the state in between, and this process's next read of the
+ * session waits for it. At a {@link BEHIND} event the state and the flush marks are fsynced behind too: a
+ * crash of the process loses neither the block nor the ledger line; a power cut in those milliseconds may
+ * lose that compaction's restore, not its snapshot.
  */
 export async function runCycle(
   ws: Workspace,
   ref: SessionRef,
   event: CycleHookEvent,
-  opts: { now: Date; safetyNet: boolean; restore: boolean; messages?: unknown[] | undefined },
+  opts: {
+    now: Date;
+    safetyNet: boolean;
+    restore: boolean;
+    messages?: unknown[] | undefined;
+    onCaptured?: () => void;
+  },
 ): Promise<CycleCapture | null> {
   const session = ws.session(ref.sessionKey, ref.agentId);
   const durable = !BEHIND.includes(event.type);
   const claims = claimsFlush(await session.read(), event);
   const claimed = claims ? await claimCycleFlush(ws, ref, opts.now, durable) : null;
   let covered: CycleCapture | null = null;
-  const facts: LedgerFact[] = [];
   // Apply each effect and feed its outcome back, until the cycle asks for nothing more.
   const apply = async (s: SessionState): Promise<SessionState> => {
-    facts.length = 0;
+    const facts: LedgerFact[] = [];
     let { state, effects } = cycleStep(s, event);
     const pending = [...effects];
     for (let effect = pending.shift(); effect !== undefined; effect = pending.shift()) {
@@ -373,77 +380,18 @@ export async function runCycle(
       }));
       pending.push(...effects);
     }
+    // The session as the hook names it; on record before the state is written (see onCaptured).
+    if (facts.length > 0) await ws.recordLedger(facts.map((f) => ({ ...f, session: ref.sessionKey })));
+    if (opts.onCaptured !== undefined) {
+      opts.onCaptured();
+      // The hook's caller goes on first; the state's redaction and write follow in a later turn of the loop.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     return state;
   };
   await session.update(apply, { durable });
-  // The session as the hook names it.
-  if (facts.length > 0) await ws.recordLedger(facts.map((f) => ({ ...f, session: ref.sessionKey })));
   return covered;
 }
 
-/** Events whose state is fsynced behind: a before_compaction (awaited; its snapshot is restored later). */
+/** Events whose state is fsynced behind: a before_compaction (awaited; what its state holds is restored later). */
 export const BEHIND: readonly CycleHookEvent["type"][] = ["before-compaction"];
-
-/** A user's words reduced for comparison: lower case, one space, at most 80 characters. */
-const askKey = (text: string) => text.toLowerCase().replace(/\s+/g, " ").trim().slice(0, 80);
-
-/**
- * The real session a flush run works for, found from the flush run's own conversation (OpenClaw runs the
- * flush on a detached view of the session's transcript, under an internal key): the session of the agent
- * whose observed asks the conversation holds, most of them; null when none or several match equally. With
- * no conversation (or no ask in it), the agent's only session, else null: never a guess among several. What this process kept in memory is written first, so every session's file
- * is current. A state file is taken only when its content names the agent (a file name can start like
- * another agent's: `main` and `main-2`), and one that cannot be read is passed over.
- */
-export async function flushTarget(
-  ws: Workspace,
-  agentId: string | null,
-  messages: readonly unknown[] | undefined,
-): Promise<SessionState | null> {
-  const asked = eventsFromMessages(messages ?? [], new Date(0).toISOString())
-    .filter((e) => e.type === "ask")
-    .map((e) => askKey(cleanUserText(e.text) ?? ""))
-    .filter((k) => k !== "");
-  await ws.flushSessions();
-  const dir = join(ws.stateDir, "sessions");
-  const names = await readdir(dir).catch(() => [] as string[]);
-  // State files are named by a slug of the key cut at 60 characters (session-state.ts).
-  const prefix = agentId === null ? "" : `agent-${agentId.replace(/[^a-zA-Z0-9_-]+/g, "-")}-`.slice(0, 60);
-  const states = await Promise.all(
-    names
-      .filter((n) => n.endsWith(".json") && n.startsWith(prefix))
-      .map((n) => readSessionFile(join(dir, n))),
-  );
-  const mine = states.filter(
-    (state): state is SessionState => state !== null && (agentId === null || ofAgent(state, agentId)),
-  );
-  // With no conversation to tell, the agent's one session is the flush's; among several, none is guessed.
-  if (asked.length === 0) return mine.length === 1 ? (mine[0] ?? null) : null;
-  let best: { state: SessionState; score: number } | null = null;
-  let tied = false;
-  for (const state of mine) {
-    const score = state.trail.asks
-      .map((a) => askKey(a.text))
-      .filter((k) => k !== "" && asked.some((m) => m.includes(k) || k.includes(m))).length;
-    if (score === 0) continue;
-    if (best === null || score > best.score) {
-      best = { state, score };
-      tied = false;
-    } else if (score === best.score) tied = true;
-  }
-  return best === null || tied ? null : best.state;
-}
-
-function ofAgent(s: SessionState, agentId: string): boolean {
-  return s.agentId === agentId || s.sessionKey.startsWith(`agent:${agentId}:`);
-}
-
-/** A session state file as it is on disk, or null when it is missing, torn or not a session state. */
-async function readSessionFile(path: string): Promise<SessionState | null> {
-  try {
-    const parsed = SessionState.safeParse(JSON.parse(await readFile(path, "utf8")));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
-}

@@ -93,7 +93,12 @@ export class CachedState<T> {
           async (value) => {
             // Under the lock, right after the read: nobody else writes the file until this update ends.
             writing.readStamp = this.file.stamp();
-            return fn(replay(changes, value));
+            // The file as this process wrote it, and no change since the queue was taken: the value in memory
+            // is those changes applied to it already (each change is applied once, not replayed).
+            const view = this.view;
+            const same =
+              view !== null && view.wrote?.value === value && this.queued.length === changes.length;
+            return fn(same ? view.current : replay(changes, value));
           },
           {
             onWritten: (written) => this.settle(written, this.file.stamp(), changes.length, true),

@@ -319,21 +319,25 @@ interface OpenedLog {
  */
 function checkBlock(block: string, id: string): number {
   const lines = block.split(LINE_ENDING);
-  const starts = lines.flatMap((line, index) => (START_MARKER.test(line) ? [index] : []));
+  const starts: number[] = [];
+  for (const [i, line] of lines.entries())
+    if (line.includes("BIG-MEMORY-SNAPSHOT") && START_MARKER.test(line)) starts.push(i);
   const [start] = starts;
   if (starts.length !== 1 || start === undefined) {
     throw new Error(
       `rendered block has ${starts.length} start marker lines (expected exactly one <!-- BIG-MEMORY-SNAPSHOT v1 -->)`,
     );
   }
-  const end = lines.findIndex((line, index) => index > start && END_MARKER.test(line));
+  const end = lines.findIndex(
+    (line, index) => index > start && line.includes("/BIG-MEMORY-SNAPSHOT") && END_MARKER.test(line),
+  );
   if (end === -1) {
     throw new Error(
       "rendered block has no end marker after its start marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
     );
   }
   const idLine = new RegExp(`^\\s*<!--\\s*snapshot-id:\\s*${id}\\s*-->\\s*$`);
-  if (!lines.slice(start + 1, end).some((line) => idLine.test(line))) {
+  if (!lines.slice(start + 1, end).some((line) => line.includes("snapshot-id") && idLine.test(line))) {
     throw new Error(
       `rendered block does not carry its id (expected <!-- snapshot-id: ${id} --> inside the block)`,
     );

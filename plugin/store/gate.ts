@@ -10,7 +10,7 @@
  * - Writes are atomic (temp file, fsync, rename, folder fsync) or durable appends (O_APPEND, fsync).
  */
 import { randomBytes } from "node:crypto";
-import { constants, lstatSync, readlinkSync } from "node:fs";
+import { constants, lstatSync, readlinkSync, statSync } from "node:fs";
 import {
   chmod,
   link,
@@ -83,6 +83,8 @@ export function gateJson<T>(value: T): { value: T; counts: RedactionCounts; tota
 export async function ensurePrivateDir(dir: string): Promise<string[]> {
   const target = resolve(dir);
   refuseLinkedStateDir(target);
+  // The usual case, a folder that is there: one synchronous stat, no round trip through the thread pool.
+  if (statSync(target, { throwIfNoEntry: false })?.isDirectory() === true) return [];
   let first: string | undefined;
   try {
     first = await mkdir(target, { recursive: true, mode: PRIVATE_DIR_MODE });

@@ -4,7 +4,6 @@ import { restoreNotice } from "../recover/inject.ts";
 import {
   beginTurn,
   endTurn,
-  flushTarget,
   newProviderMarks,
   observe,
   prepareFlush,
@@ -21,6 +20,8 @@ import {
   showsCompaction,
 } from "../session/conversation.ts";
 import type { CycleHookEvent } from "../session/cycle.ts";
+import { adoptLostCycle } from "../session/cycle-adopt.ts";
+import { flushTarget } from "../session/flush-target.ts";
 import { latestOfSession, restoreFor } from "../session/restore-service.ts";
 import type { PendingRestore } from "../session/session-state.ts";
 import type { Workspace } from "../session/workspace.ts";
@@ -76,10 +77,17 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     now: Date,
     event: CycleHookEvent,
     messages?: unknown[],
+    onCaptured?: () => void,
   ): Promise<void> => {
     const restore =
       event.type === "before-reset" ? config.restore.afterReset : config.restore.afterCompaction;
-    await runCycle(ws, ref, event, { now, safetyNet: config.capture.safetyNet, restore, messages });
+    await runCycle(ws, ref, event, {
+      now,
+      safetyNet: config.capture.safetyNet,
+      restore,
+      messages,
+      ...(onCaptured === undefined ? {} : { onCaptured }),
+    });
   };
   /**
    * Which path a compaction hook comes from, as far as its payload tells: an engine that owns compaction
@@ -132,6 +140,8 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
    * and restore are being written: that turn waits for them rather than miss the restore.
    */
   const cycleWork = new Map<string, Promise<unknown>>();
+  /** The sessions (per workspace) whose ledger was looked at for a cycle their state missed. */
+  const ledgerChecked = new Set<string>();
   /** Every hook's work still running, so the plugin's service can let it finish before the process ends. */
   const inFlight = new Set<Promise<unknown>>();
   const tracked = <T>(
@@ -262,6 +272,12 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     if (ctx.sessionKey !== undefined) await cycleWork.get(ctx.sessionKey);
     return guarded("before_prompt_build", ctx, async (ws, ref, now) => {
       const ask = userText(event);
+      // A compaction a killed process left in the ledger only (cycle-adopt.ts): looked for once per session.
+      const seenKey = `${ws.dir}\u0000${ref.sessionKey}`;
+      if (!ledgerChecked.has(seenKey)) {
+        ledgerChecked.add(seenKey);
+        await adoptLostCycle(ws, ref);
+      }
       if (Array.isArray(event.messages))
         await noticeInConversation(ws, ref, now, event.messages as unknown[]);
       // One locked update per turn: record the ask and take the pending restores together.
@@ -351,8 +367,14 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     }),
   );
 
-  api.on("before_compaction", (event, ctx) =>
-    tracked("before_compaction", ctx, async (ws, ref, now) => {
+  // OpenClaw waits for this hook before it compacts: it returns once the snapshot is durable in the daily log
+  // (and its journal) and the ledger holds the cycle; the session's state is written behind (runCycle).
+  api.on("before_compaction", (event, ctx) => {
+    let captured = () => {};
+    const written = new Promise<void>((resolve) => {
+      captured = resolve;
+    });
+    const run = tracked("before_compaction", ctx, async (ws, ref, now) => {
       const path = await compactionPath(ws, ref, event, ctx);
       await moveCycle(
         ws,
@@ -360,9 +382,11 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
         now,
         { type: "before-compaction", path, at: now.toISOString() },
         event.messages,
+        captured,
       );
-    }),
-  );
+    });
+    return Promise.race([written, run]).then(() => undefined);
+  });
 
   const checkConsent = createConsentCheck(deps);
   api.on("after_compaction", (event, ctx) =>

@@ -53,6 +53,28 @@ describe("CachedState", () => {
     expect(onDisk()).toEqual({ version: 1, log: ["other", "mine"], pending: "2026-11-22-01" });
   });
 
+  it("applies each change once when the file is still the one it wrote, and replays them onto another's", async () => {
+    const mine = cached();
+    const applied: string[] = [];
+    const counted = (entry: string) => (c: Counter) => {
+      applied.push(entry);
+      return add(entry)(c);
+    };
+    await mine.update((c) => c);
+    await mine.flush();
+    mine.change(counted("a"));
+    mine.change(counted("b"));
+    await mine.update((c) => ({ ...c, pending: "2026-11-22-03" }));
+    expect(applied).toEqual(["a", "b"]);
+    expect(onDisk()).toEqual({ version: 1, log: ["a", "b"], pending: "2026-11-22-03" });
+    // Another process wrote meanwhile: the change is replayed onto its file.
+    mine.change(counted("c"));
+    await cached().update((c) => add("other")(c));
+    await mine.flush();
+    expect(applied).toEqual(["a", "b", "c", "c"]);
+    expect(onDisk()).toEqual({ version: 1, log: ["a", "b", "other", "c"], pending: "2026-11-22-03" });
+  });
+
   it("reloads when another process changed the file, with its own changes still on top", async () => {
     const mine = cached();
     const other = cached();
