@@ -81,6 +81,7 @@ export class FtsShard implements Shard {
   readonly #fields: StatementSync;
   readonly #restricted: StatementSync;
   readonly #candidates: StatementSync;
+  readonly #matching: StatementSync;
   readonly #screen: StatementSync;
   /** The candidates of this query as a JSON array, once a common term was read. */
   #only: string | undefined;
@@ -113,6 +114,7 @@ export class FtsShard implements Shard {
     this.#candidates = db.prepare(
       `SELECT rowid FROM postings WHERE postings MATCH ? ORDER BY bm25(postings, ${boosts}) LIMIT ?`,
     );
+    this.#matching = db.prepare("SELECT rowid FROM postings WHERE postings MATCH ? LIMIT ?");
     this.#entry = db.prepare(`SELECT ${ENTRY_NAMES} FROM entries WHERE doc = ?`);
     db.function("screen_text", { deterministic: true }, screenText);
     this.#screen = db.prepare(
@@ -166,10 +168,14 @@ export class FtsShard implements Shard {
 
   /**
    * The best `limit` snapshots for an FTS5 query expression by FTS5's BM25, with the field boosts of
-   * document.ts as column weights: the candidates of a query with a common term.
+   * document.ts as column weights: the candidates of a query with a common term. When no more than
+   * `limit` snapshots match, they are all the best and are taken as they come, without ranking: FTS5's
+   * `bm25()` costs more than the match (an absent identifier's leaves, a rare word).
    */
   candidates(match: string, limit = CANDIDATES): number[] {
-    return this.#candidates.all(match, limit).map((row) => num(row, "rowid"));
+    const matching = this.#matching.all(match, limit + 1);
+    const rows = matching.length <= limit ? matching : this.#candidates.all(match, limit);
+    return rows.map((row) => num(row, "rowid"));
   }
 
   /** Reads the postings of common terms for `docs` only, until the next {@link begin}. */

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIELDS } from "../../plugin/search/document.ts";
+import { FIELD_BOOSTS, FIELDS } from "../../plugin/search/document.ts";
 import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
 import { candidateWords } from "../../plugin/search/fts-index.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
@@ -74,6 +74,27 @@ describe("FtsShard", () => {
     const tiers = candidateTiers(candidateWords("ERR_DUPLICATE_KEY upsert deploy", 10));
     expect(tiers.map((match) => ids(match).sort())).toEqual([[], ["2026-11-20-01"]]);
     expect(candidateTiers(candidateWords("ERR_DUPLICATE_KY", 10)).map(ids)).toEqual([[]]);
+  });
+
+  it("takes every match when no more than the limit match, and FTS5's BM25 best when more do", () => {
+    const boosts = FIELDS.map((f) => FIELD_BOOSTS[f]).join(", ");
+    const ranked = (match: string, limit: number) =>
+      store.db
+        .prepare(
+          `SELECT rowid FROM postings WHERE postings MATCH ? ORDER BY bm25(postings, ${boosts}) LIMIT ?`,
+        )
+        .all(match, limit)
+        .map((row) => row.rowid);
+    for (const match of ['"upsert"', '"err_duplicate_key"', '"upsert" OR "deploy"', '"absent"']) {
+      for (const limit of [1, 2, 3, 10]) {
+        const expected = ranked(match, limit);
+        const found = shard.candidates(match, limit);
+        // Within the limit the order is FTS5's own; past it, the BM25 order.
+        if (ranked(match, 100).length <= limit)
+          expect(found.sort(), `${match} ${limit}`).toEqual(expected.sort());
+        else expect(found, `${match} ${limit}`).toEqual(expected);
+      }
+    }
   });
 
   it("reaches, counts and scores every lookup as the frozen shard does", () => {
