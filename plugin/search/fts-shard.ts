@@ -76,6 +76,7 @@ export class FtsShard implements Shard {
   readonly #entries = new Map<number, Entry>();
   readonly #count: StatementSync;
   readonly #range: StatementSync;
+  readonly #rangeFrom: StatementSync;
   readonly #postings: StatementSync;
   readonly #entry: StatementSync;
   readonly #fields: StatementSync;
@@ -100,7 +101,8 @@ export class FtsShard implements Shard {
       this.lengthSums[f] = (this.lengthSums[f] ?? 0) + (this.#lengths[i] ?? 0);
     }
     this.#count = db.prepare("SELECT doc FROM vocab_row WHERE term = ?");
-    this.#range = db.prepare("SELECT term FROM vocab_row WHERE term >= ? AND term < ?");
+    this.#range = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ? AND term < ?");
+    this.#rangeFrom = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ?");
     const fieldNumber = `CASE col ${FIELDS.map((f, i) => `WHEN '${f}' THEN ${i}`).join(" ")} END`;
     const postings = (where: string) =>
       db.prepare(
@@ -233,18 +235,25 @@ export class FtsShard implements Shard {
     return Math.min(cap, this.#documentCount(term));
   }
 
-  /** Terms of the vocabulary that start with `prefix` (itself included). */
+  /** Terms of the vocabulary that start with `prefix` (itself included), sorted as vocabulary.ts expects. */
   termsStartingWith(prefix: string): string[] {
-    return this.#range.all(prefix, prefix + LAST).map((row) => text(row, "term"));
+    return sortedTerms(this.#range.all(prefix, prefix + LAST));
+  }
+
+  /**
+   * Terms of the vocabulary whose first UTF-16 code unit is that of `term`, sorted as vocabulary.ts
+   * expects: every term a typo walk of `term` can reach (typos keep the first character, vocabulary.ts
+   * `FUZZY_FIXED_PREFIX`), read from a B-tree range instead of the whole vocabulary.
+   */
+  termsSharingFirst(term: string): string[] {
+    const [lo, hi] = firstUnitRange(term.charCodeAt(0));
+    if (lo === undefined) return [];
+    return sortedTerms(hi === undefined ? this.#rangeFrom.all(lo) : this.#range.all(lo, hi));
   }
 
   /** Every term of the vocabulary, sorted by UTF-16 code units (as vocabulary.ts expects). */
   vocabulary(): string[] {
-    const terms = this.#store.db
-      .prepare("SELECT term FROM vocab_row")
-      .all()
-      .map((row) => text(row, "term"));
-    return terms.sort();
+    return sortedTerms(this.#rangeFrom.all(""));
   }
 
   reach(lookup: TermLookup): Reach[] {
@@ -315,6 +324,28 @@ export class FtsShard implements Shard {
       acc.add(doc, bit, field, score, reach.exact);
     }
   }
+}
+
+/** Terms as SQLite lists them (UTF-8 byte order), in UTF-16 code unit order: the same but past U+D7FF. */
+function sortedTerms(rows: readonly Record<string, SQLOutputValue>[]): string[] {
+  const terms = rows.map((row) => text(row, "term"));
+  return terms.some((t) => PAST_D7FF.test(t)) ? terms.sort() : terms;
+}
+const PAST_D7FF = /[\ud800-\uffff]/;
+
+/**
+ * Bounds (SQL text, lower inclusive, upper exclusive or none) of the terms whose first UTF-16 code unit
+ * is `unit`; none for NaN (no text) or a lone low surrogate, which no stored term begins with.
+ */
+export function firstUnitRange(unit: number): [string | undefined, string | undefined] {
+  if (Number.isNaN(unit) || (unit >= 0xdc00 && unit <= 0xdfff)) return [undefined, undefined];
+  if (unit >= 0xd800 && unit <= 0xdbff) {
+    const first = 0x10000 + ((unit - 0xd800) << 10);
+    const end = first + 0x400;
+    return [String.fromCodePoint(first), end > 0x10ffff ? undefined : String.fromCodePoint(end)];
+  }
+  const end = unit === 0xd7ff ? 0xe000 : unit + 1;
+  return [String.fromCharCode(unit), String.fromCodePoint(end)];
 }
 
 const patterns = new Map<string, RegExp>();

@@ -4,8 +4,9 @@
  * and read back through FTS5's ASCII tokenizer with every connector as a token character, so that each
  * term of the project stays one FTS5 token (`err_duplicate_key`, `src/auth/oauth-callback.ts`); the
  * `fts5vocab` tables expose the vocabulary, document frequencies per field and term frequencies. Beside
- * it, the stored entry of each snapshot, the field lengths of each month and the fingerprints of the logs
- * read. The file and its WAL are private (0600 in a 0700 folder); a file that is corrupt, of another
+ * it, the stored entry of each snapshot, the field lengths of each month, the fingerprints of the logs
+ * read and the terms of each month in a plain B-tree (`terms`: a range of the vocabulary read from it costs
+ * no document counts, which `fts5vocab` computes for every term it lists). The file and its WAL are private (0600 in a 0700 folder); a file that is corrupt, of another
  * version or not a database at all is deleted and created anew (its content comes from the logs).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync } from "node:fs";
@@ -15,7 +16,7 @@ import { DatabaseSync, type SQLOutputValue, type StatementSync } from "node:sqli
 import { type Entry, FIELDS } from "./document.ts";
 
 /** Version of the file's layout (SQLite `user_version`); a file of another version is rebuilt. */
-export const FTS_VERSION = 2;
+export const FTS_VERSION = 3;
 /** Name of the database file in the index folder. */
 export const FTS_FILE = "sealed.sqlite";
 
@@ -51,6 +52,8 @@ CREATE TABLE entries (doc INTEGER PRIMARY KEY, month TEXT NOT NULL, ${ENTRY_COLU
   ([name, type]) => `${name} ${type}`,
 ).join(", ")});
 CREATE INDEX entries_month ON entries (month);
+CREATE TABLE terms (term TEXT NOT NULL, month TEXT NOT NULL, PRIMARY KEY (term, month)) WITHOUT ROWID;
+CREATE INDEX terms_month ON terms (month);
 CREATE TABLE months (month TEXT PRIMARY KEY, first_doc INTEGER NOT NULL, lengths BLOB NOT NULL);
 CREATE TABLE logs (file TEXT PRIMARY KEY, month TEXT NOT NULL, size INTEGER NOT NULL,
   mtime_ms REAL NOT NULL, crc32 TEXT NOT NULL);
@@ -190,6 +193,7 @@ export class FtsStore {
   readonly status: StoreStatus;
   readonly #insert: StatementSync;
   readonly #insertEntry: StatementSync;
+  readonly #insertTerm: StatementSync;
 
   private constructor(path: string, db: DatabaseSync, status: StoreStatus) {
     this.path = path;
@@ -201,6 +205,7 @@ export class FtsStore {
     this.#insertEntry = db.prepare(
       `INSERT INTO entries (doc, month, ${ENTRY_NAMES}) VALUES (?, ?${", ?".repeat(ENTRY_COLUMNS.length)})`,
     );
+    this.#insertTerm = db.prepare("INSERT INTO terms (term, month) VALUES (?, ?)");
   }
 
   /**
@@ -282,6 +287,7 @@ export class FtsStore {
       const next = this.db.prepare("SELECT coalesce(max(doc) + 1, 0) AS next FROM entries").get();
       const first = num(next, "next");
       const lengths: number[] = [];
+      const terms = new Set<string>();
       documents.forEach((d, i) => {
         if (d.fields.length !== FIELDS.length || d.lengths.length !== FIELDS.length)
           throw new Error(
@@ -308,7 +314,9 @@ export class FtsStore {
           e.text,
         );
         lengths.push(...d.lengths);
+        for (const field of d.fields) for (const term of field.split(" ")) if (term !== "") terms.add(term);
       });
+      for (const term of [...terms].sort()) this.#insertTerm.run(term, month);
       this.db
         .prepare("INSERT INTO months (month, first_doc, lengths) VALUES (?, ?, ?)")
         .run(month, first, encodeLengths(lengths));
@@ -342,6 +350,7 @@ export class FtsStore {
     for (const row of docs) remove.run(num(row, "doc"));
     this.db.prepare("DELETE FROM entries WHERE month = ?").run(month);
     this.db.prepare("DELETE FROM months WHERE month = ?").run(month);
+    this.db.prepare("DELETE FROM terms WHERE month = ?").run(month);
     this.db.prepare("DELETE FROM logs WHERE month = ?").run(month);
   }
 

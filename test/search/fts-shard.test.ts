@@ -8,6 +8,7 @@ import {
   CANDIDATES,
   candidateCount,
   FtsShard,
+  firstUnitRange,
   LazyEntry,
   rowEntry,
   SEALED,
@@ -157,6 +158,60 @@ describe("FtsShard", () => {
     expect(shard.termsStartingWith("err_")).toEqual(["err_duplicate_key"]);
     const vocabulary = shard.vocabulary();
     expect(vocabulary).toEqual([...frozen.parts.terms]);
+  });
+});
+
+describe("FtsShard terms", () => {
+  // Terms past U+D7FF sort differently as UTF-8 bytes (SQLite) and as UTF-16 code units (JavaScript).
+  const words = ["café_menu", "cafe_menu", "cache_key", "zoo", "ﬁle_ok", "𠀀_axis", "𠀀_beta", "ｚ_wide"];
+  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+  let store: FtsStore;
+  beforeAll(async () => {
+    ws = await tempWorkspace();
+    store = FtsStore.open(join(ws.dir, "idx"));
+    const docs = words.map((w, i) =>
+      located(snap(`2026-10-0${(i % 9) + 1}-0${i}`, { goal: `Look at ${w}` })),
+    );
+    store.putMonth("2026-10", docs.map(sealedDocument), []);
+    store.putMonth("2026-11", DOCS.map(sealedDocument), []);
+  });
+  afterAll(async () => {
+    store.close();
+    await ws.cleanup();
+  });
+
+  it("lists the terms sharing a first code unit as the whole vocabulary filtered, in the same order", () => {
+    const shard = new FtsShard(store);
+    const vocabulary = shard.vocabulary();
+    expect(vocabulary).toEqual([...vocabulary].sort());
+    for (const word of [...words, "c", "err_x", "u", "q", "\ud840", "\udc00", ""]) {
+      const unit = word.charCodeAt(0);
+      expect(shard.termsSharingFirst(word), word).toEqual(
+        Number.isNaN(unit) ? [] : vocabulary.filter((t) => t.charCodeAt(0) === unit),
+      );
+    }
+    expect(shard.termsSharingFirst("𠀀")).toEqual(["𠀀"]);
+    expect(shard.termsSharingFirst("c")).toEqual(["cache", "cache_key", "cafe", "cafe_menu"]);
+  });
+
+  it("forgets a month's terms with the month", () => {
+    store.dropMonth("2026-10");
+    const shard = new FtsShard(store);
+    expect(shard.termsSharingFirst("cafe")).toEqual([]);
+    expect(shard.termsStartingWith("err_")).toEqual(["err_duplicate_key"]);
+    expect(shard.termsSharingFirst("z")).toEqual([]);
+  });
+});
+
+describe("firstUnitRange", () => {
+  it("bounds the code points a first code unit stands for", () => {
+    expect(firstUnitRange("a".charCodeAt(0))).toEqual(["a", "b"]);
+    expect(firstUnitRange(0xd7ff)).toEqual(["\ud7ff", "\ue000"]);
+    expect(firstUnitRange(0xffff)).toEqual(["\uffff", "\u{10000}"]);
+    expect(firstUnitRange(0xd835)).toEqual(["\u{1d400}", "\u{1d800}"]);
+    expect(firstUnitRange(0xdbff)).toEqual(["\u{10fc00}", undefined]);
+    expect(firstUnitRange(0xdc00)).toEqual([undefined, undefined]);
+    expect(firstUnitRange(Number.NaN)).toEqual([undefined, undefined]);
   });
 });
 
