@@ -1,7 +1,8 @@
 /**
- * The sealed months as one shard (shard.ts) read from the SQLite file of fts-store.ts: FTS5's vocabulary
- * tables give the terms a lookup reaches (exact, by prefix: a range of the sorted vocabulary), their
- * document frequencies per field and their term frequencies per document and field; the field lengths
+ * The sealed months as one shard (shard.ts) read from the SQLite file of fts-store.ts: its `terms` table
+ * gives the terms a lookup reaches (exact, by prefix: a range of the sorted vocabulary) and their
+ * document frequencies, in all and per field (summed over the months); FTS5 names candidates and its
+ * `fts5vocab` instance table gives term frequencies per document and field; the field lengths
  * are held in memory (two bytes a field and snapshot); entries are read by document number as ranking
  * needs them and kept in a bounded cache. Scores are those of scoring.ts, so a snapshot scores the same
  * here as in a hot (minisearch) month. What one query looked up is remembered until the next
@@ -14,6 +15,7 @@ import {
   type CandidateWords,
   candidateTiers,
   ENTRY_COLUMNS,
+  FIELD_COUNTS,
   type FtsStore,
   hasWords,
   NO_WORDS,
@@ -58,7 +60,6 @@ export const ENTRY_CACHE = 4096;
 /** Highest code point: a bound above every term that starts with a given prefix. */
 const LAST = "\u{10ffff}";
 const F = FIELDS.length;
-const FIELD_NUMBER = new Map<string, number>(FIELDS.map((f, i) => [f, i]));
 
 /** What {@link FtsShard.month} says: the shard holds every sealed month. */
 export const SEALED = "sealed";
@@ -100,7 +101,7 @@ export class FtsShard implements Shard {
       const f = i % F;
       this.lengthSums[f] = (this.lengthSums[f] ?? 0) + (this.#lengths[i] ?? 0);
     }
-    this.#count = db.prepare("SELECT doc FROM vocab_row WHERE term = ?");
+    this.#count = db.prepare("SELECT coalesce(sum(docs), 0) AS doc FROM terms WHERE term = ?");
     this.#range = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ? AND term < ?");
     this.#rangeFrom = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ?");
     const fieldNumber = `CASE col ${FIELDS.map((f, i) => `WHEN '${f}' THEN ${i}`).join(" ")} END`;
@@ -111,7 +112,9 @@ export class FtsShard implements Shard {
       );
     this.#postings = postings("term = ?");
     this.#restricted = postings("term = ? AND doc IN (SELECT value FROM json_each(?))");
-    this.#fields = db.prepare("SELECT col, doc FROM vocab_col WHERE term = ?");
+    this.#fields = db.prepare(
+      `SELECT ${FIELD_COUNTS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(", ")} FROM terms WHERE term = ?`,
+    );
     const boosts = FIELDS.map((f) => FIELD_BOOSTS[f]).join(", ");
     this.#candidates = db.prepare(
       `SELECT rowid FROM postings WHERE postings MATCH ? ORDER BY bm25(postings, ${boosts}) LIMIT ?`,
@@ -158,7 +161,8 @@ export class FtsShard implements Shard {
     for (const [i, match] of tiers.entries()) {
       // The last tier (any plain word) is the costly one: only when the others found too few.
       if (i > 0 && i === tiers.length - 1 && found.size >= this.#words.needed) break;
-      for (const doc of this.candidates(match, limit)) found.add(doc);
+      // Only the first tier (every word) is likely to match no more than the limit: the others are ranked at once.
+      for (const doc of this.candidates(match, limit, i === 0)) found.add(doc);
     }
     return [...found];
   }
@@ -172,11 +176,12 @@ export class FtsShard implements Shard {
    * The best `limit` snapshots for an FTS5 query expression by FTS5's BM25, with the field boosts of
    * document.ts as column weights: the candidates of a query with a common term. When no more than
    * `limit` snapshots match, they are all the best and are taken as they come, without ranking: FTS5's
-   * `bm25()` costs more than the match (an absent identifier's leaves, a rare word).
+   * `bm25()` costs more than the match (an absent identifier's leaves, a rare word). `probe: false`
+   * ranks at once (an expression that surely matches more: the probe would be wasted).
    */
-  candidates(match: string, limit = CANDIDATES): number[] {
-    const matching = this.#matching.all(match, limit + 1);
-    const rows = matching.length <= limit ? matching : this.#candidates.all(match, limit);
+  candidates(match: string, limit = CANDIDATES, probe = true): number[] {
+    const matching = probe ? this.#matching.all(match, limit + 1) : [];
+    const rows = probe && matching.length <= limit ? matching : this.#candidates.all(match, limit);
     return rows.map((row) => num(row, "rowid"));
   }
 
@@ -304,12 +309,12 @@ export class FtsShard implements Shard {
     return list;
   }
 
-  /** Document frequencies per field, from FTS5's vocabulary (of every snapshot, candidates or not). */
+  /** Document frequencies per field, from the months' term counts (of every snapshot, candidates or not). */
   countFields(reach: Reach, df: Float64Array): void {
-    for (const row of this.#fields.all(reach.term)) {
-      const field = FIELD_NUMBER.get(text(row, "col"));
-      if (field !== undefined) df[field] = (df[field] ?? 0) + num(row, "doc");
-    }
+    const row = this.#fields.get(reach.term);
+    FIELD_COUNTS.forEach((column, f) => {
+      df[f] = (df[f] ?? 0) + num(row, column);
+    });
   }
 
   score(reach: Reach, bit: number, df: Float64Array, stats: CorpusStats, acc: Accumulator): void {

@@ -5,8 +5,9 @@
  * term of the project stays one FTS5 token (`err_duplicate_key`, `src/auth/oauth-callback.ts`); the
  * `fts5vocab` tables expose the vocabulary, document frequencies per field and term frequencies. Beside
  * it, the stored entry of each snapshot, the field lengths of each month, the fingerprints of the logs
- * read and the terms of each month in a plain B-tree (`terms`: a range of the vocabulary read from it costs
- * no document counts, which `fts5vocab` computes for every term it lists). The file and its WAL are private (0600 in a 0700 folder); a file that is corrupt, of another
+ * read, and the terms of each month with their document counts, in all and per field, in a plain B-tree
+ * (`terms`): reading a term's counts or a range of the vocabulary from it is a seek, where `fts5vocab`
+ * walks each term's postings to count its documents. The file and its WAL are private (0600 in a 0700 folder); a file that is corrupt, of another
  * version or not a database at all is deleted and created anew (its content comes from the logs).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync } from "node:fs";
@@ -23,6 +24,8 @@ export const FTS_FILE = "sealed.sqlite";
 /** Every character tokenize.ts joins words with: FTS5 keeps them inside tokens. */
 const TOKEN_CHARS = "_-./\\:@#$+~";
 const COLUMNS = FIELDS.join(", ");
+/** Columns of `terms` holding, per field in FIELDS order, how many of the month's snapshots hold the term there. */
+export const FIELD_COUNTS = FIELDS.map((_f, i) => `f${i}`);
 
 /** The columns of an entry (document.ts `Entry` but `time`, derived again), with their SQL types. */
 export const ENTRY_COLUMNS = [
@@ -52,7 +55,9 @@ CREATE TABLE entries (doc INTEGER PRIMARY KEY, month TEXT NOT NULL, ${ENTRY_COLU
   ([name, type]) => `${name} ${type}`,
 ).join(", ")});
 CREATE INDEX entries_month ON entries (month);
-CREATE TABLE terms (term TEXT NOT NULL, month TEXT NOT NULL, PRIMARY KEY (term, month)) WITHOUT ROWID;
+CREATE TABLE terms (term TEXT NOT NULL, month TEXT NOT NULL, docs INTEGER NOT NULL, ${FIELD_COUNTS.map(
+  (c) => `${c} INTEGER NOT NULL`,
+).join(", ")}, PRIMARY KEY (term, month)) WITHOUT ROWID;
 CREATE INDEX terms_month ON terms (month);
 CREATE TABLE months (month TEXT PRIMARY KEY, first_doc INTEGER NOT NULL, lengths BLOB NOT NULL);
 CREATE TABLE logs (file TEXT PRIMARY KEY, month TEXT NOT NULL, size INTEGER NOT NULL,
@@ -186,6 +191,29 @@ function subsets<T>(items: readonly T[], size: number): T[][] {
   return [...subsets(rest, size - 1).map((s) => [first, ...s]), ...subsets(rest, size)];
 }
 
+/**
+ * Adds a document's terms to `counts`: per term, the documents holding it anywhere, then per field (FIELDS
+ * order) those holding it there; `fields` as {@link SealedDocument.fields}.
+ */
+export function countTerms(fields: readonly string[], counts: Map<string, number[]>): void {
+  const seen = new Set<string>();
+  fields.forEach((field, f) => {
+    for (const term of new Set(field.split(" "))) {
+      if (term === "") continue;
+      let row = counts.get(term);
+      if (row === undefined) {
+        row = new Array<number>(FIELDS.length + 1).fill(0);
+        counts.set(term, row);
+      }
+      row[f + 1] = (row[f + 1] ?? 0) + 1;
+      if (!seen.has(term)) {
+        seen.add(term);
+        row[0] = (row[0] ?? 0) + 1;
+      }
+    }
+  });
+}
+
 /** The SQLite file of sealed months, open. */
 export class FtsStore {
   readonly path: string;
@@ -205,7 +233,9 @@ export class FtsStore {
     this.#insertEntry = db.prepare(
       `INSERT INTO entries (doc, month, ${ENTRY_NAMES}) VALUES (?, ?${", ?".repeat(ENTRY_COLUMNS.length)})`,
     );
-    this.#insertTerm = db.prepare("INSERT INTO terms (term, month) VALUES (?, ?)");
+    this.#insertTerm = db.prepare(
+      `INSERT INTO terms (term, month, docs, ${FIELD_COUNTS.join(", ")}) VALUES (?, ?, ?${", ?".repeat(FIELDS.length)})`,
+    );
   }
 
   /**
@@ -287,7 +317,7 @@ export class FtsStore {
       const next = this.db.prepare("SELECT coalesce(max(doc) + 1, 0) AS next FROM entries").get();
       const first = num(next, "next");
       const lengths: number[] = [];
-      const terms = new Set<string>();
+      const counts = new Map<string, number[]>();
       documents.forEach((d, i) => {
         if (d.fields.length !== FIELDS.length || d.lengths.length !== FIELDS.length)
           throw new Error(
@@ -314,9 +344,10 @@ export class FtsStore {
           e.text,
         );
         lengths.push(...d.lengths);
-        for (const field of d.fields) for (const term of field.split(" ")) if (term !== "") terms.add(term);
+        countTerms(d.fields, counts);
       });
-      for (const term of [...terms].sort()) this.#insertTerm.run(term, month);
+      for (const term of [...counts.keys()].sort())
+        this.#insertTerm.run(term, month, ...(counts.get(term) ?? []));
       this.db
         .prepare("INSERT INTO months (month, first_doc, lengths) VALUES (?, ?, ?)")
         .run(month, first, encodeLengths(lengths));
@@ -384,6 +415,7 @@ function check(db: DatabaseSync): string | undefined {
   db.prepare("SELECT count(*) AS n FROM months").get();
   db.prepare("SELECT count(*) AS n FROM logs").get();
   db.prepare("SELECT term FROM vocab_row LIMIT 1").all();
+  db.prepare(`SELECT term, docs, ${FIELD_COUNTS.join(", ")} FROM terms LIMIT 1`).all();
   return undefined;
 }
 

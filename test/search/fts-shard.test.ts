@@ -90,6 +90,7 @@ describe("FtsShard", () => {
       for (const limit of [1, 2, 3, 10]) {
         const expected = ranked(match, limit);
         const found = shard.candidates(match, limit);
+        expect(shard.candidates(match, limit, false), `${match} ${limit} ranked`).toEqual(expected);
         // Within the limit the order is FTS5's own; past it, the BM25 order.
         if (ranked(match, 100).length <= limit)
           expect(found.sort(), `${match} ${limit}`).toEqual(expected.sort());
@@ -170,7 +171,7 @@ describe("FtsShard terms", () => {
     ws = await tempWorkspace();
     store = FtsStore.open(join(ws.dir, "idx"));
     const docs = words.map((w, i) =>
-      located(snap(`2026-10-0${(i % 9) + 1}-0${i}`, { goal: `Look at ${w}` })),
+      located(snap(`2026-10-0${(i % 9) + 1}-0${i}`, { goal: `Look at ${w} upsert` })),
     );
     store.putMonth("2026-10", docs.map(sealedDocument), []);
     store.putMonth("2026-11", DOCS.map(sealedDocument), []);
@@ -191,6 +192,11 @@ describe("FtsShard terms", () => {
       );
     }
     expect(shard.termsSharingFirst("𠀀")).toEqual(["𠀀"]);
+    // Document counts add up over the months, in all and per field.
+    expect(shard.exactCount("upsert", 100)).toBe(words.length + 2);
+    const df = new Float64Array(FIELDS.length);
+    shard.countFields({ term: "upsert", ref: 0, weight: 1, exact: true }, df);
+    expect(df[FIELDS.indexOf("goal")]).toBe(words.length + 2);
     expect(shard.termsSharingFirst("c")).toEqual(["cache", "cache_key", "cafe", "cafe_menu"]);
   });
 
@@ -200,6 +206,8 @@ describe("FtsShard terms", () => {
     expect(shard.termsSharingFirst("cafe")).toEqual([]);
     expect(shard.termsStartingWith("err_")).toEqual(["err_duplicate_key"]);
     expect(shard.termsSharingFirst("z")).toEqual([]);
+    expect(shard.exactCount("upsert", 100)).toBe(2);
+    expect(shard.exactCount("look", 100)).toBe(0);
   });
 });
 

@@ -6,6 +6,7 @@ import { FIELDS } from "../../plugin/search/document.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
 import {
   bytes,
+  countTerms,
   decodeLengths,
   encodeLengths,
   FTS_FILE,
@@ -110,6 +111,22 @@ describe("FtsStore", () => {
     expect(store.months()).toEqual(["2026-11"]);
     expect(store.lengths().length).toBe(FIELDS.length);
     store.close();
+  });
+});
+
+describe("countTerms", () => {
+  it("counts the documents holding each term anywhere and in each field, once a document", () => {
+    const counts = new Map<string, number[]>();
+    const empty = FIELDS.map(() => "");
+    const doc = (at: Record<number, string>) => empty.map((e, f) => at[f] ?? e);
+    countTerms(doc({ 0: "fix fix err_x", 2: "err_x" }), counts);
+    countTerms(doc({ 2: "fix" }), counts);
+    countTerms(empty, counts);
+    const row = (docs: number, at: Record<number, number>) => [docs, ...FIELDS.map((_f, i) => at[i] ?? 0)];
+    expect(Object.fromEntries(counts)).toEqual({
+      fix: row(2, { 0: 1, 2: 1 }),
+      err_x: row(1, { 0: 1, 2: 1 }),
+    });
   });
 });
 
