@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIELD_BOOSTS, FIELDS } from "../../plugin/search/document.ts";
 import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
+import { LazyEntry } from "../../plugin/search/fts-entry.ts";
 import { candidateWords } from "../../plugin/search/fts-index.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
 import {
@@ -9,8 +10,6 @@ import {
   candidateCount,
   FtsShard,
   firstUnitRange,
-  LazyEntry,
-  rowEntry,
   SEALED,
 } from "../../plugin/search/fts-shard.ts";
 import { candidateTiers, FtsStore } from "../../plugin/search/fts-store.ts";
@@ -230,37 +229,5 @@ describe("candidateCount", () => {
     expect(candidateCount(25_000)).toBe(500);
     expect(candidateCount(100_000)).toBe(2000);
     expect(candidateCount(100_001)).toBe(2001);
-  });
-});
-
-describe("rowEntry", () => {
-  const row = {
-    id: "2026-11-20-01",
-    timestamp: "2026-11-20T10:00:00Z",
-    file: "memory/2026-11-20.md",
-    line: 3,
-    session: null,
-    agent: "main",
-    trigger: "manual",
-    name: null,
-    parent: null,
-    tombstone: 0,
-    verified: 1,
-    goal: "g",
-    text: "t",
-  };
-  it("reads a stored entry, flags as booleans and the time derived again", () => {
-    const entry = rowEntry(row, 7);
-    expect(entry).toMatchObject({ id: "2026-11-20-01", tombstone: false, verified: true, trigger: "manual" });
-    expect(entry.time).toBe(Date.parse("2026-11-20T10:00:00Z"));
-    expect(rowEntry({ ...row, verified: null }, 7).verified).toBeNull();
-  });
-  it("rejects what is not a stored entry, naming the document and the column", () => {
-    expect(() => rowEntry({ ...row, id: 1 }, 8)).toThrow(
-      "big-memory: search index: entry of document 8: column id: expected text, got number",
-    );
-    expect(() => rowEntry({ ...row, trigger: "later" }, 9)).toThrow(
-      "big-memory: search index: entry of document 9: column trigger: unknown trigger later",
-    );
   });
 });
