@@ -55,10 +55,9 @@ CREATE TABLE entries (doc INTEGER PRIMARY KEY, month TEXT NOT NULL, ${ENTRY_COLU
   ([name, type]) => `${name} ${type}`,
 ).join(", ")});
 CREATE INDEX entries_month ON entries (month);
-CREATE TABLE terms (term TEXT NOT NULL, month TEXT NOT NULL, docs INTEGER NOT NULL, ${FIELD_COUNTS.map(
+CREATE TABLE terms (month TEXT NOT NULL, term TEXT NOT NULL, docs INTEGER NOT NULL, ${FIELD_COUNTS.map(
   (c) => `${c} INTEGER NOT NULL`,
-).join(", ")}, PRIMARY KEY (term, month)) WITHOUT ROWID;
-CREATE INDEX terms_month ON terms (month);
+).join(", ")}, PRIMARY KEY (month, term)) WITHOUT ROWID;
 CREATE TABLE months (month TEXT PRIMARY KEY, first_doc INTEGER NOT NULL, lengths BLOB NOT NULL);
 CREATE TABLE logs (file TEXT PRIMARY KEY, month TEXT NOT NULL, size INTEGER NOT NULL,
   mtime_ms REAL NOT NULL, crc32 TEXT NOT NULL);
@@ -81,6 +80,8 @@ export interface SealedDocument {
   fields: readonly string[];
   /** Distinct terms of each field, in FIELDS order (what BM25 calls the field length). */
   lengths: readonly number[];
+  /** The distinct terms of each field, in FIELDS order (counted into the `terms` table). */
+  distinct: readonly (readonly string[])[];
 }
 
 /** How the file was found: opened as it was, created, or deleted and created anew (and why). */
@@ -193,25 +194,30 @@ function subsets<T>(items: readonly T[], size: number): T[][] {
 
 /**
  * Adds a document's terms to `counts`: per term, the documents holding it anywhere, then per field (FIELDS
- * order) those holding it there; `fields` as {@link SealedDocument.fields}.
+ * order) those holding it there, then the number of the last document counted (`doc`, distinct for each
+ * document counted into the same map); `distinct` as {@link SealedDocument.distinct}.
  */
-export function countTerms(fields: readonly string[], counts: Map<string, number[]>): void {
-  const seen = new Set<string>();
-  fields.forEach((field, f) => {
-    for (const term of new Set(field.split(" "))) {
-      if (term === "") continue;
+export function countTerms(
+  distinct: readonly (readonly string[])[],
+  doc: number,
+  counts: Map<string, number[]>,
+): void {
+  const last = FIELDS.length + 1;
+  for (let f = 0; f < distinct.length; f++) {
+    for (const term of distinct[f] ?? []) {
       let row = counts.get(term);
       if (row === undefined) {
-        row = new Array<number>(FIELDS.length + 1).fill(0);
+        row = new Array<number>(last + 1).fill(0);
+        row[last] = -1;
         counts.set(term, row);
       }
       row[f + 1] = (row[f + 1] ?? 0) + 1;
-      if (!seen.has(term)) {
-        seen.add(term);
+      if (row[last] !== doc) {
+        row[last] = doc;
         row[0] = (row[0] ?? 0) + 1;
       }
     }
-  });
+  }
 }
 
 /** The SQLite file of sealed months, open. */
@@ -234,7 +240,7 @@ export class FtsStore {
       `INSERT INTO entries (doc, month, ${ENTRY_NAMES}) VALUES (?, ?${", ?".repeat(ENTRY_COLUMNS.length)})`,
     );
     this.#insertTerm = db.prepare(
-      `INSERT INTO terms (term, month, docs, ${FIELD_COUNTS.join(", ")}) VALUES (?, ?, ?${", ?".repeat(FIELDS.length)})`,
+      `INSERT INTO terms (month, term, docs, ${FIELD_COUNTS.join(", ")}) VALUES (?, ?, ?${", ?".repeat(FIELDS.length)})`,
     );
   }
 
@@ -319,7 +325,11 @@ export class FtsStore {
       const lengths: number[] = [];
       const counts = new Map<string, number[]>();
       documents.forEach((d, i) => {
-        if (d.fields.length !== FIELDS.length || d.lengths.length !== FIELDS.length)
+        if (
+          d.fields.length !== FIELDS.length ||
+          d.lengths.length !== FIELDS.length ||
+          d.distinct.length !== FIELDS.length
+        )
           throw new Error(
             `big-memory: search index: snapshot ${d.entry.id} has ${d.fields.length} fields, expected ${FIELDS.length}`,
           );
@@ -344,10 +354,10 @@ export class FtsStore {
           e.text,
         );
         lengths.push(...d.lengths);
-        countTerms(d.fields, counts);
+        countTerms(d.distinct, i, counts);
       });
       for (const term of [...counts.keys()].sort())
-        this.#insertTerm.run(term, month, ...(counts.get(term) ?? []));
+        this.#insertTerm.run(month, term, ...(counts.get(term) ?? []).slice(0, -1));
       this.db
         .prepare("INSERT INTO months (month, first_doc, lengths) VALUES (?, ?, ?)")
         .run(month, first, encodeLengths(lengths));

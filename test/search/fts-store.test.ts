@@ -117,16 +117,26 @@ describe("FtsStore", () => {
 describe("countTerms", () => {
   it("counts the documents holding each term anywhere and in each field, once a document", () => {
     const counts = new Map<string, number[]>();
-    const empty = FIELDS.map(() => "");
-    const doc = (at: Record<number, string>) => empty.map((e, f) => at[f] ?? e);
-    countTerms(doc({ 0: "fix fix err_x", 2: "err_x" }), counts);
-    countTerms(doc({ 2: "fix" }), counts);
-    countTerms(empty, counts);
-    const row = (docs: number, at: Record<number, number>) => [docs, ...FIELDS.map((_f, i) => at[i] ?? 0)];
+    const doc = (at: Record<number, string[]>) => FIELDS.map((_f, i) => at[i] ?? []);
+    countTerms(doc({ 0: ["fix", "err_x"], 2: ["err_x"] }), 0, counts);
+    countTerms(doc({ 2: ["fix"] }), 1, counts);
+    countTerms(doc({}), 2, counts);
+    const row = (docs: number, at: Record<number, number>, last: number) => [
+      docs,
+      ...FIELDS.map((_f, i) => at[i] ?? 0),
+      last,
+    ];
     expect(Object.fromEntries(counts)).toEqual({
-      fix: row(2, { 0: 1, 2: 1 }),
-      err_x: row(1, { 0: 1, 2: 1 }),
+      fix: row(2, { 0: 1, 2: 1 }, 1),
+      err_x: row(1, { 0: 1, 2: 1 }, 0),
     });
+  });
+
+  it("gives the distinct terms of each field with the document", () => {
+    const d = sealedDocument(located(snap("2026-11-20-01", { goal: "fix the fix of ERR_X" })));
+    const goal = FIELDS.indexOf("goal");
+    expect(d.distinct[goal]).toEqual([...new Set(d.fields[goal]?.split(" "))]);
+    expect(d.lengths[goal]).toBe(d.distinct[goal]?.length);
   });
 });
 
