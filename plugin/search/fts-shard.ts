@@ -99,14 +99,10 @@ export class FtsShard implements Shard {
       const f = i % F;
       this.lengthSums[f] = (this.lengthSums[f] ?? 0) + (this.#lengths[i] ?? 0);
     }
-    this.#count = db.prepare(
-      "SELECT coalesce(sum(t.docs), 0) AS doc FROM months AS m CROSS JOIN terms AS t WHERE t.month = m.month AND t.term = ?",
-    );
-    // Terms are keyed by month first: each month is a seek (the months are few), and a month's terms are
-    // written in one run at its end of the tree.
-    const perMonth = "FROM months AS m CROSS JOIN terms AS t WHERE t.month = m.month AND";
-    this.#range = db.prepare(`SELECT DISTINCT t.term AS term ${perMonth} t.term >= ? AND t.term < ?`);
-    this.#rangeFrom = db.prepare(`SELECT DISTINCT t.term AS term ${perMonth} t.term >= ?`);
+    this.#count = db.prepare("SELECT coalesce(sum(docs), 0) AS doc FROM terms WHERE term = ?");
+    // Keyed by term, then month: a term's months, and a range of terms, are one run of the tree.
+    this.#range = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ? AND term < ?");
+    this.#rangeFrom = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ?");
     const fieldNumber = `CASE col ${FIELDS.map((f, i) => `WHEN '${f}' THEN ${i}`).join(" ")} END`;
     const postings = (where: string) =>
       db.prepare(
@@ -116,8 +112,7 @@ export class FtsShard implements Shard {
     this.#postings = postings("term = ?");
     this.#restricted = postings("term = ? AND doc IN (SELECT value FROM json_each(?))");
     this.#fields = db.prepare(
-      `SELECT ${FIELD_COUNTS.map((c) => `coalesce(sum(t.${c}), 0) AS ${c}`).join(", ")}
-       FROM months AS m CROSS JOIN terms AS t WHERE t.month = m.month AND t.term = ?`,
+      `SELECT ${FIELD_COUNTS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(", ")} FROM terms WHERE term = ?`,
     );
     const boosts = FIELDS.map((f) => FIELD_BOOSTS[f]).join(", ");
     this.#candidates = db.prepare(
@@ -335,10 +330,12 @@ export class FtsShard implements Shard {
   }
 }
 
-/** Terms as read month by month, in UTF-16 code unit order (as vocabulary.ts expects). */
+/** Terms as SQLite lists them (UTF-8 byte order), in UTF-16 code unit order: the same but past U+D7FF. */
 function sortedTerms(rows: readonly Record<string, SQLOutputValue>[]): string[] {
-  return rows.map((row) => text(row, "term")).sort();
+  const terms = rows.map((row) => text(row, "term"));
+  return terms.some((t) => PAST_D7FF.test(t)) ? terms.sort() : terms;
 }
+const PAST_D7FF = /[\ud800-\uffff]/;
 
 /**
  * Bounds (SQL text, lower inclusive, upper exclusive or none) of the terms whose first UTF-16 code unit

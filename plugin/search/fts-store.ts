@@ -17,7 +17,7 @@ import { DatabaseSync, type SQLOutputValue, type StatementSync } from "node:sqli
 import { type Entry, FIELDS } from "./document.ts";
 
 /** Version of the file's layout (SQLite `user_version`); a file of another version is rebuilt. */
-export const FTS_VERSION = 3;
+export const FTS_VERSION = 4;
 /** Name of the database file in the index folder. */
 export const FTS_FILE = "sealed.sqlite";
 
@@ -55,9 +55,10 @@ CREATE TABLE entries (doc INTEGER PRIMARY KEY, month TEXT NOT NULL, ${ENTRY_COLU
   ([name, type]) => `${name} ${type}`,
 ).join(", ")});
 CREATE INDEX entries_month ON entries (month);
-CREATE TABLE terms (month TEXT NOT NULL, term TEXT NOT NULL, docs INTEGER NOT NULL, ${FIELD_COUNTS.map(
+CREATE TABLE terms (term TEXT NOT NULL, month TEXT NOT NULL, docs INTEGER NOT NULL, ${FIELD_COUNTS.map(
   (c) => `${c} INTEGER NOT NULL`,
-).join(", ")}, PRIMARY KEY (month, term)) WITHOUT ROWID;
+).join(", ")}, PRIMARY KEY (term, month)) WITHOUT ROWID;
+CREATE INDEX terms_month ON terms (month);
 CREATE TABLE months (month TEXT PRIMARY KEY, first_doc INTEGER NOT NULL, lengths BLOB NOT NULL);
 CREATE TABLE logs (file TEXT PRIMARY KEY, month TEXT NOT NULL, size INTEGER NOT NULL,
   mtime_ms REAL NOT NULL, crc32 TEXT NOT NULL);
@@ -240,7 +241,7 @@ export class FtsStore {
       `INSERT INTO entries (doc, month, ${ENTRY_NAMES}) VALUES (?, ?${", ?".repeat(ENTRY_COLUMNS.length)})`,
     );
     this.#insertTerm = db.prepare(
-      `INSERT INTO terms (month, term, docs, ${FIELD_COUNTS.join(", ")}) VALUES (?, ?, ?${", ?".repeat(FIELDS.length)})`,
+      `INSERT INTO terms (term, month, docs, ${FIELD_COUNTS.join(", ")}) VALUES (?, ?, ?${", ?".repeat(FIELDS.length)})`,
     );
   }
 
@@ -357,7 +358,7 @@ export class FtsStore {
         countTerms(d.distinct, i, counts);
       });
       for (const term of [...counts.keys()].sort())
-        this.#insertTerm.run(month, term, ...(counts.get(term) ?? []).slice(0, -1));
+        this.#insertTerm.run(term, month, ...(counts.get(term) ?? []).slice(0, -1));
       this.db
         .prepare("INSERT INTO months (month, first_doc, lengths) VALUES (?, ?, ?)")
         .run(month, first, encodeLengths(lengths));
