@@ -2,7 +2,8 @@
  * Search over the sealed months in SQLite (fts-shard.ts) and the months that take changes in minisearch
  * (hot-shard.ts), with the project's query layer on top: rank.ts plans the query, keeps identifiers whole
  * and ranks by line, as over any shards. Typo candidates come from the sealed terms that share the
- * word's first character (read on first use, a range of the file's `terms` table) and the hot months' terms. An identifier typed as the start of longer ones
+ * word's first character (read on first use, a range of the file's `terms` table) and the hot months'
+ * terms. An identifier typed as the start of longer ones
  * (`ERR_DUP`, `oauth-call`: cut inside a token) finds them and is answered as a `prefix` match; one typed
  * whole that no snapshot holds stays missing, with the closest identifiers suggested. Pure over its
  * shards (the SQLite file is read, never written).
