@@ -1,8 +1,9 @@
 /**
  * Search over the sealed months in SQLite (fts-shard.ts) and the months that take changes in minisearch
  * (hot-shard.ts), with the project's query layer on top: rank.ts plans the query, keeps identifiers whole
- * and ranks by line, as over any shards. Typo candidates come from FTS5's vocabulary (read once, on the
- * first typo lookup) and the hot months' terms. An identifier typed as the start of longer ones
+ * and ranks by line, as over any shards. Typo candidates come from the sealed terms that share the
+ * word's first character (read on first use, a range of the file's `terms` table) and the hot months'
+ * terms. An identifier typed as the start of longer ones
  * (`ERR_DUP`, `oauth-call`: cut inside a token) finds them and is answered as a `prefix` match; one typed
  * whole that no snapshot holds stays missing, with the closest identifiers suggested. Pure over its
  * shards (the SQLite file is read, never written).
@@ -18,7 +19,7 @@ import { MONTH_SLACK_DAYS, type Shard, type SnapshotFilter, timeBounds } from ".
 import type { SearchHit } from "./snapshot-index.ts";
 import { asWritten, closestTerms } from "./suggest.ts";
 import { foldText, leavesOf } from "./tokenize.ts";
-import { fuzzyTerms, prefixRange } from "./vocabulary.ts";
+import { FUZZY_FIXED_PREFIX, fuzzyTerms, prefixRange } from "./vocabulary.ts";
 
 /** How the hits hold the query's identifiers: as typed, as the start of longer ones, or by prefix or typo. */
 export type FtsMatch = "exact" | "prefix" | "fuzzy";
@@ -51,7 +52,11 @@ export class FtsIndex {
   #sealed: FtsShard;
   readonly #hot = new Map<string, HotShard>();
   readonly #accumulators = new WeakMap<Shard, Accumulator>();
-  #vocabulary: string[] | undefined;
+  /**
+   * Sealed terms by their first code unit (see {@link FtsShard.termsSharingFirst}), read on first use and
+   * kept until the sealed shard changes: at most the whole vocabulary.
+   */
+  readonly #slices = new Map<number, readonly string[]>();
 
   constructor(sealed: FtsShard) {
     this.#sealed = sealed;
@@ -60,7 +65,7 @@ export class FtsIndex {
   /** Replaces the sealed shard (after the file changed). */
   setSealed(sealed: FtsShard): void {
     this.#sealed = sealed;
-    this.#vocabulary = undefined;
+    this.#slices.clear();
   }
 
   /** Installs the hot shard of a month (its snapshots must be gone from the sealed shard). */
@@ -84,10 +89,19 @@ export class FtsIndex {
     return n;
   }
 
-  /** The sealed vocabulary (read from FTS5 on first use), sorted. */
-  vocabulary(): readonly string[] {
-    this.#vocabulary ??= this.#sealed.vocabulary();
-    return this.#vocabulary;
+  /**
+   * The sealed terms a typo walk of `term` can reach, sorted: those that begin with its first code unit
+   * (typos keep the first character: vocabulary.ts `FUZZY_FIXED_PREFIX`), or all of them if they did not.
+   */
+  sealedTermsNear(term: string): readonly string[] {
+    if (FUZZY_FIXED_PREFIX < 1) return this.#sealed.vocabulary();
+    const unit = term.charCodeAt(0);
+    let slice = this.#slices.get(unit);
+    if (slice === undefined) {
+      slice = this.#sealed.termsSharingFirst(term);
+      this.#slices.set(unit, slice);
+    }
+    return slice;
   }
 
   #shards(): Shard[] {
@@ -102,7 +116,7 @@ export class FtsIndex {
     const walk = (terms: readonly string[]) => {
       for (const [i, d] of fuzzyTerms(terms, term, distance)) found.set(terms[i] ?? "", d);
     };
-    walk(this.vocabulary());
+    walk(this.sealedTermsNear(term));
     for (const shard of this.#hot.values()) walk(shard.terms());
     return [...found];
   };
@@ -164,8 +178,9 @@ export class FtsIndex {
 
   /** The indexed identifiers closest to `word`, as written in a snapshot that holds them. */
   #suggest(word: string): { word: string; closest: string[] } {
-    const vocabularies = [this.vocabulary(), ...[...this.#hot.values()].map((s) => s.terms())];
-    const closest = closestTerms(vocabularies, word.toLowerCase(), leavesOf(word)).map((term) => {
+    const lower = word.toLowerCase();
+    const vocabularies = [this.sealedTermsNear(lower), ...[...this.#hot.values()].map((s) => s.terms())];
+    const closest = closestTerms(vocabularies, lower, leavesOf(word)).map((term) => {
       this.#sealed.begin();
       const entry: Entry | undefined = rank(this.#shards(), term, { limit: 1 }).hits[0]?.entry;
       return (entry === undefined ? undefined : asWritten(`${entry.goal}\n${entry.text}`, term)) ?? term;

@@ -30,17 +30,20 @@ export interface FtsBuildReport {
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A snapshot as the file takes it: each field's terms joined by spaces and its distinct-term count. */
+/** A snapshot as the file takes it: each field's terms joined by spaces, its distinct terms and their count. */
 export function sealedDocument(located: LocatedSnapshot): SealedDocument {
   const fields = located.snapshot.tombstone ? undefined : fieldsOf(located);
   const texts: string[] = [];
   const lengths: number[] = [];
+  const distinct: string[][] = [];
   for (const field of FIELDS) {
     const terms = tokenize(fields?.[field] ?? "");
     texts.push(terms.join(" "));
-    lengths.push(new Set(terms).size);
+    const unique = [...new Set(terms)];
+    distinct.push(unique);
+    lengths.push(unique.length);
   }
-  return { entry: entryOf(located), fields: texts, lengths };
+  return { entry: entryOf(located), fields: texts, lengths, distinct };
 }
 
 /** The sealed-months search of a workspace. */

@@ -1,25 +1,25 @@
 /**
- * The sealed months as one shard (shard.ts) read from the SQLite file of fts-store.ts: FTS5's vocabulary
- * tables give the terms a lookup reaches (exact, by prefix: a range of the sorted vocabulary), their
- * document frequencies per field and their term frequencies per document and field; the field lengths
+ * The sealed months as one shard (shard.ts) read from the SQLite file of fts-store.ts: its `terms` table
+ * gives the terms a lookup reaches (exact, by prefix: a range of the sorted vocabulary) and their
+ * document frequencies, in all and per field (summed over the months); FTS5 names candidates and its
+ * `fts5vocab` instance table gives term frequencies per document and field; the field lengths
  * are held in memory (two bytes a field and snapshot); entries are read by document number as ranking
  * needs them and kept in a bounded cache. Scores are those of scoring.ts, so a snapshot scores the same
  * here as in a hot (minisearch) month. What one query looked up is remembered until the next
  * {@link FtsShard.begin}. Reads only.
  */
 import type { SQLOutputValue, StatementSync } from "node:sqlite";
-import { isTrigger } from "../snapshot/format.ts";
 import { type Entry, FIELD_BOOSTS, FIELDS } from "./document.ts";
+import { ENTRY_NAMES, LazyEntry, rowEntry } from "./fts-entry.ts";
 import {
   type CandidateWords,
   candidateTiers,
-  ENTRY_COLUMNS,
+  FIELD_COUNTS,
   type FtsStore,
   hasWords,
   NO_WORDS,
   num,
   text,
-  textOrNull,
 } from "./fts-store.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
 import {
@@ -58,7 +58,6 @@ export const ENTRY_CACHE = 4096;
 /** Highest code point: a bound above every term that starts with a given prefix. */
 const LAST = "\u{10ffff}";
 const F = FIELDS.length;
-const FIELD_NUMBER = new Map<string, number>(FIELDS.map((f, i) => [f, i]));
 
 /** What {@link FtsShard.month} says: the shard holds every sealed month. */
 export const SEALED = "sealed";
@@ -76,11 +75,13 @@ export class FtsShard implements Shard {
   readonly #entries = new Map<number, Entry>();
   readonly #count: StatementSync;
   readonly #range: StatementSync;
+  readonly #rangeFrom: StatementSync;
   readonly #postings: StatementSync;
   readonly #entry: StatementSync;
   readonly #fields: StatementSync;
   readonly #restricted: StatementSync;
   readonly #candidates: StatementSync;
+  readonly #matching: StatementSync;
   readonly #screen: StatementSync;
   /** The candidates of this query as a JSON array, once a common term was read. */
   #only: string | undefined;
@@ -98,8 +99,10 @@ export class FtsShard implements Shard {
       const f = i % F;
       this.lengthSums[f] = (this.lengthSums[f] ?? 0) + (this.#lengths[i] ?? 0);
     }
-    this.#count = db.prepare("SELECT doc FROM vocab_row WHERE term = ?");
-    this.#range = db.prepare("SELECT term FROM vocab_row WHERE term >= ? AND term < ?");
+    this.#count = db.prepare("SELECT coalesce(sum(docs), 0) AS doc FROM terms WHERE term = ?");
+    // Keyed by term, then month: a term's months, and a range of terms, are one run of the tree.
+    this.#range = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ? AND term < ?");
+    this.#rangeFrom = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ?");
     const fieldNumber = `CASE col ${FIELDS.map((f, i) => `WHEN '${f}' THEN ${i}`).join(" ")} END`;
     const postings = (where: string) =>
       db.prepare(
@@ -108,11 +111,14 @@ export class FtsShard implements Shard {
       );
     this.#postings = postings("term = ?");
     this.#restricted = postings("term = ? AND doc IN (SELECT value FROM json_each(?))");
-    this.#fields = db.prepare("SELECT col, doc FROM vocab_col WHERE term = ?");
+    this.#fields = db.prepare(
+      `SELECT ${FIELD_COUNTS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(", ")} FROM terms WHERE term = ?`,
+    );
     const boosts = FIELDS.map((f) => FIELD_BOOSTS[f]).join(", ");
     this.#candidates = db.prepare(
       `SELECT rowid FROM postings WHERE postings MATCH ? ORDER BY bm25(postings, ${boosts}) LIMIT ?`,
     );
+    this.#matching = db.prepare("SELECT rowid FROM postings WHERE postings MATCH ? LIMIT ?");
     this.#entry = db.prepare(`SELECT ${ENTRY_NAMES} FROM entries WHERE doc = ?`);
     db.function("screen_text", { deterministic: true }, screenText);
     this.#screen = db.prepare(
@@ -154,7 +160,8 @@ export class FtsShard implements Shard {
     for (const [i, match] of tiers.entries()) {
       // The last tier (any plain word) is the costly one: only when the others found too few.
       if (i > 0 && i === tiers.length - 1 && found.size >= this.#words.needed) break;
-      for (const doc of this.candidates(match, limit)) found.add(doc);
+      // Only the first tier (every word) is likely to match no more than the limit: the others are ranked at once.
+      for (const doc of this.candidates(match, limit, i === 0)) found.add(doc);
     }
     return [...found];
   }
@@ -166,10 +173,15 @@ export class FtsShard implements Shard {
 
   /**
    * The best `limit` snapshots for an FTS5 query expression by FTS5's BM25, with the field boosts of
-   * document.ts as column weights: the candidates of a query with a common term.
+   * document.ts as column weights: the candidates of a query with a common term. When no more than
+   * `limit` snapshots match, they are all the best and are taken as they come, without ranking: FTS5's
+   * `bm25()` costs more than the match (an absent identifier's leaves, a rare word). `probe: false`
+   * ranks at once (an expression that surely matches more: the probe would be wasted).
    */
-  candidates(match: string, limit = CANDIDATES): number[] {
-    return this.#candidates.all(match, limit).map((row) => num(row, "rowid"));
+  candidates(match: string, limit = CANDIDATES, probe = true): number[] {
+    const matching = probe ? this.#matching.all(match, limit + 1) : [];
+    const rows = probe && matching.length <= limit ? matching : this.#candidates.all(match, limit);
+    return rows.map((row) => num(row, "rowid"));
   }
 
   /** Reads the postings of common terms for `docs` only, until the next {@link begin}. */
@@ -227,18 +239,25 @@ export class FtsShard implements Shard {
     return Math.min(cap, this.#documentCount(term));
   }
 
-  /** Terms of the vocabulary that start with `prefix` (itself included). */
+  /** Terms of the vocabulary that start with `prefix` (itself included), sorted as vocabulary.ts expects. */
   termsStartingWith(prefix: string): string[] {
-    return this.#range.all(prefix, prefix + LAST).map((row) => text(row, "term"));
+    return sortedTerms(this.#range.all(prefix, prefix + LAST));
+  }
+
+  /**
+   * Terms of the vocabulary whose first UTF-16 code unit is that of `term`, sorted as vocabulary.ts
+   * expects: every term a typo walk of `term` can reach (typos keep the first character, vocabulary.ts
+   * `FUZZY_FIXED_PREFIX`), read from a B-tree range instead of the whole vocabulary.
+   */
+  termsSharingFirst(term: string): string[] {
+    const [lo, hi] = firstUnitRange(term.charCodeAt(0));
+    if (lo === undefined) return [];
+    return sortedTerms(hi === undefined ? this.#rangeFrom.all(lo) : this.#range.all(lo, hi));
   }
 
   /** Every term of the vocabulary, sorted by UTF-16 code units (as vocabulary.ts expects). */
   vocabulary(): string[] {
-    const terms = this.#store.db
-      .prepare("SELECT term FROM vocab_row")
-      .all()
-      .map((row) => text(row, "term"));
-    return terms.sort();
+    return sortedTerms(this.#rangeFrom.all(""));
   }
 
   reach(lookup: TermLookup): Reach[] {
@@ -289,12 +308,12 @@ export class FtsShard implements Shard {
     return list;
   }
 
-  /** Document frequencies per field, from FTS5's vocabulary (of every snapshot, candidates or not). */
+  /** Document frequencies per field, from the months' term counts (of every snapshot, candidates or not). */
   countFields(reach: Reach, df: Float64Array): void {
-    for (const row of this.#fields.all(reach.term)) {
-      const field = FIELD_NUMBER.get(text(row, "col"));
-      if (field !== undefined) df[field] = (df[field] ?? 0) + num(row, "doc");
-    }
+    const row = this.#fields.get(reach.term);
+    FIELD_COUNTS.forEach((column, f) => {
+      df[f] = (df[f] ?? 0) + num(row, column);
+    });
   }
 
   score(reach: Reach, bit: number, df: Float64Array, stats: CorpusStats, acc: Accumulator): void {
@@ -311,6 +330,28 @@ export class FtsShard implements Shard {
   }
 }
 
+/** Terms as SQLite lists them (UTF-8 byte order), in UTF-16 code unit order: the same but past U+D7FF. */
+function sortedTerms(rows: readonly Record<string, SQLOutputValue>[]): string[] {
+  const terms = rows.map((row) => text(row, "term"));
+  return terms.some((t) => PAST_D7FF.test(t)) ? terms.sort() : terms;
+}
+const PAST_D7FF = /[\ud800-\uffff]/;
+
+/**
+ * Bounds (SQL text, lower inclusive, upper exclusive or none) of the terms whose first UTF-16 code unit
+ * is `unit`; none for NaN (no text) or a lone low surrogate, which no stored term begins with.
+ */
+export function firstUnitRange(unit: number): [string | undefined, string | undefined] {
+  if (Number.isNaN(unit) || (unit >= 0xdc00 && unit <= 0xdfff)) return [undefined, undefined];
+  if (unit >= 0xd800 && unit <= 0xdbff) {
+    const first = 0x10000 + ((unit - 0xd800) << 10);
+    const end = first + 0x400;
+    return [String.fromCodePoint(first), end > 0x10ffff ? undefined : String.fromCodePoint(end)];
+  }
+  const end = unit === 0xd7ff ? 0xe000 : unit + 1;
+  return [String.fromCharCode(unit), String.fromCodePoint(end)];
+}
+
 const patterns = new Map<string, RegExp>();
 const NOT_ASCII = /[^\t\n\r -~]/;
 
@@ -325,99 +366,4 @@ function screenText(source: unknown, flags: unknown, value: unknown): number {
     patterns.set(key, pattern);
   }
   return pattern.test(value) || (NOT_ASCII.test(value) && pattern.test(foldText(value))) ? 1 : 0;
-}
-
-/** An entry read on first use of a field (see {@link FtsShard.entry}); `refOf` and spreads of it work as usual. */
-export class LazyEntry implements Entry {
-  readonly #load: () => Entry;
-  readonly #indexed: boolean;
-  #entry: Entry | undefined;
-  claimed?: boolean;
-
-  /** `indexed`: the document holds an indexed term, so it is no tombstone. */
-  constructor(load: () => Entry, indexed: boolean) {
-    this.#load = load;
-    this.#indexed = indexed;
-  }
-
-  /** The entry as a plain object (read now if not yet). */
-  get full(): Entry {
-    this.#entry ??= this.#load();
-    return this.#entry;
-  }
-  get id(): string {
-    return this.full.id;
-  }
-  get timestamp(): string {
-    return this.full.timestamp;
-  }
-  get time(): number {
-    return this.full.time;
-  }
-  get file(): string {
-    return this.full.file;
-  }
-  get line(): number {
-    return this.full.line;
-  }
-  get session(): string | null {
-    return this.full.session;
-  }
-  get agent(): string | null {
-    return this.full.agent;
-  }
-  get trigger(): Entry["trigger"] {
-    return this.full.trigger;
-  }
-  get name(): string | null {
-    return this.full.name;
-  }
-  get parent(): string | null {
-    return this.full.parent;
-  }
-  get tombstone(): boolean {
-    return this.#indexed ? false : this.full.tombstone;
-  }
-  get verified(): Entry["verified"] {
-    return this.full.verified;
-  }
-  get goal(): string {
-    return this.full.goal;
-  }
-  get text(): string {
-    return this.full.text;
-  }
-}
-
-const ENTRY_NAMES = ENTRY_COLUMNS.map(([name]) => name).join(", ");
-
-/** The stored entry of document `doc`, checked; throws naming the document and the column when it is not one. */
-export function rowEntry(row: Record<string, SQLOutputValue>, doc: number): Entry {
-  try {
-    const trigger = textOrNull(row, "trigger");
-    if (trigger !== null && !isTrigger(trigger))
-      throw new Error(`column trigger: unknown trigger ${trigger}`);
-    const flag = (column: string) => (row[column] === null ? null : num(row, column) !== 0);
-    const timestamp = text(row, "timestamp");
-    return {
-      id: text(row, "id"),
-      timestamp,
-      time: Date.parse(timestamp),
-      file: text(row, "file"),
-      line: num(row, "line"),
-      session: textOrNull(row, "session"),
-      agent: textOrNull(row, "agent"),
-      trigger,
-      name: textOrNull(row, "name"),
-      parent: textOrNull(row, "parent"),
-      tombstone: flag("tombstone") === true,
-      verified: flag("verified"),
-      goal: text(row, "goal"),
-      text: text(row, "text"),
-    };
-  } catch (error) {
-    const message =
-      error instanceof Error ? error.message.replace(/^big-memory: search index: /, "") : String(error);
-    throw new Error(`big-memory: search index: entry of document ${doc}: ${message}`);
-  }
 }

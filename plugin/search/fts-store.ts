@@ -4,8 +4,10 @@
  * and read back through FTS5's ASCII tokenizer with every connector as a token character, so that each
  * term of the project stays one FTS5 token (`err_duplicate_key`, `src/auth/oauth-callback.ts`); the
  * `fts5vocab` tables expose the vocabulary, document frequencies per field and term frequencies. Beside
- * it, the stored entry of each snapshot, the field lengths of each month and the fingerprints of the logs
- * read. The file and its WAL are private (0600 in a 0700 folder); a file that is corrupt, of another
+ * it, the stored entry of each snapshot, the field lengths of each month, the fingerprints of the logs
+ * read, and the terms of each month with their document counts, in all and per field, in a plain B-tree
+ * (`terms`): reading a term's counts or a range of the vocabulary from it is a seek, where `fts5vocab`
+ * walks each term's postings to count its documents. The file and its WAL are private (0600 in a 0700 folder); a file that is corrupt, of another
  * version or not a database at all is deleted and created anew (its content comes from the logs).
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync } from "node:fs";
@@ -15,13 +17,15 @@ import { DatabaseSync, type SQLOutputValue, type StatementSync } from "node:sqli
 import { type Entry, FIELDS } from "./document.ts";
 
 /** Version of the file's layout (SQLite `user_version`); a file of another version is rebuilt. */
-export const FTS_VERSION = 2;
+export const FTS_VERSION = 4;
 /** Name of the database file in the index folder. */
 export const FTS_FILE = "sealed.sqlite";
 
 /** Every character tokenize.ts joins words with: FTS5 keeps them inside tokens. */
 const TOKEN_CHARS = "_-./\\:@#$+~";
 const COLUMNS = FIELDS.join(", ");
+/** Columns of `terms` holding, per field in FIELDS order, how many of the month's snapshots hold the term there. */
+export const FIELD_COUNTS = FIELDS.map((_f, i) => `f${i}`);
 
 /** The columns of an entry (document.ts `Entry` but `time`, derived again), with their SQL types. */
 export const ENTRY_COLUMNS = [
@@ -51,6 +55,10 @@ CREATE TABLE entries (doc INTEGER PRIMARY KEY, month TEXT NOT NULL, ${ENTRY_COLU
   ([name, type]) => `${name} ${type}`,
 ).join(", ")});
 CREATE INDEX entries_month ON entries (month);
+CREATE TABLE terms (term TEXT NOT NULL, month TEXT NOT NULL, docs INTEGER NOT NULL, ${FIELD_COUNTS.map(
+  (c) => `${c} INTEGER NOT NULL`,
+).join(", ")}, PRIMARY KEY (term, month)) WITHOUT ROWID;
+CREATE INDEX terms_month ON terms (month);
 CREATE TABLE months (month TEXT PRIMARY KEY, first_doc INTEGER NOT NULL, lengths BLOB NOT NULL);
 CREATE TABLE logs (file TEXT PRIMARY KEY, month TEXT NOT NULL, size INTEGER NOT NULL,
   mtime_ms REAL NOT NULL, crc32 TEXT NOT NULL);
@@ -73,6 +81,8 @@ export interface SealedDocument {
   fields: readonly string[];
   /** Distinct terms of each field, in FIELDS order (what BM25 calls the field length). */
   lengths: readonly number[];
+  /** The distinct terms of each field, in FIELDS order (counted into the `terms` table). */
+  distinct: readonly (readonly string[])[];
 }
 
 /** How the file was found: opened as it was, created, or deleted and created anew (and why). */
@@ -183,6 +193,34 @@ function subsets<T>(items: readonly T[], size: number): T[][] {
   return [...subsets(rest, size - 1).map((s) => [first, ...s]), ...subsets(rest, size)];
 }
 
+/**
+ * Adds a document's terms to `counts`: per term, the documents holding it anywhere, then per field (FIELDS
+ * order) those holding it there, then the number of the last document counted (`doc`, distinct for each
+ * document counted into the same map); `distinct` as {@link SealedDocument.distinct}.
+ */
+export function countTerms(
+  distinct: readonly (readonly string[])[],
+  doc: number,
+  counts: Map<string, number[]>,
+): void {
+  const last = FIELDS.length + 1;
+  for (let f = 0; f < distinct.length; f++) {
+    for (const term of distinct[f] ?? []) {
+      let row = counts.get(term);
+      if (row === undefined) {
+        row = new Array<number>(last + 1).fill(0);
+        row[last] = -1;
+        counts.set(term, row);
+      }
+      row[f + 1] = (row[f + 1] ?? 0) + 1;
+      if (row[last] !== doc) {
+        row[last] = doc;
+        row[0] = (row[0] ?? 0) + 1;
+      }
+    }
+  }
+}
+
 /** The SQLite file of sealed months, open. */
 export class FtsStore {
   readonly path: string;
@@ -190,6 +228,7 @@ export class FtsStore {
   readonly status: StoreStatus;
   readonly #insert: StatementSync;
   readonly #insertEntry: StatementSync;
+  readonly #insertTerm: StatementSync;
 
   private constructor(path: string, db: DatabaseSync, status: StoreStatus) {
     this.path = path;
@@ -200,6 +239,9 @@ export class FtsStore {
     );
     this.#insertEntry = db.prepare(
       `INSERT INTO entries (doc, month, ${ENTRY_NAMES}) VALUES (?, ?${", ?".repeat(ENTRY_COLUMNS.length)})`,
+    );
+    this.#insertTerm = db.prepare(
+      `INSERT INTO terms (term, month, docs, ${FIELD_COUNTS.join(", ")}) VALUES (?, ?, ?${", ?".repeat(FIELDS.length)})`,
     );
   }
 
@@ -282,8 +324,13 @@ export class FtsStore {
       const next = this.db.prepare("SELECT coalesce(max(doc) + 1, 0) AS next FROM entries").get();
       const first = num(next, "next");
       const lengths: number[] = [];
+      const counts = new Map<string, number[]>();
       documents.forEach((d, i) => {
-        if (d.fields.length !== FIELDS.length || d.lengths.length !== FIELDS.length)
+        if (
+          d.fields.length !== FIELDS.length ||
+          d.lengths.length !== FIELDS.length ||
+          d.distinct.length !== FIELDS.length
+        )
           throw new Error(
             `big-memory: search index: snapshot ${d.entry.id} has ${d.fields.length} fields, expected ${FIELDS.length}`,
           );
@@ -308,7 +355,10 @@ export class FtsStore {
           e.text,
         );
         lengths.push(...d.lengths);
+        countTerms(d.distinct, i, counts);
       });
+      for (const term of [...counts.keys()].sort())
+        this.#insertTerm.run(term, month, ...(counts.get(term) ?? []).slice(0, -1));
       this.db
         .prepare("INSERT INTO months (month, first_doc, lengths) VALUES (?, ?, ?)")
         .run(month, first, encodeLengths(lengths));
@@ -342,6 +392,7 @@ export class FtsStore {
     for (const row of docs) remove.run(num(row, "doc"));
     this.db.prepare("DELETE FROM entries WHERE month = ?").run(month);
     this.db.prepare("DELETE FROM months WHERE month = ?").run(month);
+    this.db.prepare("DELETE FROM terms WHERE month = ?").run(month);
     this.db.prepare("DELETE FROM logs WHERE month = ?").run(month);
   }
 
@@ -375,6 +426,7 @@ function check(db: DatabaseSync): string | undefined {
   db.prepare("SELECT count(*) AS n FROM months").get();
   db.prepare("SELECT count(*) AS n FROM logs").get();
   db.prepare("SELECT term FROM vocab_row LIMIT 1").all();
+  db.prepare(`SELECT term, docs, ${FIELD_COUNTS.join(", ")} FROM terms LIMIT 1`).all();
   return undefined;
 }
 

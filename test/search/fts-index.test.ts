@@ -130,6 +130,16 @@ describe("FtsIndex", () => {
     expect(fts.query("ERR_NOT_THERE_AT_ALL").hits).toEqual([]);
   });
 
+  it("walks typos over the sealed terms that share the word's first character", () => {
+    const vocabulary = new FtsShard(store).vocabulary();
+    for (const word of ["replcas", "invoce", "e", "zz", ""]) {
+      expect(fts.sealedTermsNear(word), word).toEqual(
+        vocabulary.filter((t) => word !== "" && t.charCodeAt(0) === word.charCodeAt(0)),
+      );
+    }
+    expect(fts.sealedTermsNear("replcas")).toContain("replicas");
+  });
+
   it("searches a hot month beside the sealed ones", () => {
     const hot = HotShard.empty("2026-12");
     hot.replaceFile("memory/2026-12-01.md", [

@@ -1,15 +1,15 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FIELDS } from "../../plugin/search/document.ts";
+import { FIELD_BOOSTS, FIELDS } from "../../plugin/search/document.ts";
 import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
+import { LazyEntry } from "../../plugin/search/fts-entry.ts";
 import { candidateWords } from "../../plugin/search/fts-index.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
 import {
   CANDIDATES,
   candidateCount,
   FtsShard,
-  LazyEntry,
-  rowEntry,
+  firstUnitRange,
   SEALED,
 } from "../../plugin/search/fts-shard.ts";
 import { candidateTiers, FtsStore } from "../../plugin/search/fts-store.ts";
@@ -76,6 +76,28 @@ describe("FtsShard", () => {
     expect(candidateTiers(candidateWords("ERR_DUPLICATE_KY", 10)).map(ids)).toEqual([[]]);
   });
 
+  it("takes every match when no more than the limit match, and FTS5's BM25 best when more do", () => {
+    const boosts = FIELDS.map((f) => FIELD_BOOSTS[f]).join(", ");
+    const ranked = (match: string, limit: number) =>
+      store.db
+        .prepare(
+          `SELECT rowid FROM postings WHERE postings MATCH ? ORDER BY bm25(postings, ${boosts}) LIMIT ?`,
+        )
+        .all(match, limit)
+        .map((row) => row.rowid);
+    for (const match of ['"upsert"', '"err_duplicate_key"', '"upsert" OR "deploy"', '"absent"']) {
+      for (const limit of [1, 2, 3, 10]) {
+        const expected = ranked(match, limit);
+        const found = shard.candidates(match, limit);
+        expect(shard.candidates(match, limit, false), `${match} ${limit} ranked`).toEqual(expected);
+        // Within the limit the order is FTS5's own; past it, the BM25 order.
+        if (ranked(match, 100).length <= limit)
+          expect(found.sort(), `${match} ${limit}`).toEqual(expected.sort());
+        else expect(found, `${match} ${limit}`).toEqual(expected);
+      }
+    }
+  });
+
   it("reaches, counts and scores every lookup as the frozen shard does", () => {
     const stats = { docs: frozen.size, avgFieldLength: frozen.parts.avgFieldLength };
     for (const query of ["ERR_DUPLICATE_KEY", "upsert", "upse", "src/db/upsert.ts", "deploy fix"]) {
@@ -139,6 +161,67 @@ describe("FtsShard", () => {
   });
 });
 
+describe("FtsShard terms", () => {
+  // Terms past U+D7FF sort differently as UTF-8 bytes (SQLite) and as UTF-16 code units (JavaScript).
+  const words = ["café_menu", "cafe_menu", "cache_key", "zoo", "ﬁle_ok", "𠀀_axis", "𠀀_beta", "ｚ_wide"];
+  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+  let store: FtsStore;
+  beforeAll(async () => {
+    ws = await tempWorkspace();
+    store = FtsStore.open(join(ws.dir, "idx"));
+    const docs = words.map((w, i) =>
+      located(snap(`2026-10-0${(i % 9) + 1}-0${i}`, { goal: `Look at ${w} upsert` })),
+    );
+    store.putMonth("2026-10", docs.map(sealedDocument), []);
+    store.putMonth("2026-11", DOCS.map(sealedDocument), []);
+  });
+  afterAll(async () => {
+    store.close();
+    await ws.cleanup();
+  });
+
+  it("lists the terms sharing a first code unit as the whole vocabulary filtered, in the same order", () => {
+    const shard = new FtsShard(store);
+    const vocabulary = shard.vocabulary();
+    expect(vocabulary).toEqual([...vocabulary].sort());
+    for (const word of [...words, "c", "err_x", "u", "q", "\ud840", "\udc00", ""]) {
+      const unit = word.charCodeAt(0);
+      expect(shard.termsSharingFirst(word), word).toEqual(
+        Number.isNaN(unit) ? [] : vocabulary.filter((t) => t.charCodeAt(0) === unit),
+      );
+    }
+    expect(shard.termsSharingFirst("𠀀")).toEqual(["𠀀"]);
+    // Document counts add up over the months, in all and per field.
+    expect(shard.exactCount("upsert", 100)).toBe(words.length + 2);
+    const df = new Float64Array(FIELDS.length);
+    shard.countFields({ term: "upsert", ref: 0, weight: 1, exact: true }, df);
+    expect(df[FIELDS.indexOf("goal")]).toBe(words.length + 2);
+    expect(shard.termsSharingFirst("c")).toEqual(["cache", "cache_key", "cafe", "cafe_menu"]);
+  });
+
+  it("forgets a month's terms with the month", () => {
+    store.dropMonth("2026-10");
+    const shard = new FtsShard(store);
+    expect(shard.termsSharingFirst("cafe")).toEqual([]);
+    expect(shard.termsStartingWith("err_")).toEqual(["err_duplicate_key"]);
+    expect(shard.termsSharingFirst("z")).toEqual([]);
+    expect(shard.exactCount("upsert", 100)).toBe(2);
+    expect(shard.exactCount("look", 100)).toBe(0);
+  });
+});
+
+describe("firstUnitRange", () => {
+  it("bounds the code points a first code unit stands for", () => {
+    expect(firstUnitRange("a".charCodeAt(0))).toEqual(["a", "b"]);
+    expect(firstUnitRange(0xd7ff)).toEqual(["\ud7ff", "\ue000"]);
+    expect(firstUnitRange(0xffff)).toEqual(["\uffff", "\u{10000}"]);
+    expect(firstUnitRange(0xd835)).toEqual(["\u{1d400}", "\u{1d800}"]);
+    expect(firstUnitRange(0xdbff)).toEqual(["\u{10fc00}", undefined]);
+    expect(firstUnitRange(0xdc00)).toEqual([undefined, undefined]);
+    expect(firstUnitRange(Number.NaN)).toEqual([undefined, undefined]);
+  });
+});
+
 describe("candidateCount", () => {
   it("names 500 candidates up to 25,000 snapshots and one in 50 beyond", () => {
     expect(candidateCount(0)).toBe(CANDIDATES);
@@ -146,37 +229,5 @@ describe("candidateCount", () => {
     expect(candidateCount(25_000)).toBe(500);
     expect(candidateCount(100_000)).toBe(2000);
     expect(candidateCount(100_001)).toBe(2001);
-  });
-});
-
-describe("rowEntry", () => {
-  const row = {
-    id: "2026-11-20-01",
-    timestamp: "2026-11-20T10:00:00Z",
-    file: "memory/2026-11-20.md",
-    line: 3,
-    session: null,
-    agent: "main",
-    trigger: "manual",
-    name: null,
-    parent: null,
-    tombstone: 0,
-    verified: 1,
-    goal: "g",
-    text: "t",
-  };
-  it("reads a stored entry, flags as booleans and the time derived again", () => {
-    const entry = rowEntry(row, 7);
-    expect(entry).toMatchObject({ id: "2026-11-20-01", tombstone: false, verified: true, trigger: "manual" });
-    expect(entry.time).toBe(Date.parse("2026-11-20T10:00:00Z"));
-    expect(rowEntry({ ...row, verified: null }, 7).verified).toBeNull();
-  });
-  it("rejects what is not a stored entry, naming the document and the column", () => {
-    expect(() => rowEntry({ ...row, id: 1 }, 8)).toThrow(
-      "big-memory: search index: entry of document 8: column id: expected text, got number",
-    );
-    expect(() => rowEntry({ ...row, trigger: "later" }, 9)).toThrow(
-      "big-memory: search index: entry of document 9: column trigger: unknown trigger later",
-    );
   });
 });

@@ -6,6 +6,7 @@ import { FIELDS } from "../../plugin/search/document.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
 import {
   bytes,
+  countTerms,
   decodeLengths,
   encodeLengths,
   FTS_FILE,
@@ -110,6 +111,32 @@ describe("FtsStore", () => {
     expect(store.months()).toEqual(["2026-11"]);
     expect(store.lengths().length).toBe(FIELDS.length);
     store.close();
+  });
+});
+
+describe("countTerms", () => {
+  it("counts the documents holding each term anywhere and in each field, once a document", () => {
+    const counts = new Map<string, number[]>();
+    const doc = (at: Record<number, string[]>) => FIELDS.map((_f, i) => at[i] ?? []);
+    countTerms(doc({ 0: ["fix", "err_x"], 2: ["err_x"] }), 0, counts);
+    countTerms(doc({ 2: ["fix"] }), 1, counts);
+    countTerms(doc({}), 2, counts);
+    const row = (docs: number, at: Record<number, number>, last: number) => [
+      docs,
+      ...FIELDS.map((_f, i) => at[i] ?? 0),
+      last,
+    ];
+    expect(Object.fromEntries(counts)).toEqual({
+      fix: row(2, { 0: 1, 2: 1 }, 1),
+      err_x: row(1, { 0: 1, 2: 1 }, 0),
+    });
+  });
+
+  it("gives the distinct terms of each field with the document", () => {
+    const d = sealedDocument(located(snap("2026-11-20-01", { goal: "fix the fix of ERR_X" })));
+    const goal = FIELDS.indexOf("goal");
+    expect(d.distinct[goal]).toEqual([...new Set(d.fields[goal]?.split(" "))]);
+    expect(d.lengths[goal]).toBe(d.distinct[goal]?.length);
   });
 });
 
