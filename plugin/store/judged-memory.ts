@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { judgedBlocks, REDACTION_RULES_VERSION } from "../snapshot/redact.ts";
 import { JudgedBlocks } from "../snapshot/redact-judged.ts";
 import { errorCode } from "./fs-durable.ts";
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, STATE_DIR_NAME } from "./gate.ts";
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, STATE_DIR_NAME, writePrivateBytes } from "./gate.ts";
 import { ensurePrivateDirSync, writePrivateJsonSync } from "./gate-sync.ts";
 import { readStateFileSync } from "./log-open.ts";
 
@@ -126,29 +126,67 @@ export function loadJudged(workspaceDir: string, key: Buffer): JudgedBlocks {
 export function noteJudged(workspaceDir: string): void {
   const entry = kept.get(workspaceDir);
   if (entry === undefined || entry.timer !== null || entry.judged.revision === entry.saved) return;
-  entry.timer = setTimeout(() => saveJudgedNow(workspaceDir), 1000);
+  entry.timer = setTimeout(() => void saveJudgedBehind(workspaceDir), 1000);
   entry.timer.unref();
 }
 
-/** Writes the memory of `workspaceDir` now when it has grown since read or written; never throws. */
-export function saveJudgedNow(workspaceDir: string): void {
+/**
+ * What the memory of `workspaceDir` writes, signed, when it has grown since it was read or written and its
+ * state folder exists (reading a workspace never creates one); null otherwise. Clears the pending timer.
+ */
+function pendingSave(
+  workspaceDir: string,
+): {
+  entry: Kept;
+  dir: string;
+  value: { version: string; checksums: string[]; mac: string };
+  revision: number;
+} | null {
   const entry = kept.get(workspaceDir);
-  if (entry === undefined) return;
+  if (entry === undefined) return null;
   if (entry.timer !== null) clearTimeout(entry.timer);
   entry.timer = null;
-  if (entry.key === null || entry.judged.revision === entry.saved) return;
+  if (entry.key === null || entry.judged.revision === entry.saved) return null;
   const checksums = entry.judged.toJSON().checksums.slice(-JUDGED_LIMIT);
   const mac = sign(entry.key, entry.judged.version, checksums).toString("hex");
+  const dir = join(workspaceDir, STATE_DIR_NAME);
   try {
-    const dir = join(workspaceDir, STATE_DIR_NAME);
-    // Only into a state folder that exists: reading a workspace never creates one.
-    if (!lstatSync(dir).isDirectory()) return;
-    ensurePrivateDirSync(dir);
+    if (!lstatSync(dir).isDirectory()) return null;
+  } catch {
+    return null;
+  }
+  const value = { version: entry.judged.version, checksums, mac };
+  return { entry, dir, value, revision: entry.judged.revision };
+}
+
+/** Writes the memory of `workspaceDir` now (synchronously: the process is exiting) when it has grown; never throws. */
+export function saveJudgedNow(workspaceDir: string): void {
+  const save = pendingSave(workspaceDir);
+  if (save === null) return;
+  try {
+    ensurePrivateDirSync(save.dir);
     // Through the gate like every file big-memory writes (hex and versions hold nothing it redacts).
-    writePrivateJsonSync(join(dir, JUDGED_FILE), { version: entry.judged.version, checksums, mac });
-    entry.saved = entry.judged.revision;
+    writePrivateJsonSync(join(save.dir, JUDGED_FILE), save.value);
+    save.entry.saved = save.revision;
   } catch {
     // A memory that cannot be written only costs the next process a redaction.
+  }
+}
+
+/**
+ * The timer's write, off the event loop's path: through the gate's writer of derived bytes (checksums of
+ * blocks read through redaction, like the search index), with no fsync (a memory lost to a power cut only
+ * costs a redaction), and without the gate's pass over fifty thousand checksums that the sync write makes.
+ */
+async function saveJudgedBehind(workspaceDir: string): Promise<void> {
+  const save = pendingSave(workspaceDir);
+  if (save === null) return;
+  try {
+    const bytes = Buffer.from(`${JSON.stringify(save.value)}\n`, "utf8");
+    await writePrivateBytes(join(save.dir, JUDGED_FILE), bytes, { sync: false });
+    save.entry.saved = save.revision;
+  } catch {
+    // As above: the next process judges the blocks again.
   }
 }
 

@@ -1,8 +1,18 @@
 import { execFileSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { textSpan } from "../../plugin/snapshot/block-span.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
@@ -88,6 +98,20 @@ describe("the judged-blocks memory on disk", () => {
     expect([again.has(checksumOf(clean)), again.has(checksumOf(secret))]).toEqual([true, false]);
     expect([again.has(spanOf(clean)), again.has(spanOf(secret))]).toEqual([true, false]);
     expect(await goals()).toEqual(["ship the parser", "push with [REDACTED:github-token]"]);
+  });
+
+  it("is written a moment after a read, off the event loop, as the exit's write would, and read back", async () => {
+    judgedFor(ws, env);
+    await goals();
+    const path = join(ws, ".big-memory", JUDGED_FILE);
+    for (let waited = 0; !existsSync(path) && waited < 10_000; waited += 50) await sleep(50);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const written = JSON.parse(readFileSync(path, "utf8"));
+    expect(written.version).toBe(REDACTION_RULES_VERSION);
+    expect(written.checksums).toEqual([checksumOf(clean), spanOf(clean)]);
+    expect(readFileSync(path, "utf8")).not.toContain(token);
+    forgetJudged();
+    expect(judgedFor(ws, env).has(checksumOf(clean))).toBe(true);
   });
 
   it("is not written into a workspace without a state folder", async () => {
