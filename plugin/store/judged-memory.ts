@@ -134,9 +134,7 @@ export function noteJudged(workspaceDir: string): void {
  * What the memory of `workspaceDir` writes, signed, when it has grown since it was read or written and its
  * state folder exists (reading a workspace never creates one); null otherwise. Clears the pending timer.
  */
-function pendingSave(
-  workspaceDir: string,
-): {
+function pendingSave(workspaceDir: string): {
   entry: Kept;
   dir: string;
   value: { version: string; checksums: string[]; mac: string };
