@@ -39,18 +39,18 @@ export function numbered(source: string): { source: string; group: Readonly<Reco
 }
 
 /**
- * `patterns` (flags `i` and `u` only, no backreferences) as one pattern that matches where any of them
- * does, `prefix` before the alternation: `^` for patterns all anchored at the start, so the engine tries
- * the joined one at the first position only. One call tries every alternative where eighteen calls would
- * each pay their own entry, and a value tried against many shapes is judged in a fraction of the time.
- * Each keeps its `i` flag in a modifier group (`(?i:…)`); a `u` pattern is refused (its syntax and case
- * folding cannot be scoped), as is a backreference, which the joining would renumber.
+ * `patterns` (no flags, no backreferences) as one pattern that matches where any of them does, `prefix`
+ * before the alternation: `^` for patterns all anchored at the start, so the engine tries the joined one at
+ * the first position only. One call tries every alternative where eighteen calls would each pay their own
+ * entry, and a value tried against many shapes is judged in a fraction of the time. A pattern with a flag is
+ * refused: its flag cannot be scoped to its part (modifier groups, `(?i:…)`, are a syntax error in Node 22,
+ * which OpenClaw 2026.9.2 runs on), nor can a backreference, which the joining would renumber.
  */
 export function joinPatterns(patterns: readonly RegExp[], prefix: string): RegExp {
   const parts = patterns.map((re) => {
-    if (/[^i]/.test(re.flags) || /\\(?:[1-9]|k<)/.test(re.source))
+    if (re.flags !== "" || /\\(?:[1-9]|k<)/.test(re.source))
       throw new Error(`big-memory: pattern /${re.source}/${re.flags} cannot be joined`);
-    return re.flags.includes("i") ? `(?i:${re.source})` : `(?:${re.source})`;
+    return `(?:${re.source})`;
   });
   // No pattern at all matches nothing (an empty alternation would match everywhere).
   return new RegExp(parts.length === 0 ? "(?!)" : `${prefix}(?:${parts.join("|")})`);

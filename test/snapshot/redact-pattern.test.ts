@@ -52,21 +52,23 @@ describe("numbered", () => {
 });
 
 describe("joinPatterns", () => {
-  it("matches where any of the patterns does, each with its own case flag", () => {
-    const joined = joinPatterns([/^abc$/, /^x+$/i, /\d{3}/], "");
+  it("matches where any of the patterns does, and compiles without modifier groups (Node 22)", () => {
+    const joined = joinPatterns([/^abc$/, /^x+$/, /\d{3}/], "");
     for (const [value, expected] of [
       ["abc", true],
       ["ABC", false],
-      ["XXX", true],
+      ["xxx", true],
+      ["XXX", false],
       ["a123", true],
       ["abcd", false],
       ["", false],
     ] as const)
       expect(joined.test(value), value).toBe(expected);
+    expect(joined.source).not.toMatch(/\(\?[imsx-]+:/);
   });
 
   it("tries anchored patterns at the start only under a ^ prefix, with the same answers", () => {
-    const patterns = [/^[a-z]+$/, /^(?:ab|cd)\d$/i, /^x|^y/];
+    const patterns = [/^[a-z]+$/, /^(?:ab|cd)\d$/, /^x|^y/];
     const joined = joinPatterns(patterns, "^");
     for (const value of ["abc", "AB1", "cd2", "x!", "yz", "1abc", " x", "ab12"])
       expect(joined.test(value), value).toBe(patterns.some((re) => re.test(value)));
@@ -79,6 +81,7 @@ describe("joinPatterns", () => {
 
   it("refuses a pattern whose flags or backreferences it cannot keep", () => {
     expect(() => joinPatterns([/a/u], "")).toThrow("big-memory: pattern /a/u cannot be joined");
+    expect(() => joinPatterns([/a/i], "")).toThrow("big-memory: pattern /a/i cannot be joined");
     expect(() => joinPatterns([/a/g], "")).toThrow("big-memory: pattern /a/g cannot be joined");
     expect(() => joinPatterns([/(a)\1/], "")).toThrow("big-memory: pattern /(a)\\1/ cannot be joined");
     expect(() => joinPatterns([/(?<q>a)\k<q>/], "")).toThrow("cannot be joined");
