@@ -22,6 +22,10 @@ function naive(literals: readonly string[], text: string): [number, number][] {
   return out;
 }
 
+/** Words over a small alphabet, so random literals and texts overlap often. */
+const word = (min: number, max: number) =>
+  fc.array(fc.constantFrom(..."abAB_-:x"), { minLength: min, maxLength: max }).map((c) => c.join(""));
+
 describe("compileLiterals", () => {
   it("skips the occurrences of a literal before the position its hit returned, and only of it", () => {
     const out: [number, number][] = [];
@@ -127,9 +131,6 @@ describe("compileLiterals", () => {
   });
 
   it("agrees with a naive scan outside random skipped ranges", () => {
-    const alphabet = fc.constantFrom(..."abAB_-:x");
-    const word = (min: number, max: number) =>
-      fc.array(alphabet, { minLength: min, maxLength: max }).map((c) => c.join(""));
     fc.assert(
       fc.property(
         fc.uniqueArray(word(2, 5), { minLength: 1, maxLength: 8 }),
@@ -161,9 +162,6 @@ describe("compileLiterals", () => {
   });
 
   it("agrees with a naive scan on random ASCII texts and literals", () => {
-    const alphabet = fc.constantFrom(..."abAB_-:x");
-    const word = (min: number, max: number) =>
-      fc.array(alphabet, { minLength: min, maxLength: max }).map((c) => c.join(""));
     fc.assert(
       fc.property(
         fc.uniqueArray(word(2, 5), { minLength: 1, maxLength: 8 }),
