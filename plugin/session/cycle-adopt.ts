@@ -52,9 +52,11 @@ export function adoptCycle(state: SessionState, cycle: LedgerRecord): SessionSta
  */
 export async function adoptLostCycle(ws: Workspace, ref: SessionRef): Promise<boolean> {
   const session = ws.session(ref.sessionKey, ref.agentId);
-  if ((await session.read()).cycle.compacting) return false;
+  const state = await session.read();
+  if (state.cycle.compacting) return false;
   const { records } = await readLedger(ws.dir);
-  if (lostCycle(await session.read(), records) === null) return false;
+  // Checked first without the lock: the usual session has nothing to take up, and pays no locked write.
+  if (lostCycle(state, records) === null) return false;
   let adopted = false;
   await session.update((s) => {
     const cycle = lostCycle(s, records);
