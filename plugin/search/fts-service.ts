@@ -82,12 +82,17 @@ export class FtsService {
     const report: FtsBuildReport = { months: 0, snapshots: 0 };
     const byMonth = groupByMonth(await listLogs(this.workspaceDir));
     for (const month of this.#store.months()) if (!byMonth.has(month)) this.#store.dropMonth(month);
-    for (const [month, logs] of byMonth) {
-      report.snapshots += await this.#sealMonth(
-        month,
-        logs.map((l) => l.file),
-      );
-      report.months++;
+    this.#store.bulk(true);
+    try {
+      for (const [month, logs] of byMonth) {
+        report.snapshots += await this.#sealMonth(
+          month,
+          logs.map((l) => l.file),
+        );
+        report.months++;
+      }
+    } finally {
+      this.#store.bulk(false);
     }
     this.#reload();
     return report;

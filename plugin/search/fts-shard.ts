@@ -300,7 +300,13 @@ export class FtsShard implements Shard {
       if (this.#only === undefined && hasWords(this.#words) && restricted)
         this.restrict(this.#candidatesOfQuery());
       const only = this.#only !== undefined && restricted ? this.#only : undefined;
-      const row = only === undefined ? this.#postings.get(term) : this.#restricted.get(term, only);
+      // No candidate: nothing to read (the statement would walk the term's postings to find none).
+      const row =
+        only === "[]"
+          ? undefined
+          : only === undefined
+            ? this.#postings.get(term)
+            : this.#restricted.get(term, only);
       const value = row?.list;
       list = typeof value === "string" && value !== "" ? value.split(" ").map(Number) : [];
       this.#postingsOf.set(term, list);

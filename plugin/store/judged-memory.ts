@@ -145,14 +145,15 @@ function pendingSave(workspaceDir: string): {
   if (entry.timer !== null) clearTimeout(entry.timer);
   entry.timer = null;
   if (entry.key === null || entry.judged.revision === entry.saved) return null;
-  const checksums = entry.judged.toJSON().checksums.slice(-JUDGED_LIMIT);
-  const mac = sign(entry.key, entry.judged.version, checksums).toString("hex");
+  // The folder first: without it nothing is written, and signing fifty thousand checksums is the cost.
   const dir = join(workspaceDir, STATE_DIR_NAME);
   try {
     if (!lstatSync(dir).isDirectory()) return null;
   } catch {
     return null;
   }
+  const checksums = entry.judged.toJSON().checksums.slice(-JUDGED_LIMIT);
+  const mac = sign(entry.key, entry.judged.version, checksums).toString("hex");
   const value = { version: entry.judged.version, checksums, mac };
   return { entry, dir, value, revision: entry.judged.revision };
 }

@@ -292,7 +292,23 @@ export function memoryCoreFtsQuery(raw: string): string | null {
   return tokens.length === 0 ? null : tokens.map((t) => `"${t.replaceAll('"', "")}"`).join(" AND ");
 }
 
-/** SQLite FTS5 (unicode61 tokenizer, bm25 ranking), one row per snapshot block. */
+/** Most characters of a hit's text plain FTS5 hands back (memory-core cuts each hit's text to a snippet too). */
+export const FTS_SNIPPET_CHARS = 700;
+
+/** A hit of plain FTS5 with what a caller needs to show it: id, file, score and text. */
+export interface Fts5Hit {
+  id: string;
+  file: string;
+  score: number;
+  snippet: string;
+}
+
+/**
+ * SQLite FTS5 (unicode61 tokenizer, bm25 ranking), one row per snapshot block. Each hit carries what
+ * memory-core's keyword search reads for it (id, path, text, rank: `SELECT id, path, source, start_line,
+ * end_line, text, bm25(...)`), the text cut to a snippet, as the arm hands back a snippet with each hit:
+ * both engines answer the same question, not the ids alone.
+ */
 export class Fts5Engine implements Engine {
   readonly name = "SQLite FTS5";
   #db: DatabaseSync | undefined;
@@ -310,7 +326,9 @@ export class Fts5Engine implements Engine {
     const db = new DatabaseSync(this.path);
     db.exec("PRAGMA journal_mode=WAL");
     db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS chunks USING fts5(body, id UNINDEXED, file UNINDEXED)");
-    this.#query = db.prepare("SELECT id FROM chunks WHERE chunks MATCH ? ORDER BY bm25(chunks) LIMIT ?");
+    this.#query = db.prepare(
+      "SELECT id, file, body, bm25(chunks) AS rank FROM chunks WHERE chunks MATCH ? ORDER BY rank LIMIT ?",
+    );
     return db;
   }
 
@@ -342,7 +360,17 @@ export class Fts5Engine implements Engine {
 
   /** Runs a MATCH expression as given; throws what SQLite throws. */
   raw(match: string, limit: number): string[] {
-    return (this.#query?.all(match, limit) ?? []).map((row) => String(row.id));
+    return this.hits(match, limit).map((h) => h.id);
+  }
+
+  /** The hits of a MATCH expression with their file, score and snippet; throws what SQLite throws. */
+  hits(match: string, limit: number): Fts5Hit[] {
+    return (this.#query?.all(match, limit) ?? []).map((row) => ({
+      id: String(row.id),
+      file: String(row.file),
+      score: -Number(row.rank),
+      snippet: String(row.body).slice(0, FTS_SNIPPET_CHARS),
+    }));
   }
 
   /** The same words joined with OR instead (a broad query: any word may match). */

@@ -112,6 +112,25 @@ describe("FtsStore", () => {
     expect(store.lengths().length).toBe(FIELDS.length);
     store.close();
   });
+
+  it("writes many months with a larger cache and fewer checkpoints, then serves with the defaults and an empty WAL", async () => {
+    const store = FtsStore.open(dir);
+    const pragma = (name: string) => num(store.db.prepare(`PRAGMA ${name}`).get(), name);
+    const defaults = [pragma("cache_size"), pragma("wal_autocheckpoint")];
+    store.bulk(true);
+    expect([pragma("cache_size"), pragma("wal_autocheckpoint")]).toEqual([-32_768, 16_384]);
+    store.putMonth("2026-10", [doc("2026-10-20-01", "Fix the upsert")], [print("memory/2026-10-20.md")]);
+    store.putMonth("2026-11", [doc("2026-11-20-01", "Fix the cursor")], [print("memory/2026-11-20.md")]);
+    expect((await stat(join(dir, `${FTS_FILE}-wal`))).size).toBeGreaterThan(0);
+    store.bulk(false);
+    expect([pragma("cache_size"), pragma("wal_autocheckpoint")]).toEqual(defaults);
+    expect((await stat(join(dir, `${FTS_FILE}-wal`))).size).toBe(0);
+    expect(await mode(join(dir, `${FTS_FILE}-wal`))).toBe(0o600);
+    store.close();
+    const again = FtsStore.open(dir);
+    expect(again.months()).toEqual(["2026-10", "2026-11"]);
+    again.close();
+  });
 });
 
 describe("countTerms", () => {
