@@ -11,7 +11,7 @@ import { JudgedBlocks, rulesVersion } from "./redact-judged.ts";
 import { LABEL_RULES, labelStrength } from "./redact-labels.ts";
 import { classifyName, isPassphrase, looksSecretFor, type Strength } from "./redact-names.ts";
 import { PROVIDER_RULES } from "./redact-providers.ts";
-import { markersIn } from "./redact-spans.ts";
+import { carryMarkers, markersIn } from "./redact-spans.ts";
 
 /**
  * Secret redaction: the pure pass every string goes through before the store writes it to disk, and every
@@ -221,30 +221,6 @@ function redactText(text: string, deadline: Deadline | undefined): Redaction {
 const MARKERS: ReadonlyMap<RedactionKind, string> = new Map(
   REDACTION_KINDS.map((kind) => [kind, redactionMarker(kind)]),
 );
-
-/**
- * The markers of a text after a pass replaced `found` by the markers at `written` (in the new text): the
- * markers it held before (`markers`, never overlapped by a finding), moved by what was replaced before
- * them, and the new ones, in text order. No other marker can appear: a marker holds no `[` or `:` past
- * its start, and every written one holds both, so none straddles a written marker and the text beside it.
- * Saves reading a text dense with markers again for them at every pass.
- */
-function carryMarkers(markers: readonly Span[], found: readonly Span[], written: readonly Span[]): Span[] {
-  const out: Span[] = [];
-  let m = 0;
-  // How far text before the current finding has moved: new position less old position.
-  let shift = 0;
-  for (const [f, finding] of found.entries()) {
-    const marker = written[f] ?? finding;
-    for (let old = markers[m]; old !== undefined && old.start < finding.start; old = markers[++m])
-      out.push({ start: old.start + shift, end: old.end + shift });
-    out.push(marker);
-    shift = marker.end - finding.end;
-  }
-  for (let old = markers[m]; old !== undefined; old = markers[++m])
-    out.push({ start: old.start + shift, end: old.end + shift });
-  return out;
-}
 
 /** The lines of `text` within `lines` lines of any of `spans` (sorted), as merged line-aligned spans. */
 function linesAround(text: string, spans: readonly Span[], lines: number): Span[] {
