@@ -342,10 +342,14 @@ export class DeadlineExceeded extends Error {
  * Every secret in `text`, as non-overlapping findings in text order. Rules run in priority order; a match
  * that overlaps a marker already in the text or a finding of an earlier rule is dropped and its rule
  * resumes one character later, so a secret inside it can still be found. Throws `DeadlineExceeded` once
- * `deadline` has passed.
+ * `deadline` has passed. `markers`: the markers in `text` (`markersIn(text)`), when the caller knows them.
  */
-export function findSecrets(text: string, set: RuleSet, deadline?: Deadline): Finding[] {
-  const markers = markersIn(text);
+export function findSecrets(
+  text: string,
+  set: RuleSet,
+  deadline?: Deadline,
+  markers: readonly Span[] = markersIn(text),
+): Finding[] {
   let found: Finding[] = [];
   const windows = windowsOf(text, set, markers);
   for (let index = 0; index < set.rules.length; index++) {

@@ -31,6 +31,34 @@ export function markersIn(text: string): Span[] {
   return markers;
 }
 
+/**
+ * The markers of a text after a pass replaced `found` by the markers at `written` (in the new text): the
+ * markers it held before (`markers`, never overlapped by a finding), moved by what was replaced before
+ * them, and the new ones, in text order. No other marker can appear: a marker holds no `[` or `:` past
+ * its start, and every written one holds both, so none straddles a written marker and the text beside it.
+ * Saves reading a text dense with markers again for them at every pass.
+ */
+export function carryMarkers(
+  markers: readonly Span[],
+  found: readonly Span[],
+  written: readonly Span[],
+): Span[] {
+  const out: Span[] = [];
+  let m = 0;
+  // How far text before the current finding has moved: new position less old position.
+  let shift = 0;
+  for (const [f, finding] of found.entries()) {
+    const marker = written[f] ?? finding;
+    for (let old = markers[m]; old !== undefined && old.start < finding.start; old = markers[++m])
+      out.push({ start: old.start + shift, end: old.end + shift });
+    out.push(marker);
+    shift = marker.end - finding.end;
+  }
+  for (let old = markers[m]; old !== undefined; old = markers[++m])
+    out.push({ start: old.start + shift, end: old.end + shift });
+  return out;
+}
+
 /** `a-z`, `0-9` or `-`: a character of a kind in a marker. */
 function isKindChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45;

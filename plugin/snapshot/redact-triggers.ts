@@ -97,12 +97,17 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
     }
   }
   // The last character first: literals of one pair share their start (`pass`, `password`, `passphrase`,
-  // `passcode`), and their ends tell them apart at once.
-  const matchesAt = (text: string, at: number, { lower, upper }: Literal): boolean => {
-    const n = lower.length - 1;
+  // `passcode`), and their ends tell them apart at once. Each literal's last index and last character (both
+  // cases) sit in typed arrays, so a literal whose end is not there costs no read of its object.
+  const lastIndex = Int32Array.from(compiled, (l) => l.lower.length - 1);
+  const lastLower = Int32Array.from(compiled, (l) => l.lower.at(-1) ?? -1);
+  const lastUpper = Int32Array.from(compiled, (l) => l.upper.at(-1) ?? -1);
+  const matchesAt = (text: string, at: number, index: number): boolean => {
+    const n = lastIndex[index] ?? 0;
     if (at + n >= text.length) return false;
     const end = text.charCodeAt(at + n);
-    if (end !== lower[n] && end !== upper[n]) return false;
+    if (end !== lastLower[index] && end !== lastUpper[index]) return false;
+    const { lower, upper } = compiled[index] ?? { lower: [], upper: [] };
     for (let j = 0; j < n; j++) {
       const code = text.charCodeAt(at + j);
       if (code !== lower[j] && code !== upper[j]) return false;
@@ -135,8 +140,7 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
         const c2 = fold[text.charCodeAt(i + 2)] ?? 0;
         if (((third[list * 4 + (c2 >> 5)] ?? 0) & (1 << (c2 & 31))) === 0) continue;
         for (const index of lists[list] ?? []) {
-          const literal = compiled[index];
-          if (i < (until[index] ?? 0) || literal === undefined || !matchesAt(text, i, literal)) continue;
+          if (i < (until[index] ?? 0) || !matchesAt(text, i, index)) continue;
           const skip = onHit(i, index);
           if (skip !== undefined) until[index] = skip;
         }

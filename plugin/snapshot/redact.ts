@@ -11,6 +11,7 @@ import { JudgedBlocks, rulesVersion } from "./redact-judged.ts";
 import { LABEL_RULES, labelStrength } from "./redact-labels.ts";
 import { classifyName, isPassphrase, looksSecretFor, type Strength } from "./redact-names.ts";
 import { PROVIDER_RULES } from "./redact-providers.ts";
+import { carryMarkers, markersIn } from "./redact-spans.ts";
 
 /**
  * Secret redaction: the pure pass every string goes through before the store writes it to disk, and every
@@ -178,13 +179,16 @@ function redactText(text: string, deadline: Deadline | undefined): Redaction {
   let total = 0;
   let current = text;
   let regions: Span[] = [{ start: 0, end: text.length }];
+  // The markers in `current`, when known: found once, then carried from pass to pass (see `carryMarkers`).
+  let markers: Span[] | undefined;
   // Each productive pass turns at least one unmarked character into a marker, so this terminates. Text
   // away from the markers a pass wrote is as the pass saw it, so the next pass only reads the lines around
   // them (as far as any rule reaches), which keeps a text with a few secrets at about one pass.
   while (regions.length > 0) {
     const whole = regions.length === 1 && regions[0]?.start === 0 && regions[0].end === current.length;
+    if (whole) markers ??= markersIn(current);
     const found = whole
-      ? findSecrets(current, RULES, deadline)
+      ? findSecrets(current, RULES, deadline, markers)
       : regions.flatMap((r) =>
           findSecrets(current.slice(r.start, r.end), RULES, deadline).map((f) => ({
             kind: f.kind,
@@ -198,18 +202,25 @@ function redactText(text: string, deadline: Deadline | undefined): Redaction {
     const written: Span[] = [];
     for (const { start, end, kind } of found) {
       out += current.slice(copied, start);
-      const marker = redactionMarker(kind);
+      const marker = MARKERS.get(kind) ?? redactionMarker(kind);
       written.push({ start: out.length, end: out.length + marker.length });
       out += marker;
       copied = end;
       counts[kind] = (counts[kind] ?? 0) + 1;
     }
     total += found.length;
+    // A text that held no markers holds those just written (most texts).
+    markers = markers?.length === 0 ? written : markers && carryMarkers(markers, found, written);
     current = out + current.slice(copied);
     regions = linesAround(current, written, RULES.maxReach + 1);
   }
   return { text: current, counts, total };
 }
+
+/** The marker of each kind, made once. */
+const MARKERS: ReadonlyMap<RedactionKind, string> = new Map(
+  REDACTION_KINDS.map((kind) => [kind, redactionMarker(kind)]),
+);
 
 /** The lines of `text` within `lines` lines of any of `spans` (sorted), as merged line-aligned spans. */
 function linesAround(text: string, spans: readonly Span[], lines: number): Span[] {

@@ -1,6 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { covers, type Finding, keep, markersIn, merge } from "../../plugin/snapshot/redact-spans.ts";
+import {
+  carryMarkers,
+  covers,
+  type Finding,
+  keep,
+  markersIn,
+  merge,
+  type Span,
+} from "../../plugin/snapshot/redact-spans.ts";
 
 describe("markersIn", () => {
   it("finds every marker in text order, and nothing that only starts like one", () => {
@@ -22,6 +30,56 @@ describe("markersIn", () => {
           end: m.index + m[0].length,
         }));
         expect(markersIn(text)).toEqual(expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe("carryMarkers", () => {
+  /** `text` with each of `found` (in order, apart) replaced by `[REDACTED:<kind>]`, and where each went. */
+  function replace(text: string, found: readonly Finding[]): { text: string; written: Span[] } {
+    let out = "";
+    let copied = 0;
+    const written: Span[] = [];
+    for (const { start, end, kind } of found) {
+      out += text.slice(copied, start);
+      written.push({ start: out.length, end: out.length + kind.length + 11 });
+      out += `[REDACTED:${kind}]`;
+      copied = end;
+    }
+    return { text: out + text.slice(copied), written };
+  }
+
+  it("moves the markers a text held by what was replaced before them, beside the new ones", () => {
+    const text = "[REDACTED:jwt] secret1 [REDACTED:bearer] x secret22";
+    const found: Finding[] = [
+      { start: 15, end: 22, kind: "cli-flag" },
+      { start: 43, end: 51, kind: "secret-assignment" },
+    ];
+    const after = replace(text, found);
+    expect(after.text).toBe(
+      "[REDACTED:jwt] [REDACTED:cli-flag] [REDACTED:bearer] x [REDACTED:secret-assignment]",
+    );
+    expect(carryMarkers(markersIn(text), found, after.written)).toEqual(markersIn(after.text));
+  });
+
+  it("gives what reading the new text for markers gives, on texts of markers, their pieces and secrets", () => {
+    const piece = fc.constantFrom("[REDACTED:jwt]", "[REDACTED:", "jwt", "]", "[", "x-9", " ", "secret", "");
+    const kind = fc.constantFrom<Finding["kind"]>("jwt", "cli-flag", "bearer", "secret-assignment");
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 14 }), fc.array(fc.tuple(fc.nat(), kind)), (pieces, picks) => {
+        const text = pieces.join("");
+        const markers = markersIn(text);
+        // Findings at the `secret` pieces a pick names, as a pass finds them: apart, off every marker.
+        const secrets = [...text.matchAll(/secret/g)].map((m) => m.index);
+        const found: Finding[] = [...new Map(picks.map(([n, k]) => [secrets[n % (secrets.length || 1)], k]))]
+          .filter((entry): entry is [number, Finding["kind"]] => entry[0] !== undefined)
+          .sort((a, b) => a[0] - b[0])
+          .map(([start, k]) => ({ start, end: start + 6, kind: k }))
+          .filter((f) => !markers.some((m) => m.start < f.end && f.start < m.end));
+        const after = replace(text, found);
+        expect(carryMarkers(markers, found, after.written)).toEqual(markersIn(after.text));
       }),
       { numRuns: 1000 },
     );

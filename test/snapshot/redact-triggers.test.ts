@@ -60,6 +60,22 @@ describe("compileLiterals", () => {
     ]);
   });
 
+  it("tells literals that share their start apart by their last character, in either case", () => {
+    const literals = ["pass", "password", "passphrase", "passcode", "pat"];
+    expect(hits(literals, "PassWord passPHRASE PASSCODE passwd pat PASSCODe")).toEqual([
+      [0, 0],
+      [0, 1],
+      [9, 0],
+      [9, 2],
+      [20, 0],
+      [20, 3],
+      [29, 0],
+      [36, 4],
+      [40, 0],
+      [40, 3],
+    ]);
+  });
+
   it("matches a two-character literal at the end of the text", () => {
     expect(hits(["ab"], "xxab")).toEqual([[2, 0]]);
   });

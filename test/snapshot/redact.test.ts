@@ -88,6 +88,20 @@ describe("redact", () => {
     expect(redact(text)).toEqual({ text, counts: {}, total: 0 });
   });
 
+  it("keeps the markers a text held apart from the ones it writes when a secret is found only by a second pass", () => {
+    // The assignment's value runs into the Notion token: the token is found first, and the assignment's
+    // value, cut at the token's marker, only by the pass after; markers already in the text sit around both.
+    const notion = "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";
+    const text = `[REDACTED:jwt] a [REDACTED:bearer]MAILGUN_API_KEY=key-909b99b084006c60c18cadbfba7bec39NOTION_API_KEY=${notion} [REDACTED:x]`;
+    const once = redact(text);
+    expect(once).toEqual({
+      text: "[REDACTED:jwt] a [REDACTED:bearer]MAILGUN_API_KEY=[REDACTED:secret-assignment][REDACTED:notion-token] [REDACTED:x]",
+      counts: { "notion-token": 1, "secret-assignment": 1 },
+      total: 2,
+    });
+    expect(redact(once.text)).toEqual({ text: once.text, counts: {}, total: 0 });
+  });
+
   it("redacts a value of 6 characters under a password name but not one of 5", () => {
     expect(redact("password=abc123 pass=abc12").text).toBe(
       "password=[REDACTED:secret-assignment] pass=abc12",
