@@ -21,7 +21,7 @@ import {
   ensurePrivateDir,
   type GatedText,
   gatedTextOf,
-  gateText,
+  gateTextOnce,
   PRIVATE_FILE_MODE,
   resolveInside,
 } from "./gate.ts";
@@ -180,7 +180,8 @@ async function appendLocked(
       const id = options.keepId ?? `${date}-${String(next).padStart(2, "0")}`;
       // The persistence gate: every appended byte is redacted, here or (a block the gate gave back) already.
       const rendered = await render(id);
-      const block = gatedBlock(rendered);
+      const gated = gatedBlock(rendered);
+      const block = gatedTextOf(gated);
       const markerLine = checkBlock(block, id);
       const { separator } = facts;
       const created = handle === null;
@@ -214,7 +215,7 @@ async function appendLocked(
           id,
           line,
           base: offset,
-          block,
+          block: gated,
           journal,
           idsBefore: facts.ids,
         });
@@ -351,15 +352,15 @@ function withFinalLineEnding(block: string): string {
 
 /**
  * The block as it is written: a text the gate gave back already (a {@link GatedText} ending with a line feed)
- * as it is; any other text through the gate, with its final line feed.
+ * as it is; any other text through the gate, with its final line feed. The journal's copy takes it as it is.
  */
-function gatedBlock(rendered: string | GatedText): string {
+function gatedBlock(rendered: string | GatedText): GatedText {
   if (typeof rendered !== "string") {
     const text = gatedTextOf(rendered);
-    if (text.endsWith("\n")) return text;
-    return gateText(withFinalLineEnding(text)).text;
+    if (text.endsWith("\n")) return rendered;
+    return gateTextOnce(withFinalLineEnding(text)).gated;
   }
-  return gateText(withFinalLineEnding(rendered)).text;
+  return gateTextOnce(withFinalLineEnding(rendered)).gated;
 }
 
 /**

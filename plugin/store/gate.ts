@@ -64,6 +64,21 @@ export function gateTextOnce(text: string): Redaction & { gated: GatedText } {
   return { ...result, gated };
 }
 
+/**
+ * The JSON line (with its line feed) of `value` and, as its field `key`, a text the gate gave back: `value`
+ * passes the gate, the text is not redacted twice (its JSON string is the gated text, escaped). When the gate
+ * changed the line's end, the whole line passes it.
+ */
+export function gateJsonLineWith(value: object, key: string, text: GatedText): GatedText {
+  const head = redact(JSON.stringify(value)).text;
+  const body = gatedTextOf(text);
+  if (!head.startsWith("{") || !head.endsWith("}") || head === "{}")
+    return gateTextOnce(`${JSON.stringify({ ...value, [key]: body })}\n`).gated;
+  const gated: GatedText = Object.freeze({ gated: true as const });
+  gatedTexts.set(gated, `${head.slice(0, -1)},${JSON.stringify(key)}:${JSON.stringify(body)}}\n`);
+  return gated;
+}
+
 /** The text of a {@link GatedText}; throws for an object the gate did not make. */
 export function gatedTextOf(gated: GatedText): string {
   const text = gatedTexts.get(gated);
@@ -300,16 +315,16 @@ export interface AppendOptions {
 }
 
 /**
- * Redacts `text` and appends it to `path` (created 0600) durably: one write on an `O_APPEND` handle, then
- * fsync, and an fsync of the folder when the file is new (see {@link AppendOptions}). Returns what was
- * redacted, and whether the append created the file.
+ * Redacts `text` (a text the gate gave back: as it is) and appends it to `path` (created 0600) durably: one
+ * write on an `O_APPEND` handle, then fsync, and an fsync of the folder when the file is new (see
+ * {@link AppendOptions}). Returns what was redacted, and whether the append created the file.
  */
 export async function appendPrivateText(
   path: string,
-  text: string,
+  text: string | GatedText,
   options: AppendOptions = {},
 ): Promise<GateReport & { created: boolean }> {
-  const gated = gateText(text);
+  const gated = typeof text === "string" ? gateText(text) : { text: gatedTextOf(text), counts: {}, total: 0 };
   await ensurePrivateDir(dirname(path));
   const created = !(await exists(path));
   const handle = await open(path, "a", PRIVATE_FILE_MODE);
