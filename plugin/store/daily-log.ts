@@ -3,7 +3,7 @@
  * append, and reads. A daily log is append-only here: nothing in this module rewrites, truncates or reorders
  * one, and nothing outside `memory/` is touched.
  */
-import type { BigIntStats } from "node:fs";
+import { type BigIntStats, statSync } from "node:fs";
 import { constants, type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import {
@@ -125,18 +125,20 @@ export interface AppendedSnapshot {
  * last bytes say it is unchanged since, else read whole; daily-log-facts.ts), allocates the next id (as
  * {@link nextSnapshotId} would over the log, and above the journal's), renders the block, and writes it with
  * a single write call on an `O_APPEND` handle, preceded by the line feeds needed for the block to start on a
- * fresh line after a blank line
- * (also when the log ends mid-line or with a torn block). The file is fsynced, and its folder too when the
- * file is new. Rejects with `big-memory: cannot append to memory/<date>.md: <reason>` (the original error as
- * `cause`, a `LockTimeoutError` when the lock stayed busy), having written nothing.
+ * fresh line after a blank line (also when the log ends mid-line or with a torn block). The file is fsynced,
+ * and its folder too when the file is new. Rejects with `big-memory: cannot append to memory/<date>.md:
+ * <reason>` (the original error as `cause`, a `LockTimeoutError` when the lock stayed busy), having written nothing.
  */
 export async function appendSnapshotBlock(options: AppendSnapshotOptions): Promise<AppendedSnapshot> {
   const { workspaceDir, date, render } = options;
   const file = dailyLogRelative(date);
   try {
-    // A log or `memory/` that is a link out of the workspace is refused, never written through.
-    await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
-    await ensurePrivateDir(join(workspaceDir, MEMORY_DIR));
+    // A log or `memory/` that is a link out of the workspace is refused, never written through (checked before
+    // `memory/` is made; when it is a folder already, the one check below sees the same).
+    const memory = join(workspaceDir, MEMORY_DIR);
+    if (statSync(memory, { throwIfNoEntry: false })?.isDirectory() !== true)
+      await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
+    await ensurePrivateDir(memory);
     const path = await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
     const appended = await withLock(
       dailyLogLockPath(workspaceDir),
@@ -346,9 +348,7 @@ function checkBlock(block: string, id: string): number {
   return start;
 }
 
-function withFinalLineEnding(block: string): string {
-  return block.endsWith("\n") ? block : `${block}\n`;
-}
+const withFinalLineEnding = (block: string): string => (block.endsWith("\n") ? block : `${block}\n`);
 
 /**
  * The block as it is written: a text the gate gave back already (a {@link GatedText} ending with a line feed)
