@@ -353,31 +353,6 @@ export async function appendPrivateJsonLine(
 }
 
 /**
- * Redacts `value` and appends it as one JSON line to `path` (created 0600 in a 0700 folder), without fsync:
- * for a record the hook path writes beside a durable update (the compaction ledger), where a power cut may
- * lose the last line but never tears an earlier one. When the file has grown past `rotateAt` bytes, it
- * becomes `<path>.1` (replacing the older one) and a new file starts. Returns what was redacted.
- */
-export async function appendPrivateJsonLineUnsynced(
-  path: string,
-  value: unknown,
-  opts: { rotateAt: number },
-): Promise<GateReport> {
-  const gated = gateJson(value);
-  await ensurePrivateDir(dirname(path));
-  const handle = await open(path, "a", PRIVATE_FILE_MODE);
-  let size = 0;
-  try {
-    await writeAll(handle, Buffer.from(`${JSON.stringify(gated.value)}\n`, "utf8"));
-    size = (await handle.stat()).size;
-  } finally {
-    await handle.close();
-  }
-  if (size > opts.rotateAt) await rename(path, `${path}.1`);
-  return { counts: gated.counts, total: gated.total };
-}
-
-/**
  * Rewrites a daily log of the user's atomically, keeping its mode: the one write of text big-memory did not
  * produce, done only on explicit request (`archive`, `scrub --logs`). The caller decides what the text is.
  */
