@@ -18,6 +18,7 @@ import { readMemoryFile } from "../store/log-open.ts";
 import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
 import { type SaveMeta, type SaveResult, saveSnapshot, tombstone } from "../store/save.ts";
 import { JsonState, type Logger } from "../store/state.ts";
+import { findBlockSpan } from "./block-find.ts";
 import { History } from "./history-index.ts";
 import {
   FlushMarks,
@@ -170,22 +171,38 @@ export class Workspace {
   }
 
   /** The snapshots of a log, with the workspace's memory of judged blocks (the one every reader shares). */
-  #parse(log: LogText, file: string): LocatedSnapshot[] {
+  #parse(log: LogText | string, file: string): LocatedSnapshot[] {
     const { snapshots } = parseDailyLog(log, file, { judged: judgedFor(this.dir) });
     noteJudged(this.dir);
     return snapshots;
   }
 
-  /** One snapshot by id from one daily log, or null. Reads that file only. */
+  /**
+   * One snapshot by id from one daily log, or null. Reads that file only, and parses only the block's span when
+   * block-find.ts can tell the whole parse would read the same block there (else the whole log).
+   */
   async snapshotIn(file: string, id: string): Promise<LocatedSnapshot | null> {
     try {
-      const text = new LogText(await readMemoryFile(this.dir, file));
-      const found = this.#parse(text, file).find((s) => s.snapshot.id === id);
+      const bytes = await readMemoryFile(this.dir, file);
+      const found =
+        this.#blockIn(bytes, file, id) ??
+        this.#parse(new LogText(bytes), file).find((s) => s.snapshot.id === id);
       if (found !== undefined) return claimed((await readClaims(this.dir)).claims, found);
     } catch (error) {
       if (errorCode(error) !== "ENOENT") throw error;
     }
     return this.fromJournal({ id });
+  }
+
+  /** The snapshot `id` read from its block's span alone (see block-find.ts); undefined when that cannot be sure. */
+  #blockIn(bytes: Buffer, file: string, id: string): LocatedSnapshot | undefined {
+    const text = bytes.toString("utf8");
+    const span = findBlockSpan(text, id);
+    if (span === null) return undefined;
+    const read = this.#parse(text.slice(span.start, span.end), file);
+    const [one] = read;
+    if (read.length !== 1 || one === undefined || one.line !== 1 || one.snapshot.id !== id) return undefined;
+    return { ...one, line: span.line };
   }
 
   /** A snapshot whose log lost it, from big-memory's journal (store/journal-check.ts), or null. */

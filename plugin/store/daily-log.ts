@@ -3,7 +3,7 @@
  * append, and reads. A daily log is append-only here: nothing in this module rewrites, truncates or reorders
  * one, and nothing outside `memory/` is touched.
  */
-import type { BigIntStats } from "node:fs";
+import { type BigIntStats, statSync } from "node:fs";
 import { constants, type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import {
@@ -21,7 +21,7 @@ import {
   ensurePrivateDir,
   type GatedText,
   gatedTextOf,
-  gateText,
+  gateTextOnce,
   PRIVATE_FILE_MODE,
   resolveInside,
 } from "./gate.ts";
@@ -125,18 +125,20 @@ export interface AppendedSnapshot {
  * last bytes say it is unchanged since, else read whole; daily-log-facts.ts), allocates the next id (as
  * {@link nextSnapshotId} would over the log, and above the journal's), renders the block, and writes it with
  * a single write call on an `O_APPEND` handle, preceded by the line feeds needed for the block to start on a
- * fresh line after a blank line
- * (also when the log ends mid-line or with a torn block). The file is fsynced, and its folder too when the
- * file is new. Rejects with `big-memory: cannot append to memory/<date>.md: <reason>` (the original error as
- * `cause`, a `LockTimeoutError` when the lock stayed busy), having written nothing.
+ * fresh line after a blank line (also when the log ends mid-line or with a torn block). The file is fsynced,
+ * and its folder too when the file is new. Rejects with `big-memory: cannot append to memory/<date>.md:
+ * <reason>` (the original error as `cause`, a `LockTimeoutError` when the lock stayed busy), having written nothing.
  */
 export async function appendSnapshotBlock(options: AppendSnapshotOptions): Promise<AppendedSnapshot> {
   const { workspaceDir, date, render } = options;
   const file = dailyLogRelative(date);
   try {
-    // A log or `memory/` that is a link out of the workspace is refused, never written through.
-    await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
-    await ensurePrivateDir(join(workspaceDir, MEMORY_DIR));
+    // A log or `memory/` that is a link out of the workspace is refused, never written through (checked before
+    // `memory/` is made; when it is a folder already, the one check below sees the same).
+    const memory = join(workspaceDir, MEMORY_DIR);
+    if (statSync(memory, { throwIfNoEntry: false })?.isDirectory() !== true)
+      await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
+    await ensurePrivateDir(memory);
     const path = await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
     const appended = await withLock(
       dailyLogLockPath(workspaceDir),
@@ -180,7 +182,8 @@ async function appendLocked(
       const id = options.keepId ?? `${date}-${String(next).padStart(2, "0")}`;
       // The persistence gate: every appended byte is redacted, here or (a block the gate gave back) already.
       const rendered = await render(id);
-      const block = gatedBlock(rendered);
+      const gated = gatedBlock(rendered);
+      const block = gatedTextOf(gated);
       const markerLine = checkBlock(block, id);
       const { separator } = facts;
       const created = handle === null;
@@ -214,7 +217,7 @@ async function appendLocked(
           id,
           line,
           base: offset,
-          block,
+          block: gated,
           journal,
           idsBefore: facts.ids,
         });
@@ -345,21 +348,19 @@ function checkBlock(block: string, id: string): number {
   return start;
 }
 
-function withFinalLineEnding(block: string): string {
-  return block.endsWith("\n") ? block : `${block}\n`;
-}
+const withFinalLineEnding = (block: string): string => (block.endsWith("\n") ? block : `${block}\n`);
 
 /**
  * The block as it is written: a text the gate gave back already (a {@link GatedText} ending with a line feed)
- * as it is; any other text through the gate, with its final line feed.
+ * as it is; any other text through the gate, with its final line feed. The journal's copy takes it as it is.
  */
-function gatedBlock(rendered: string | GatedText): string {
+function gatedBlock(rendered: string | GatedText): GatedText {
   if (typeof rendered !== "string") {
     const text = gatedTextOf(rendered);
-    if (text.endsWith("\n")) return text;
-    return gateText(withFinalLineEnding(text)).text;
+    if (text.endsWith("\n")) return rendered;
+    return gateTextOnce(withFinalLineEnding(text)).gated;
   }
-  return gateText(withFinalLineEnding(rendered)).text;
+  return gateTextOnce(withFinalLineEnding(rendered)).gated;
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
  * The persistence gate's synchronous writes, for a process that is exiting (no event loop left to await
- * on): the same redaction, modes, `.gitignore` and atomic rename as gate.ts.
+ * on), and for the small unsynced appends of the hook path: the same redaction, modes, `.gitignore` and
+ * atomic rename as gate.ts.
  */
 import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
   fchmodSync,
+  fstatSync,
   fsyncSync,
   linkSync,
   mkdirSync,
@@ -106,4 +108,32 @@ function keepCopySync(path: string, copy: string): void {
     rmSync(staging, { force: true });
     throw error;
   }
+}
+
+/**
+ * Redacts `value` and appends it as one JSON line to `path` (created 0600 in a 0700 folder), without fsync:
+ * for a record the hook path writes beside a durable update (the compaction ledger), where a power cut may
+ * lose the last line but never tears an earlier one. When the file has grown past `rotateAt` bytes, it
+ * becomes `<path>.1` (replacing the older one) and a new file starts. Returns what was redacted. Synchronous:
+ * a few calls on a small file that only reach the page cache cost less than their round trips through the
+ * thread pool.
+ */
+export function appendPrivateJsonLineUnsynced(
+  path: string,
+  value: unknown,
+  opts: { rotateAt: number },
+): GateReport {
+  const gated = gateJson(value);
+  ensurePrivateDirSync(dirname(path));
+  const fd = openSync(path, "a", PRIVATE_FILE_MODE);
+  let size = 0;
+  try {
+    const data = Buffer.from(`${JSON.stringify(gated.value)}\n`, "utf8");
+    for (let at = 0; at < data.length; ) at += writeSync(fd, data, at, data.length - at);
+    size = fstatSync(fd).size;
+  } finally {
+    closeSync(fd);
+  }
+  if (size > opts.rotateAt) renameSync(path, `${path}.1`);
+  return { counts: gated.counts, total: gated.total };
 }

@@ -64,6 +64,21 @@ export function gateTextOnce(text: string): Redaction & { gated: GatedText } {
   return { ...result, gated };
 }
 
+/**
+ * The JSON line (with its line feed) of `value` and, as its field `key`, a text the gate gave back: `value`
+ * passes the gate, the text is not redacted twice (its JSON string is the gated text, escaped). When the gate
+ * changed the line's end, the whole line passes it.
+ */
+export function gateJsonLineWith(value: object, key: string, text: GatedText): GatedText {
+  const head = redact(JSON.stringify(value)).text;
+  const body = gatedTextOf(text);
+  if (!head.startsWith("{") || !head.endsWith("}") || head === "{}")
+    return gateTextOnce(`${JSON.stringify({ ...value, [key]: body })}\n`).gated;
+  const gated: GatedText = Object.freeze({ gated: true as const });
+  gatedTexts.set(gated, `${head.slice(0, -1)},${JSON.stringify(key)}:${JSON.stringify(body)}}\n`);
+  return gated;
+}
+
 /** The text of a {@link GatedText}; throws for an object the gate did not make. */
 export function gatedTextOf(gated: GatedText): string {
   const text = gatedTexts.get(gated);
@@ -300,16 +315,16 @@ export interface AppendOptions {
 }
 
 /**
- * Redacts `text` and appends it to `path` (created 0600) durably: one write on an `O_APPEND` handle, then
- * fsync, and an fsync of the folder when the file is new (see {@link AppendOptions}). Returns what was
- * redacted, and whether the append created the file.
+ * Redacts `text` (a text the gate gave back: as it is) and appends it to `path` (created 0600) durably: one
+ * write on an `O_APPEND` handle, then fsync, and an fsync of the folder when the file is new (see
+ * {@link AppendOptions}). Returns what was redacted, and whether the append created the file.
  */
 export async function appendPrivateText(
   path: string,
-  text: string,
+  text: string | GatedText,
   options: AppendOptions = {},
 ): Promise<GateReport & { created: boolean }> {
-  const gated = gateText(text);
+  const gated = typeof text === "string" ? gateText(text) : { text: gatedTextOf(text), counts: {}, total: 0 };
   await ensurePrivateDir(dirname(path));
   const created = !(await exists(path));
   const handle = await open(path, "a", PRIVATE_FILE_MODE);
@@ -335,31 +350,6 @@ export async function appendPrivateJsonLine(
   const gated = gateJson(value);
   const appended = await appendPrivateText(path, `${JSON.stringify(gated.value)}\n`, options);
   return { counts: gated.counts, total: gated.total, created: appended.created };
-}
-
-/**
- * Redacts `value` and appends it as one JSON line to `path` (created 0600 in a 0700 folder), without fsync:
- * for a record the hook path writes beside a durable update (the compaction ledger), where a power cut may
- * lose the last line but never tears an earlier one. When the file has grown past `rotateAt` bytes, it
- * becomes `<path>.1` (replacing the older one) and a new file starts. Returns what was redacted.
- */
-export async function appendPrivateJsonLineUnsynced(
-  path: string,
-  value: unknown,
-  opts: { rotateAt: number },
-): Promise<GateReport> {
-  const gated = gateJson(value);
-  await ensurePrivateDir(dirname(path));
-  const handle = await open(path, "a", PRIVATE_FILE_MODE);
-  let size = 0;
-  try {
-    await writeAll(handle, Buffer.from(`${JSON.stringify(gated.value)}\n`, "utf8"));
-    size = (await handle.stat()).size;
-  } finally {
-    await handle.close();
-  }
-  if (size > opts.rotateAt) await rename(path, `${path}.1`);
-  return { counts: gated.counts, total: gated.total };
 }
 
 /**

@@ -16,7 +16,7 @@ import type { FileHandle } from "node:fs/promises";
 import { open, readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { errorCode, errorMessage } from "./fs-durable.ts";
-import { appendPrivateText, gateText, STATE_DIR_NAME } from "./gate.ts";
+import { appendPrivateText, type GatedText, gateJsonLineWith, gateText, STATE_DIR_NAME } from "./gate.ts";
 import type { BaselineReason, JournalRecord } from "./journal-schema.ts";
 
 /** The journal's folder inside the state folder. */
@@ -187,14 +187,13 @@ export function journalRecordOf(value: unknown): JournalRecord | string {
   return problem === undefined ? (r as JournalRecord) : problem[1];
 }
 
-/** A record as the writers here make it: the version and time are added. */
-export type NewRecord = Omit<JournalRecord, "v" | "at">;
+/** A record as the writers here make it (version and time added); its block may be a text the gate gave back. */
+export type NewRecord = Omit<JournalRecord, "v" | "at" | "block"> & { block?: string | GatedText };
 
 /**
  * Appends `record` to the journal of its log's date (through the gate: redacted, private), without an fsync
- * unless `sync`. A block text is dropped (`clipped`) when the day's file is already past
- * {@link JOURNAL_DAY_MAX_BYTES}; `dayBytes` is that size when the caller knows it. A new day's file prunes the
- * oldest ones.
+ * unless `sync`. A block is dropped (`clipped`) when the day's file (`dayBytes`, when the caller knows its size)
+ * is already past {@link JOURNAL_DAY_MAX_BYTES}. A new day's file prunes the oldest ones.
  */
 export async function appendRecord(
   workspaceDir: string,
@@ -206,13 +205,15 @@ export async function appendRecord(
   const path = journalPath(workspaceDir, date);
   const dayBytes = options.dayBytes ?? (await sizeOf(path));
   const { block, ...rest } = record;
-  const kept =
-    block === undefined ? rest : dayBytes > JOURNAL_DAY_MAX_BYTES ? { ...rest, clipped: true } : record;
-  const line = { v: 1, at: options.at.toISOString(), ...kept };
-  // One pass of the gate over the line: its block was redacted as a block already (recordClaim, daily-log.ts).
-  const { created } = await appendPrivateText(path, `${JSON.stringify(line)}\n`, {
-    sync: options.sync ?? false,
-  });
+  const clipped = block !== undefined && dayBytes > JOURNAL_DAY_MAX_BYTES;
+  const line = { v: 1, at: options.at.toISOString(), ...rest, ...(clipped ? { clipped: true } : {}) };
+  const gated =
+    block === undefined || clipped
+      ? `${JSON.stringify(line)}\n`
+      : typeof block === "string"
+        ? `${JSON.stringify({ ...line, block })}\n`
+        : gateJsonLineWith(line, "block", block);
+  const { created } = await appendPrivateText(path, gated, { sync: options.sync ?? false });
   if (created) await pruneJournal(workspaceDir);
 }
 
@@ -246,8 +247,8 @@ export interface AppendedBlock {
   line: number;
   /** The log's size before the append (its offset). */
   base: number;
-  /** The block as written (redacted), without the line feeds that separate it. */
-  block: string;
+  /** The block as written (as the gate gave it back), without the line feeds that separate it. */
+  block: GatedText;
   /** The day's journal's tail, and how many id comments of the day the log held before this append. */
   journal: JournalTail;
   idsBefore: number;

@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorCode, errorMessage } from "./fs-durable.ts";
-import { appendPrivateJsonLineUnsynced, STATE_DIR_NAME } from "./gate.ts";
+import { STATE_DIR_NAME } from "./gate.ts";
+import { appendPrivateJsonLineUnsynced } from "./gate-sync.ts";
 import type { LedgerCover, LedgerLine, LedgerOutcome, LedgerPath } from "./ledger-schema.ts";
 
 export type { LedgerCover, LedgerLine, LedgerOutcome, LedgerPath };
@@ -70,7 +71,7 @@ export interface LedgerRecord {
 /** Appends facts to the ledger of the state folder `stateDir` (see the module's doc for durability). */
 export async function appendLedger(stateDir: string, facts: readonly LedgerFact[]): Promise<void> {
   for (const fact of facts) {
-    await appendPrivateJsonLineUnsynced(
+    appendPrivateJsonLineUnsynced(
       join(stateDir, LEDGER_FILE),
       { v: LEDGER_VERSION, ...fact },
       { rotateAt: LEDGER_ROTATE_BYTES },

@@ -34,18 +34,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import {
-  mkdir,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  rmdir,
-  stat,
-  unlink,
-  utimes,
-  writeFile,
-} from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, rmdir, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -132,7 +121,7 @@ export async function withLock<T>(
     return await fn();
   } finally {
     clearInterval(beat);
-    await release(lockPath, nonce);
+    release(lockPath, nonce);
   }
 }
 
@@ -194,7 +183,7 @@ async function acquire(lockPath: string, options: LockOptions): Promise<string> 
   // The arrival, taken before anything else: a ticket taken after a failed first try still sorts by it.
   const arrival = Math.floor((performance.timeOrigin + performance.now()) * 1000);
   // Nobody queued: try at once, without a ticket (the usual case, four file operations fewer).
-  if ((await queued(lockPath)) === 0) {
+  if (queued(lockPath) === 0) {
     const nonce = randomBytes(8).toString("hex");
     if (await tryAcquire(lockPath, nonce, now())) return nonce;
   }
@@ -204,7 +193,7 @@ async function acquire(lockPath: string, options: LockOptions): Promise<string> 
       const ahead = await ticketsAhead(lockPath, ticket);
       const first = ahead === 0;
       const nonce = randomBytes(8).toString("hex");
-      if (first && (await tryAcquire(lockPath, nonce, now()))) return nonce;
+      if (first && tryAcquire(lockPath, nonce, now())) return nonce;
       const holder = await inspect(lockPath, now(), staleMs);
       if (holder.kind === "stray") {
         await removeStrays(lockPath, holder.names);
@@ -261,9 +250,17 @@ async function dropTicket(lockPath: string, ticket: string): Promise<void> {
   await rmdir(queueDir(lockPath)).catch(() => {});
 }
 
-/** How many tickets are queued (of live processes or not); 0 when there is no queue folder. */
-async function queued(lockPath: string): Promise<number> {
-  return (await readdir(queueDir(lockPath)).catch(() => [] as string[])).length;
+/**
+ * How many tickets are queued (of live processes or not); 0 when there is no queue folder. Synchronous, as are
+ * the attempt and the release: a few calls on small local files cost less than their round trips through the
+ * thread pool, and the hook that takes the lock waits for them anyway.
+ */
+function queued(lockPath: string): number {
+  try {
+    return readdirSync(queueDir(lockPath)).length;
+  } catch {
+    return 0;
+  }
 }
 
 /** How many live tickets older than `ticket` are queued; tickets of dead processes are removed on the way. */
@@ -292,7 +289,7 @@ async function removeStrays(lockPath: string, names: readonly string[]): Promise
 }
 
 /** One acquisition attempt: `true` when the lock is now ours. The temporary directory never outlives it. */
-async function tryAcquire(lockPath: string, nonce: string, createdAt: number): Promise<boolean> {
+function tryAcquire(lockPath: string, nonce: string, createdAt: number): boolean {
   const tmp = `${lockPath}.${nonce}.tmp`;
   const ownerPath = join(tmp, ownerFileName(nonce));
   const owner: LockOwner = {
@@ -303,27 +300,27 @@ async function tryAcquire(lockPath: string, nonce: string, createdAt: number): P
     nonce,
   };
   try {
-    await mkdir(tmp, { mode: PRIVATE_DIR_MODE });
-    await writeFile(ownerPath, JSON.stringify(owner), { mode: PRIVATE_FILE_MODE });
+    mkdirSync(tmp, { mode: PRIVATE_DIR_MODE });
+    writeFileSync(ownerPath, JSON.stringify(owner), { mode: PRIVATE_FILE_MODE });
   } catch (error) {
-    await removeQuietly(ownerPath, tmp);
+    removeQuietly(ownerPath, tmp);
     throw new Error(`big-memory: cannot take lock ${lockPath}: ${errorMessage(error)}`, { cause: error });
   }
   try {
-    await rename(tmp, lockPath);
+    renameSync(tmp, lockPath);
     return true;
   } catch (error) {
-    await removeQuietly(ownerPath, tmp);
+    removeQuietly(ownerPath, tmp);
     // Linux and macOS answer ENOTEMPTY or EEXIST for a held lock, Windows EPERM.
     if (BUSY_CODES.has(errorCode(error) ?? "")) return false;
     throw new Error(`big-memory: cannot take lock ${lockPath}: ${errorMessage(error)}`, { cause: error });
   }
 }
 
-async function release(lockPath: string, nonce: string): Promise<void> {
+function release(lockPath: string, nonce: string): void {
   try {
     // ENOENT here means the lock was broken as stale while `fn` ran past `staleMs`: nothing of ours is left.
-    await removeQuietly(join(lockPath, ownerFileName(nonce)), lockPath);
+    removeQuietly(join(lockPath, ownerFileName(nonce)), lockPath);
   } catch (error) {
     throw new Error(`big-memory: cannot release lock ${lockPath}: ${errorMessage(error)}`, { cause: error });
   }
@@ -340,7 +337,7 @@ export async function breakLock(lockPath: string, owner: LockOwner): Promise<boo
 
 async function breakStale(lockPath: string, ownerFile: string): Promise<boolean> {
   try {
-    return await removeQuietly(join(lockPath, ownerFile), lockPath);
+    return removeQuietly(join(lockPath, ownerFile), lockPath);
   } catch (error) {
     throw new Error(`big-memory: cannot break stale lock ${lockPath}: ${errorMessage(error)}`, {
       cause: error,
@@ -352,16 +349,16 @@ async function breakStale(lockPath: string, ownerFile: string): Promise<boolean>
  * Unlinks `file`, then removes `dir` if it is empty; `true` when `file` was there to unlink. Only `ENOENT`
  * (already gone) and `ENOTEMPTY`/`EEXIST` (the directory was replaced by a new holder's) are expected here.
  */
-async function removeQuietly(file: string, dir: string): Promise<boolean> {
+function removeQuietly(file: string, dir: string): boolean {
   let removed = true;
   try {
-    await unlink(file);
+    unlinkSync(file);
   } catch (error) {
     if (errorCode(error) !== "ENOENT") throw error;
     removed = false;
   }
   try {
-    await rmdir(dir);
+    rmdirSync(dir);
   } catch (error) {
     const code = errorCode(error);
     if (code !== "ENOENT" && code !== "ENOTEMPTY" && code !== "EEXIST") throw error;

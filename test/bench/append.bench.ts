@@ -3,6 +3,7 @@ import { appendFile, mkdir, open, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
+import { gateTextOnce } from "../../plugin/store/gate.ts";
 import { idsOfDay, readJournalTail, recordAppend } from "../../plugin/store/journal.ts";
 import { saveSnapshot } from "../../plugin/store/save.ts";
 import { generateCorpus } from "./corpus.ts";
@@ -67,7 +68,7 @@ export async function runAppendBench(opts: { runs?: number } = {}): Promise<void
         id: `${date}-${String(runs + 1 + i).padStart(2, "0")}`,
         line: 1,
         base: logText.length,
-        block: texts[i % texts.length] ?? "",
+        block: gateTextOnce(texts[i % texts.length] ?? "").gated,
         journal: tail,
         idsBefore: idsOfDay(logText, `${date}-00`),
       });

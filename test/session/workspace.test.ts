@@ -65,6 +65,27 @@ describe("Workspace.readLog and snapshotIn", () => {
     expect(await ws.snapshotIn(TODAY_LOG, "2026-11-22-09")).toBeNull();
     expect(await ws.readLog(TODAY_LOG)).toContain("<!-- snapshot-id: 2026-11-22-01 -->");
   });
+
+  it("find a block among notes and other blocks as the whole log's parse finds it, a secret redacted", async () => {
+    const { ws, dir } = await workspace();
+    const token = `ghp_${"Sp4n".repeat(9)}`;
+    const notes = "# Notes\n\n```sh\nnpm test\n```\n\n";
+    const blocks = [1, 2, 3].map((n) =>
+      renderSnapshot(snapshot(`2026-11-22-0${n}`, { goal: n === 2 ? `push with ${token}` : `goal ${n}` })),
+    );
+    const text = `${notes}${blocks.join("\n")}\nmore notes\n`;
+    await mkdir(join(dir, "memory"), { recursive: true });
+    await writeFile(join(dir, TODAY_LOG), text);
+    const whole = parseDailyLog(text, TODAY_LOG).snapshots;
+    for (const id of ["2026-11-22-01", "2026-11-22-02", "2026-11-22-03"])
+      expect(await ws.snapshotIn(TODAY_LOG, id)).toEqual(whole.find((s) => s.snapshot.id === id));
+    expect((await ws.snapshotIn(TODAY_LOG, "2026-11-22-02"))?.snapshot.goal).toBe(
+      "push with [REDACTED:github-token]",
+    );
+    // After a fence the notes leave open, the block is code to every reader: not found in the log.
+    await writeFile(join(dir, TODAY_LOG), `${notes}\`\`\`\nunclosed\n\n${blocks.join("\n")}`);
+    expect(await ws.snapshotIn(TODAY_LOG, "2026-11-22-03")).toBeNull();
+  });
 });
 
 describe("Workspace and the search service read through the workspace's one memory of judged blocks", () => {

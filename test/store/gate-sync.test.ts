@@ -2,7 +2,11 @@ import { mkdtempSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ensurePrivateDirSync, writePrivateJsonSync } from "../../plugin/store/gate-sync.ts";
+import {
+  appendPrivateJsonLineUnsynced,
+  ensurePrivateDirSync,
+  writePrivateJsonSync,
+} from "../../plugin/store/gate-sync.ts";
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
@@ -41,5 +45,27 @@ describe("writePrivateJsonSync", () => {
     });
     expect(JSON.parse(readFileSync(`${path}.bak`, "utf8"))).toEqual({ n: 1 });
     expect(mode(path)).toBe(0o600);
+  });
+});
+
+describe("appendPrivateJsonLineUnsynced", () => {
+  it("appends redacted JSON lines 0600 in a 0700 folder, and rotates the file past its bound", () => {
+    const root = mkdtempSync(join(tmpdir(), "bm-gate-sync-"));
+    const path = join(root, ".big-memory", "ledger.jsonl");
+    const token = `ghp_${"L3dg".repeat(9)}`;
+    const report = appendPrivateJsonLineUnsynced(path, { n: 1, note: `with ${token}` }, { rotateAt: 1000 });
+    expect(report.total).toBe(1);
+    appendPrivateJsonLineUnsynced(path, { n: 2 }, { rotateAt: 1000 });
+    const lines = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual([{ n: 1, note: "with [REDACTED:github-token]" }, { n: 2 }]);
+    expect(mode(path)).toBe(0o600);
+    expect(mode(join(root, ".big-memory"))).toBe(0o700);
+    appendPrivateJsonLineUnsynced(path, { pad: "x".repeat(1000) }, { rotateAt: 1000 });
+    expect(readFileSync(`${path}.1`, "utf8")).toContain('"n":2');
+    appendPrivateJsonLineUnsynced(path, { n: 4 }, { rotateAt: 1000 });
+    expect(readFileSync(path, "utf8")).toBe('{"n":4}\n');
   });
 });

@@ -19,6 +19,7 @@ import {
   ensurePrivateDir,
   type GatedText,
   gatedTextOf,
+  gateJsonLineWith,
   gateTextOnce,
   OutsideWorkspaceError,
   resolveInside,
@@ -93,6 +94,29 @@ describe("gateTextOnce", () => {
   });
 });
 
+describe("gateJsonLineWith", () => {
+  it("gates the line's other fields and takes the gated text as it is, escaped as a JSON string", () => {
+    const block = gateTextOnce(`export GITHUB_TOKEN=${TOKEN}\n"quoted" \\ line\n`);
+    const line = gatedTextOf(gateJsonLineWith({ v: 1, note: `token ${TOKEN}` }, "block", block.gated));
+    expect(line).not.toContain(TOKEN);
+    expect(line.endsWith("}\n")).toBe(true);
+    expect(JSON.parse(line)).toEqual({
+      v: 1,
+      note: "token [REDACTED:github-token]",
+      block: block.text,
+    });
+    expect(block.text).toContain("[REDACTED:github-token]");
+  });
+
+  it("refuses a text the gate did not make, and gates a line with no other field whole", () => {
+    expect(() => gateJsonLineWith({ v: 1 }, "block", { gated: true } as GatedText)).toThrow(
+      "a text passed as gated was not made by the gate",
+    );
+    const line = gatedTextOf(gateJsonLineWith({}, "block", gateTextOnce("plain\n").gated));
+    expect(JSON.parse(line)).toEqual({ block: "plain\n" });
+  });
+});
+
 describe("appendSnapshotBlock with a gated block", () => {
   it("writes the gate's text, and a secret never reaches the log through either kind of block", async () => {
     const { appendSnapshotBlock } = await import("../../plugin/store/daily-log.ts");
@@ -109,6 +133,14 @@ describe("appendSnapshotBlock with a gated block", () => {
     });
     const log = await readFile(join(dir, "memory", "2026-11-22.md"), "utf8");
     expect(log).not.toContain(TOKEN);
+    // The journal's copies take the gated blocks as they are: no secret there either, and the same text.
+    const journal = await readFile(join(dir, ".big-memory", "journal", "2026-11-22.jsonl"), "utf8");
+    expect(journal).not.toContain(TOKEN);
+    const copies = journal
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).block as string);
+    expect(copies.every((c) => log.includes(c) && c.includes("[REDACTED:github-token]"))).toBe(true);
     expect(log).toContain(renderTestBlock(gated.id, "a", "push with [REDACTED:github-token]"));
     expect(log).toContain(renderTestBlock(plain.id, "b", "push with [REDACTED:github-token]"));
     await expect(

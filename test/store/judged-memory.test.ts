@@ -25,6 +25,7 @@ import {
   judgedKey,
   judgedKeyPath,
   loadJudged,
+  OwnedJudgedBlocks,
   saveJudgedNow,
 } from "../../plugin/store/judged-memory.ts";
 import { readAllSnapshots } from "../../plugin/store/snapshots.ts";
@@ -72,6 +73,20 @@ function mac(key: Buffer, version: string, checksums: string[]): string {
 }
 
 const goals = async () => (await readAllSnapshots(ws)).snapshots.map((s) => s.snapshot.goal);
+
+describe("OwnedJudgedBlocks", () => {
+  it("is the workspace's memory, and keeps a checksum read out of a log (a slice of its text) as an equal string", () => {
+    const memory = judgedFor(ws, env);
+    expect(memory).toBeInstanceOf(OwnedJudgedBlocks);
+    const log = `${"notes ".repeat(5000)}\n${clean}`;
+    const checksum = checksumOf(log);
+    expect(checksum).toMatch(/^sha256:[0-9a-f]{64}$/);
+    memory.add(checksum);
+    expect(memory.has(checksum)).toBe(true);
+    expect(memory.toJSON().checksums).toContain(checksum);
+    expect(loadJudged(ws, Buffer.alloc(32))).toBeInstanceOf(OwnedJudgedBlocks);
+  });
+});
 
 describe("the judged-blocks memory on disk", () => {
   it("keeps its key outside the workspace, 0600 in 0700, and the same key on the next use", () => {
