@@ -183,10 +183,9 @@ export class Workspace {
    */
   async snapshotIn(file: string, id: string): Promise<LocatedSnapshot | null> {
     try {
-      const bytes = await readMemoryFile(this.dir, file);
+      const log = new LogText(await readMemoryFile(this.dir, file));
       const found =
-        this.#blockIn(bytes, file, id) ??
-        this.#parse(new LogText(bytes), file).find((s) => s.snapshot.id === id);
+        this.#blockIn(log.text, file, id) ?? this.#parse(log, file).find((s) => s.snapshot.id === id);
       if (found !== undefined) return claimed((await readClaims(this.dir)).claims, found);
     } catch (error) {
       if (errorCode(error) !== "ENOENT") throw error;
@@ -195,8 +194,7 @@ export class Workspace {
   }
 
   /** The snapshot `id` read from its block's span alone (see block-find.ts); undefined when that cannot be sure. */
-  #blockIn(bytes: Buffer, file: string, id: string): LocatedSnapshot | undefined {
-    const text = bytes.toString("utf8");
+  #blockIn(text: string, file: string, id: string): LocatedSnapshot | undefined {
     const span = findBlockSpan(text, id);
     if (span === null) return undefined;
     const read = this.#parse(text.slice(span.start, span.end), file);

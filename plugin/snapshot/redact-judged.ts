@@ -73,14 +73,19 @@ export class JudgedBlocks {
     return this.#checksums.has(checksum);
   }
 
-  /** Remember that the block with `checksum` was judged clean by these rules. */
+  /**
+   * Remember that the block with `checksum` was judged clean by these rules. The memory keeps a string of its
+   * own: a checksum or block text a reader passes is often a slice of a whole log's text, and kept as that slice
+   * it would keep the log alive, a copy of the day's log for every block judged (megabytes a long-running
+   * gateway carries into every full garbage collection).
+   */
   add(checksum: string): void {
     if (this.#checksums.has(checksum)) return;
     if (this.#checksums.size >= this.#limit) {
       const oldest = this.#checksums.values().next();
       if (oldest.done !== true) this.#checksums.delete(oldest.value);
     }
-    this.#checksums.add(checksum);
+    this.#checksums.add(Buffer.from(checksum, "utf8").toString("utf8"));
     this.#revision++;
   }
 

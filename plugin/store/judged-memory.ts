@@ -14,7 +14,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { REDACTION_RULES_VERSION } from "../snapshot/redact.ts";
+import { judgedBlocks, REDACTION_RULES_VERSION } from "../snapshot/redact.ts";
 import { JudgedBlocks } from "../snapshot/redact-judged.ts";
 import { errorCode } from "./fs-durable.ts";
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, STATE_DIR_NAME, writePrivateBytes } from "./gate.ts";
@@ -99,22 +99,6 @@ export function judgedFor(workspaceDir: string, env: NodeJS.ProcessEnv = process
   return judged;
 }
 
-/**
- * A memory that keeps every checksum as a string of its own. A checksum a reader adds is read from a log, a
- * slice of the log's whole text; kept as that slice it would keep the text alive, a copy of the day's log for
- * every block judged (megabytes a long-running gateway carries into every full garbage collection).
- */
-export class OwnedJudgedBlocks extends JudgedBlocks {
-  override add(checksum: string): void {
-    super.add(Buffer.from(checksum, "utf8").toString("utf8"));
-  }
-}
-
-/** An empty memory for the current rules. */
-function judgedBlocks(): JudgedBlocks {
-  return new OwnedJudgedBlocks(REDACTION_RULES_VERSION);
-}
-
 /** Reads and checks the memory file; an empty memory when it is missing, unsigned, forged or stale. */
 export function loadJudged(workspaceDir: string, key: Buffer): JudgedBlocks {
   const path = join(workspaceDir, STATE_DIR_NAME, JUDGED_FILE);
@@ -131,7 +115,7 @@ export function loadJudged(workspaceDir: string, key: Buffer): JudgedBlocks {
     const expected = sign(key, version, checksums);
     const given = Buffer.from(mac, "hex");
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return judgedBlocks();
-    return new OwnedJudgedBlocks(REDACTION_RULES_VERSION, checksums, JUDGED_LIMIT);
+    return new JudgedBlocks(REDACTION_RULES_VERSION, checksums, JUDGED_LIMIT);
   } catch {
     // Missing, refused (a FIFO, a link, a folder), unreadable or not JSON: judged again, written anew.
     return judgedBlocks();

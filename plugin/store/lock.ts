@@ -185,7 +185,7 @@ async function acquire(lockPath: string, options: LockOptions): Promise<string> 
   // Nobody queued: try at once, without a ticket (the usual case, four file operations fewer).
   if (queued(lockPath) === 0) {
     const nonce = randomBytes(8).toString("hex");
-    if (await tryAcquire(lockPath, nonce, now())) return nonce;
+    if (tryAcquire(lockPath, nonce, now())) return nonce;
   }
   const ticket = await takeTicket(lockPath, arrival);
   try {

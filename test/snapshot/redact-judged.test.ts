@@ -43,6 +43,19 @@ describe("JudgedBlocks", () => {
     expect(JudgedBlocks.from(judged.toJSON(), "v2").size).toBe(0);
   });
 
+  it("keeps a checksum or block text given as a slice of a larger text as an equal string of its own", () => {
+    const log = `${"x".repeat(100_000)}sha256:${"ab".repeat(32)}\n`;
+    const slice = log.slice(100_000, -1);
+    const judged = new JudgedBlocks("v1");
+    judged.add(slice);
+    expect([judged.has(slice), judged.has(`sha256:${"ab".repeat(32)}`), judged.size]).toEqual([
+      true,
+      true,
+      1,
+    ]);
+    expect(judged.toJSON().checksums).toEqual([slice]);
+  });
+
   it("forgets the oldest checksum past its limit", () => {
     const judged = new JudgedBlocks("v1", ["a", "b"], 2);
     judged.add("c");
