@@ -14,6 +14,7 @@ import {
   type CycleHookEvent,
   claimsFlush,
   cycleStep,
+  freshMarks,
 } from "./cycle.ts";
 import {
   type FlushMarks,
@@ -109,7 +110,7 @@ export async function requeueRestore(ws: Workspace, ref: SessionRef, pending: Pe
 /**
  * The turn is over: what its conversation holds is counted (a later turn that holds fewer user turns saw a
  * compaction no hook announced), and the turn is closed. Returns the provider compaction markers not seen
- * before (see {@link takeProviderMarks}).
+ * before (see {@link newProviderMarks}).
  */
 export async function endTurn(
   ws: Workspace,
@@ -137,26 +138,8 @@ export function seenCount(s: SessionState): ConversationCount | null {
  * of a session not observed before are old ones: they are taken as seen, not as a compaction now.
  */
 export function newProviderMarks(s: SessionState, marks: readonly string[], fromHistory: boolean): string[] {
-  const fresh = [...new Set(marks)].filter((m) => !s.seen.providerMarks.includes(m));
   if (fromHistory && s.seen.messages === null && s.trail.turns === 0) return [];
-  return fresh;
-}
-
-/**
- * Records provider compaction markers as handled, in one locked update; returns those that were not (another
- * hook or process may have taken them first).
- */
-export async function takeProviderMarks(
-  ws: Workspace,
-  ref: SessionRef,
-  marks: readonly string[],
-): Promise<string[]> {
-  let taken: string[] = [];
-  await ws.session(ref.sessionKey, ref.agentId).update((s) => {
-    taken = marks.filter((m) => !s.seen.providerMarks.includes(m));
-    return { ...s, seen: { ...s.seen, providerMarks: [...s.seen.providerMarks, ...taken].slice(-20) } };
-  });
-  return taken;
+  return freshMarks(s, marks);
 }
 
 /**

@@ -25,8 +25,13 @@ export type CycleHookEvent =
   | { type: "before-compaction"; at: string; path: LedgerPath }
   | { type: "after-compaction"; at: string; path: LedgerPath }
   | { type: "before-reset"; at: string; path: "reset" | "rollover" }
-  /** A compaction no hook announced, noticed in the conversation: a trimmed transcript, a provider's. */
-  | { type: "noticed"; at: string; path: "trim" | "provider" }
+  /**
+   * A compaction no hook announced, noticed in the conversation: a trimmed transcript, a provider's. A
+   * provider's carries its markers: they are taken as handled in the update that settles the cycle (nothing
+   * is taken by a process that dies before its snapshot is written), and markers all taken already move
+   * nothing (two hooks of one turn, or two processes, see the same marker).
+   */
+  | { type: "noticed"; at: string; path: "trim" | "provider"; marks?: readonly string[] }
   /** A user turn begins: whether its conversation shows that the open compaction happened. */
   | { type: "turn"; at: string; compacted: boolean }
   | { type: "thresholds"; crossed: readonly number[]; at: string };
@@ -146,12 +151,27 @@ export function cycleStep(s: SessionState, e: CycleEvent): CycleStep {
     case "before-reset":
       return { state: s, effects: [cover("reset")] };
     case "noticed":
-      return { state: s, effects: [cover("compaction")] };
+      return (e.marks ?? []).length > 0 && freshMarks(s, e.marks ?? []).length === 0
+        ? { state: s, effects: [] }
+        : { state: s, effects: [cover("compaction")] };
     case "thresholds":
       return { state: s, effects: [cover("threshold")] };
     case "covered":
       return settle(s, e.after, e.capture, e.restore, e.flushRan ?? false);
   }
+}
+
+/** The provider markers among `marks` the session has not handled. */
+export function freshMarks(s: SessionState, marks: readonly string[]): string[] {
+  return [...new Set(marks)].filter((m) => !s.seen.providerMarks.includes(m));
+}
+
+/** The session with a noticed event's provider markers recorded as handled (the last 20 kept). */
+function takeMarks(s: SessionState, e: CycleHookEvent): SessionState {
+  const marks = e.type === "noticed" ? freshMarks(s, e.marks ?? []) : [];
+  return marks.length === 0
+    ? s
+    : { ...s, seen: { ...s.seen, providerMarks: [...s.seen.providerMarks, ...marks].slice(-20) } };
 }
 
 /** Whether the hook event looks for the block the flush run wrote (taken before the session's update). */
@@ -206,7 +226,7 @@ function settle(
     case "after-compaction":
     case "noticed":
       return {
-        state: { ...closeCycle(queue(s, "compaction")), updatedAt: after.at },
+        state: { ...takeMarks(closeCycle(queue(s, "compaction")), after), updatedAt: after.at },
         effects: [record(after.path, "done")],
       };
     case "before-reset":

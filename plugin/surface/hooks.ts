@@ -11,7 +11,6 @@ import {
   runCycle,
   type SessionRef,
   seenCount,
-  takeProviderMarks,
 } from "../session/capture-service.ts";
 import {
   countConversation,
@@ -19,7 +18,7 @@ import {
   providerMarks,
   showsCompaction,
 } from "../session/conversation.ts";
-import type { CycleHookEvent } from "../session/cycle.ts";
+import type { CycleCapture, CycleHookEvent } from "../session/cycle.ts";
 import { adoptLostCycle } from "../session/cycle-adopt.ts";
 import { flushTarget } from "../session/flush-target.ts";
 import { latestOfSession, restoreFor } from "../session/restore-service.ts";
@@ -78,10 +77,10 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     event: CycleHookEvent,
     messages?: unknown[],
     onCaptured?: () => void,
-  ): Promise<void> => {
+  ): Promise<CycleCapture | null> => {
     const restore =
       event.type === "before-reset" ? config.restore.afterReset : config.restore.afterCompaction;
-    await runCycle(ws, ref, event, {
+    return runCycle(ws, ref, event, {
       now,
       safetyNet: config.capture.safetyNet,
       restore,
@@ -107,11 +106,19 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
   };
   /**
    * A provider compaction (a marker not handled before): captured from the trail now and restored once,
-   * at the next turn. Nothing else announces it: no flush, no compaction hook.
+   * at the next turn. Nothing else announces it: no flush, no compaction hook. The markers are taken in the
+   * update that settles the cycle, so a turn's two sightings (its answer, its end) capture once, and a process
+   * that exits before the snapshot is written leaves them for the next turn to capture.
    */
   const providerCompacted = async (ws: Workspace, ref: SessionRef, now: Date, marks: string[]) => {
-    if (marks.length === 0 || (await takeProviderMarks(ws, ref, marks)).length === 0) return;
-    await moveCycle(ws, ref, now, { type: "noticed", path: "provider", at: now.toISOString() });
+    if (marks.length === 0) return;
+    const covered = await moveCycle(ws, ref, now, {
+      type: "noticed",
+      path: "provider",
+      at: now.toISOString(),
+      marks,
+    });
+    if (covered === null) return;
     deps.logger.info?.(
       `big-memory: the provider compacted ${ref.sessionKey}'s context: snapshot taken, restore queued`,
     );
@@ -325,11 +332,13 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
       if (event.assistantTexts.length > 0)
         observe(ws, ref, { type: "assistant", texts: event.assistantTexts, at: now.toISOString() });
       // A provider that compacted inside this request marks the answer: the first sign, and the surest.
+      // Tracked: OpenClaw does not await this hook, and the next turn waits for the capture.
       const mark = providerMarkOf(event.lastAssistant);
-      if (mark !== null) {
-        const state = await ws.session(ref.sessionKey, ref.agentId).read();
-        await providerCompacted(ws, ref, now, newProviderMarks(state, [mark], false));
-      }
+      if (mark !== null)
+        await tracked("llm_output", ctx, async () => {
+          const state = await ws.session(ref.sessionKey, ref.agentId).read();
+          await providerCompacted(ws, ref, now, newProviderMarks(state, [mark], false));
+        });
       // event.usage sums every model call of the run; the last call's usage is the context in use.
       const use = contextUse(
         lastCallUsage(event.lastAssistant) ?? event.usage,
@@ -399,9 +408,15 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
   );
 
   api.on("before_reset", (event, ctx) =>
-    tracked("before_reset", ctx, (ws, ref, now) =>
-      moveCycle(ws, ref, now, { type: "before-reset", path: "reset", at: now.toISOString() }, event.messages),
-    ),
+    tracked("before_reset", ctx, async (ws, ref, now) => {
+      await moveCycle(
+        ws,
+        ref,
+        now,
+        { type: "before-reset", path: "reset", at: now.toISOString() },
+        event.messages,
+      );
+    }),
   );
 
   // A daily or idle rollover ends the session with no before_reset: captured the same way, and restored at
@@ -412,8 +427,9 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     return tracked(
       "session_end",
       { ...ctx, ...(key === undefined ? {} : { sessionKey: key }) },
-      (ws, ref, now) =>
-        moveCycle(ws, ref, now, { type: "before-reset", path: "rollover", at: now.toISOString() }),
+      async (ws, ref, now) => {
+        await moveCycle(ws, ref, now, { type: "before-reset", path: "rollover", at: now.toISOString() });
+      },
     );
   });
 

@@ -382,6 +382,37 @@ describe("a process killed right after before_compaction returns (its state writ
   }, 60_000);
 });
 
+describe("a provider's compaction seen as the process exits (openclaw agent --local)", () => {
+  it("restores it once at the next process's turn, whatever moment the exit cut the capture at", async () => {
+    // The marked answer's llm_output and agent_end are not awaited; the exit comes 0-40 ms later.
+    for (const delay of [0, 1, 2, 4, 8, 16, 40]) {
+      const ws = tempDir("big-memory-provider-exit-");
+      const exit = new FixtureProcess(SESSION_WORKER, [ws, "provider-exit", "3", String(delay)]);
+      expect(await exit.exited).toEqual({ code: 0, signal: null });
+      const next = new FixtureProcess(SESSION_WORKER, [ws, "provider-next", "3"]);
+      expect(await next.exited).toEqual({ code: 0, signal: null });
+      expect({ delay, restored: next.stdout.split("\n").filter((l) => l.startsWith("restored")) }).toEqual({
+        delay,
+        restored: ["restored compaction"],
+      });
+      // An exit after the block was written and before its cycle was recorded leaves that block behind: the
+      // next process drafts the cycle's own. One cycle, one restore, the newest block.
+      const blocks = blocksOf(ws);
+      expect(blocks.length).toBeGreaterThanOrEqual(1);
+      expect(blocks.length).toBeLessThanOrEqual(2);
+      for (const b of blocks) expect(b.snapshot.files.map((f) => f.path)).toContain("src/turn-3.ts");
+      const ledger = await readLedger(ws);
+      expect(ledger.records.map((r) => [r.path, r.outcome, r.restore?.snapshot])).toEqual([
+        ["provider", "done", blocks.at(-1)?.snapshot.id],
+      ]);
+      // And not again.
+      const again = new FixtureProcess(SESSION_WORKER, [ws, "provider-next", "3"]);
+      expect(await again.exited).toEqual({ code: 0, signal: null });
+      expect(again.stdout).not.toContain("restored");
+    }
+  }, 120_000);
+});
+
 describe("a stuck lock", () => {
   it("does not block saves when the lock folder holds stray files and no owner", async () => {
     const ws = tempDir("big-memory-stuck-");

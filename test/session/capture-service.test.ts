@@ -12,7 +12,6 @@ import {
   requeueRestore,
   runCycle,
   type SessionRef,
-  takeProviderMarks,
 } from "../../plugin/session/capture-service.ts";
 import type { CycleHookEvent } from "../../plugin/session/cycle.ts";
 import { flushTarget } from "../../plugin/session/flush-target.ts";
@@ -192,10 +191,38 @@ describe("endTurn", () => {
         { ...marked, providerReplay: { ...marked.providerReplay, id: "cmp_2" } },
       ]),
     ).toEqual(["openai-responses-compaction:cmp_1", "openai-responses-compaction:cmp_2"]);
-    expect(await takeProviderMarks(ws, MAIN, ["openai-responses-compaction:cmp_2"])).toEqual([
-      "openai-responses-compaction:cmp_2",
+  });
+});
+
+describe("runCycle on a provider's compaction", () => {
+  const noticed = (marks: string[]): CycleHookEvent => ({ type: "noticed", path: "provider", at: AT, marks });
+  const opts = { now: NOW, safetyNet: true, restore: true };
+
+  it("captures once per marker, takes the marker in the update that queues the restore, and ignores it after", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    const first = await runCycle(ws, MAIN, noticed(["openai-responses-compaction:cmp_1"]), opts);
+    expect(first?.source).toBe("safety-net");
+    const s = await ws.session(MAIN.sessionKey, MAIN.agentId).read();
+    expect(s.seen.providerMarks).toEqual(["openai-responses-compaction:cmp_1"]);
+    expect(s.pendingRestore?.id).toBe(first?.id);
+    // The turn's end sees the same marker: nothing moves, nothing more is written.
+    expect(await runCycle(ws, MAIN, noticed(["openai-responses-compaction:cmp_1"]), opts)).toBeNull();
+    const log = await readFile(join(ws.dir, TODAY_LOG), "utf8");
+    expect(parseDailyLog(log, TODAY_LOG).snapshots).toHaveLength(1);
+  });
+
+  it("captures once when a turn's answer and its end report the marker at the same time", async () => {
+    const { ws } = await workspace();
+    work(ws);
+    const mark = ["openai-responses-compaction:cmp_7"];
+    const both = await Promise.all([
+      runCycle(ws, MAIN, noticed(mark), opts),
+      runCycle(ws, MAIN, noticed(mark), opts),
     ]);
-    expect(await takeProviderMarks(ws, MAIN, ["openai-responses-compaction:cmp_2"])).toEqual([]);
+    expect(both.filter((c) => c !== null)).toHaveLength(1);
+    const log = await readFile(join(ws.dir, TODAY_LOG), "utf8");
+    expect(parseDailyLog(log, TODAY_LOG).snapshots).toHaveLength(1);
   });
 });
 

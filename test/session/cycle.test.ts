@@ -242,6 +242,22 @@ describe("cycleStep", () => {
     }
   });
 
+  it("takes a provider's markers as handled only as its cycle settles, and moves nothing for markers taken", () => {
+    const ev = (marks: string[]): CycleHookEvent => ({ type: "noticed", at: LATER, path: "provider", marks });
+    // Before the cover answers, nothing is taken: a process that dies while it writes leaves the marker.
+    expect(cycleStep(fresh(), ev(["m1", "m1"])).state.seen.providerMarks).toEqual([]);
+    const once = facts(fresh(), ev(["m1", "m1"]));
+    expect(once.state.seen.providerMarks).toEqual(["m1"]);
+    expect(cycleStep(once.state, ev(["m1"]))).toEqual({ state: once.state, effects: [] });
+    const twice = facts(once.state, ev(["m1", "m2"]));
+    expect(twice.state.seen.providerMarks).toEqual(["m1", "m2"]);
+    expect(twice.facts).toHaveLength(1);
+    // Only the last 20 are kept.
+    let s = fresh();
+    for (let n = 0; n < 25; n++) s = facts(s, ev([`m${n}`])).state;
+    expect(s.seen.providerMarks).toEqual(Array.from({ length: 20 }, (_, n) => `m${n + 5}`));
+  });
+
   it("ends a compaction in progress when a reset arrives (its after then counts as alone)", () => {
     const compacting = apply(fresh(), beforeEv()).state;
     const afterReset = apply(compacting, reset(AT)).state;
