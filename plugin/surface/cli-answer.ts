@@ -11,6 +11,7 @@ import type { CliIO } from "./cli.ts";
 import { EXIT, UsageError } from "./cli-args.ts";
 import type { StatusSource } from "./cli-status.ts";
 import { counted, refTable, type Style, snapshotText } from "./cli-text.ts";
+import { jsonDocument } from "./terminal.ts";
 
 export { type ListOptions, type Lookup, listed, resolve } from "../session/history.ts";
 
@@ -35,7 +36,7 @@ export async function answer(
   if (o.json) {
     // A problem of a whole file (an index rebuilt) has no line: null in JSON, where lines are 1-based.
     const problems = diagnostics.map((d) => (d.line > 0 ? d : { ...d, line: null }));
-    o.io.stdout(`${JSON.stringify({ ...(doc as object), diagnostics: problems }, null, 2)}\n`);
+    o.io.stdout(jsonDocument({ ...(doc as object), diagnostics: problems }, o.io.columns !== undefined));
     return;
   }
   o.io.stdout(`${text()}\n`);

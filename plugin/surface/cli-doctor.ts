@@ -6,6 +6,7 @@ import { type Check, doctorChecks, doctorOk } from "./doctor-checks.ts";
 import { type DoctorInput, gatherFacts } from "./doctor-facts.ts";
 import { readOpenClawConfig } from "./openclaw-config.ts";
 import { configPath } from "./openclaw-paths.ts";
+import { jsonDocument } from "./terminal.ts";
 
 /**
  * `big-memory doctor` (also `openclaw big-memory doctor` and `/big-memory doctor`): is big-memory able to
@@ -83,7 +84,7 @@ export function cliDoctorInput(
 /** Adds `doctor` to a `big-memory` program. */
 export function defineDoctor(
   root: Command,
-  io: WorkspaceIO & { now(): Date; stdout(text: string): void },
+  io: WorkspaceIO & { now(): Date; stdout(text: string): void; columns?: number | undefined },
   style: Style,
   setExit: (code: number) => void,
 ): void {
@@ -97,7 +98,9 @@ export function defineDoctor(
     .option("--json", "print one JSON document")
     .action(async (o: { dir?: string; agent?: string; json?: boolean }) => {
       const report = await runDoctor(cliDoctorInput(o, io));
-      io.stdout(o.json === true ? `${JSON.stringify(report, null, 2)}\n` : `${doctorText(report, style)}\n`);
+      io.stdout(
+        o.json === true ? jsonDocument(report, io.columns !== undefined) : `${doctorText(report, style)}\n`,
+      );
       setExit(report.ok ? EXIT.ok : EXIT.notFound);
     });
 }

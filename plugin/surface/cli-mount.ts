@@ -38,6 +38,7 @@ export function registerBigMemoryCli(api: OpenClawPluginApi): void {
               return Buffer.concat(chunks);
             },
             color: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
+            columns: process.stdout.isTTY === true ? process.stdout.columns : undefined,
             cwd: process.cwd(),
             env: process.env,
             now: () => new Date(),

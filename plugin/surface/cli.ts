@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { EXIT, environmentLine, UsageError } from "./cli-args.ts";
 import { cliScope, packageVersion } from "./cli-scope.ts";
 import type { Style } from "./cli-text.ts";
-import { forTerminal } from "./terminal.ts";
+import { forTerminal, jsonDocument } from "./terminal.ts";
 
 /**
  * The `big-memory` command line (also mounted as `openclaw big-memory`). Contract (references/cli-contract.md):
@@ -22,7 +22,10 @@ export interface CliIO {
   /** Standard input: bytes (checked as strict UTF-8) or, in tests, text. */
   readStdin(): Promise<string | Uint8Array>;
   color: boolean;
-  /** The terminal's width, which tables fit; undefined when stdout is not a terminal (a file, a pipe): whole lines. */
+  /**
+   * The terminal's width, which tables fit; undefined when stdout is not a terminal (a file, a pipe): whole
+   * lines, and JSON on one line.
+   */
   columns?: number | undefined;
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -135,7 +138,8 @@ export async function runCli(argv: string[], raw: CliIO): Promise<number> {
         .option("--dir <workspace>", "the workspace folder holding memory/")
         .option("--json", "print one JSON document"),
     style: styleFor(io.color),
-    out: (json, doc, text) => io.stdout(json === true ? `${JSON.stringify(doc, null, 2)}\n` : `${text()}\n`),
+    out: (json, doc, text) =>
+      io.stdout(json === true ? jsonDocument(doc, io.columns !== undefined) : `${text()}\n`),
   };
   try {
     for (const group of groups) (await group.load())(program, context);

@@ -156,6 +156,26 @@ describe("runCli", () => {
     });
   });
 
+  it("prints --json on one line for a pipe or a file and indented for a terminal, the same document", async () => {
+    const dir = workspace({ "memory/2026-11-22.md": SKILL_LOG });
+    const commands = [["list"], ["status"], ["show", "2026-11-22-01"], ["doctor"], ["save"]];
+    for (const args of commands) {
+      const run = (columns?: number) =>
+        cli([...args, "--dir", dir, "--json"], {
+          stdin: JSON.stringify(SAVE_INPUT),
+          ...(columns === undefined ? {} : { columns }),
+        });
+      const piped = await run();
+      expect(piped.stdout.endsWith("}\n"), args[0]).toBe(true);
+      expect(piped.stdout.trimEnd().split("\n"), args[0]).toHaveLength(1);
+      if (args[0] === "save") continue;
+      const shown = await run(100);
+      expect(shown.stdout.split("\n").length, args[0]).toBeGreaterThan(3);
+      expect(shown.stdout.startsWith('{\n  "'), args[0]).toBe(true);
+      expect(JSON.parse(shown.stdout), args[0]).toEqual(JSON.parse(piped.stdout));
+    }
+  });
+
   it("exits 3 with one line on stderr when the disk fails it", async () => {
     const dir = workspace();
     mkdirSync(join(dir, "memory", "2026-11-22.md"));

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../plugin/surface/cli.ts";
 import { styleFor } from "../../plugin/surface/cli-text.ts";
-import { forTerminal } from "../../plugin/surface/terminal.ts";
+import { forTerminal, jsonDocument } from "../../plugin/surface/terminal.ts";
 import { workspaces } from "./cli-harness.ts";
 
 const workspace = workspaces();
@@ -85,6 +85,22 @@ function hostileLog(): string {
   ].join("\n");
 }
 
+describe("jsonDocument", () => {
+  it("indents for a terminal, writes one line for a pipe, and both read back as the same value", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const one = jsonDocument(value, false);
+        const indented = jsonDocument(value, true);
+        expect(one.endsWith("\n") && indented.endsWith("\n")).toBe(true);
+        expect(one.slice(0, -1)).not.toContain("\n");
+        expect(JSON.parse(one)).toEqual(JSON.parse(indented));
+        expect(JSON.parse(one)).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+    );
+    expect(jsonDocument({ a: [1] }, true)).toBe('{\n  "a": [\n    1\n  ]\n}\n');
+  });
+});
+
 describe("the CLI's output", () => {
   it("never lets a snapshot's text act on the terminal, in every read command, for people and as JSON", async () => {
     const dir = workspace({
@@ -119,6 +135,8 @@ describe("the CLI's output", () => {
             },
             readStdin: async () => "",
             color: colour,
+            // A terminal gets indented JSON, a pipe one line: both forms are read here.
+            columns: colour ? 100 : undefined,
             cwd: dir,
             env: { HOME: "/nonexistent-home", BIG_MEMORY_BACKGROUND_INDEX: "0" },
             now: () => new Date("2026-11-22T12:00:00Z"),
