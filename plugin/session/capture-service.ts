@@ -109,16 +109,18 @@ export async function requeueRestore(ws: Workspace, ref: SessionRef, pending: Pe
 
 /**
  * The turn is over: what its conversation holds is counted (a later turn that holds fewer user turns saw a
- * compaction no hook announced), and the turn is closed. Returns the provider compaction markers not seen
- * before (see {@link newProviderMarks}).
+ * compaction no hook announced), and the turn is closed. A failed attempt (`settled` false) is not counted:
+ * its conversation holds the ask its retry hands over again, so the retry's view would look trimmed.
+ * Returns the provider compaction markers not seen before (see {@link newProviderMarks}).
  */
 export async function endTurn(
   ws: Workspace,
   ref: SessionRef,
   messages: readonly unknown[] | undefined,
+  settled = true,
 ): Promise<string[]> {
   const session = ws.session(ref.sessionKey, ref.agentId);
-  const count = messages === undefined ? null : countConversation(messages);
+  const count = messages === undefined || !settled ? null : countConversation(messages);
   const prior = await session.read();
   session.change((s) => ({
     ...s,

@@ -161,9 +161,12 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
     void run.finally(() => inFlight.delete(run));
     const key = ctx.sessionKey;
     if (key !== undefined) {
-      cycleWork.set(key, run);
-      void run.finally(() => {
-        if (cycleWork.get(key) === run) cycleWork.delete(key);
+      // Work already running for the session is still waited for (`guarded` never rejects).
+      const before = cycleWork.get(key);
+      const all = before === undefined ? run : Promise.all([before, run]);
+      cycleWork.set(key, all);
+      void all.finally(() => {
+        if (cycleWork.get(key) === all) cycleWork.delete(key);
       });
     }
     return run;
@@ -368,10 +371,14 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
   });
 
   // The turn is over: what it observed is written now (an `openclaw agent --local` process exits next).
+  // OpenClaw fires this for every attempt of a run and does not await it: a failed attempt is retried with
+  // the same ask, so its conversation is not counted (the retry's would look trimmed), and the retry's
+  // before_prompt_build waits for this work.
   api.on("agent_end", (event, ctx) =>
-    guarded("agent_end", ctx, async (ws, ref, now) => {
+    tracked("agent_end", ctx, async (ws, ref, now) => {
       const messages = Array.isArray(event.messages) ? (event.messages as unknown[]) : undefined;
-      await providerCompacted(ws, ref, now, await endTurn(ws, ref, messages));
+      const settled = event.success !== false;
+      await providerCompacted(ws, ref, now, await endTurn(ws, ref, messages, settled));
       await ws.session(ref.sessionKey, ref.agentId).flush();
     }),
   );

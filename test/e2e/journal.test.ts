@@ -112,7 +112,11 @@ for (const version of VERSIONS) {
       })();
       const lines = (await gatewayLog())
         .split("\n")
-        .filter((l) => /compact|timeout|timed out|retry|overflow|failover|big-memory/i.test(l))
+        .filter((l) =>
+          /compact|timeout|timed out|retry|overflow|failover|big-memory|terminal message|empty response|final answer|reasoning-only|incomplete turn/i.test(
+            l,
+          ),
+        )
         .slice(-40);
       return [`unexpected model calls:`, ...calls, `compactions: ${ledger}`, `gateway log:`, ...lines].join(
         "\n",

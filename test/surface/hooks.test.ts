@@ -385,6 +385,36 @@ describe("paths no compaction hook announces", () => {
     ).toEqual([undefined]);
   });
 
+  it("takes a failed attempt and its retry for one turn, not a trim: nothing captured, nothing restored", async () => {
+    // OpenClaw fires agent_end for the failed attempt (its conversation holds the ask) and does not await
+    // it; the retry of the same ask may start before or after that end is handled.
+    for (const raced of [false, true]) {
+      const d = driver();
+      await work(d);
+      const history = asks.slice(0, 2);
+      const turn = (messages: unknown[]) =>
+        d.fire("before_prompt_build", { prompt: "and the logout page", messages }, { trigger: "user" });
+      await d.fire("agent_end", { messages: history, success: true }, { trigger: "user" });
+      await turn(history);
+      const failed = d.fire(
+        "agent_end",
+        { messages: asks, success: false, error: "server_error" },
+        { trigger: "user" },
+      );
+      if (!raced) await failed;
+      expect(await turn(history), `raced: ${raced}`).toEqual([undefined]);
+      await failed;
+      await d.fire("agent_end", { messages: asks, success: true }, { trigger: "user" });
+      expect(
+        await d.fire("before_prompt_build", { prompt: "go on", messages: asks }, { trigger: "user" }),
+      ).toEqual([undefined]);
+      const logs = join(d.workspace, "memory");
+      expect(existsSync(logs) ? readdirSync(logs).filter((f) => f.endsWith(".md")) : []).toEqual([]);
+      expect(existsSync(join(d.workspace, ".big-memory", "ledger.jsonl"))).toBe(false);
+      expect(d.reg.warnings).toEqual([]);
+    }
+  });
+
   it("captures a provider's compaction from the marker on the answer at once, and restores it once at the next turn", async () => {
     const d = driver();
     await work(d);
