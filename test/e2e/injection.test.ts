@@ -6,7 +6,7 @@
  * prepends a marker of its own; the scripted model records every request, so the test sees what reached the
  * model, when, and how often:
  * - a queued text reaches the model in the next turn, once, and a second queue under the same key does not;
- * - what was queued before a gateway stop and start is not delivered after it (seen once);
+ * - what was queued before a gateway stop and start is delivered after it in some runs, lost in others;
  * - a reset drops it; what `before_reset` queues (not awaited) may land after the drop; what `session_start`
  *   queues after the reset reaches the first turn of the new session;
  * - what `after_compaction` queues (`/compact`, and a preflight compaction inside a turn) is refused
@@ -212,7 +212,7 @@ describe("the next-turn injection queue (openclaw 2026.9.6 gateway)", () => {
   );
 
   it(
-    "does not deliver a text queued before a gateway stop and start",
+    "delivers a text queued before a gateway stop and start at most once, and in some runs not at all",
     async () => {
       const KEY = "agent:main:e2e-inject-restart";
       await send(KEY, "hello");
@@ -221,9 +221,12 @@ describe("the next-turn injection queue (openclaw 2026.9.6 gateway)", () => {
       await instance.startGateway({ timeoutMs: 400_000 });
       const next = await send(KEY, "still there?");
       const later = await send(KEY, "and now?");
-      // Seen on 2026.9.6: accepted before the stop, delivered neither at the first turn after the start nor
-      // at the next (the docs call the queue durable; big-memory's own pending restore is kept on disk).
-      expect(carrying([...next, ...later], queued("INJECT-ACROSS-RESTART"))).toEqual([]);
+      // On 2026.9.6 a text accepted before the stop is delivered after the start in some runs and lost in
+      // others (the docs call the queue durable): never more than once. big-memory's own pending restore is
+      // kept on disk and taken once under a lock, whatever the timing of the stop.
+      const carried = carrying([...next, ...later], queued("INJECT-ACROSS-RESTART"));
+      console.log(`queued before the restart: delivered in ${carried.length} of the 2 turns after it`);
+      expect(carried.length).toBeLessThanOrEqual(1);
     },
     TEST_TIMEOUT_MS,
   );
