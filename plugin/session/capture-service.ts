@@ -127,7 +127,7 @@ export async function endTurn(
     turnOpen: false,
     seen: count === null ? s.seen : { ...s.seen, messages: count.asks, summaries: count.summaries },
   }));
-  return messages === undefined ? [] : newProviderMarks(prior, providerMarks(messages), true);
+  return messages === undefined ? [] : newProviderMarks(prior, providerMarks(messages));
 }
 
 /** What the plugin last counted of the session's conversation, or null when nothing was. */
@@ -136,11 +136,11 @@ export function seenCount(s: SessionState): ConversationCount | null {
 }
 
 /**
- * Markers among `marks` the session has not handled. Read from a whole conversation (`fromHistory`), markers
- * of a session not observed before are old ones: they are taken as seen, not as a compaction now.
+ * Markers among `marks`, read from a whole conversation, the session has not handled. Markers of a session
+ * not observed before are old ones: they are taken as seen, not as a compaction now.
  */
-export function newProviderMarks(s: SessionState, marks: readonly string[], fromHistory: boolean): string[] {
-  if (fromHistory && s.seen.messages === null && s.trail.turns === 0) return [];
+export function newProviderMarks(s: SessionState, marks: readonly string[]): string[] {
+  if (s.seen.messages === null && s.trail.turns === 0) return [];
   return freshMarks(s, marks);
 }
 

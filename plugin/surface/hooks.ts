@@ -198,7 +198,7 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
         `big-memory: ${ref.sessionKey}'s transcript holds ${count.asks} user turns where the last turn saw ${seen.asks}, with no compaction hook: snapshot taken, restore queued`,
       );
     }
-    await providerCompacted(ws, ref, now, newProviderMarks(state, providerMarks(messages), true));
+    await providerCompacted(ws, ref, now, newProviderMarks(state, providerMarks(messages)));
   };
 
   /** The gateway log's one line for every restore, whatever its reason: which snapshot, why, its tokens. */
@@ -338,10 +338,8 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
       // Tracked: OpenClaw does not await this hook, and the next turn waits for the capture.
       const mark = providerMarkOf(event.lastAssistant);
       if (mark !== null)
-        await tracked("llm_output", ctx, async () => {
-          const state = await ws.session(ref.sessionKey, ref.agentId).read();
-          await providerCompacted(ws, ref, now, newProviderMarks(state, [mark], false));
-        });
+        // The cycle's update skips a marker already taken: no read of the state first.
+        await tracked("llm_output", ctx, (w, r, at) => providerCompacted(w, r, at, [mark]));
       // event.usage sums every model call of the run; the last call's usage is the context in use.
       const use = contextUse(
         lastCallUsage(event.lastAssistant) ?? event.usage,
