@@ -18,7 +18,7 @@ import { readMemoryFile } from "../store/log-open.ts";
 import { appendRestoreLog, type RestoreLogEntry } from "../store/restore-log.ts";
 import { type SaveMeta, type SaveResult, saveSnapshot, tombstone } from "../store/save.ts";
 import { JsonState, type Logger } from "../store/state.ts";
-import { findBlockSpan } from "./block-find.ts";
+import { findBlockSpan, lineFeedsIn } from "./block-find.ts";
 import { History } from "./history-index.ts";
 import {
   FlushMarks,
@@ -164,8 +164,7 @@ export class Workspace {
       if (errorCode(error) === "ENOENT") return [];
       throw error;
     }
-    const head = buffer.subarray(0, Math.min(offset, buffer.length)).toString("utf8");
-    const firstLine = head.split("\n").length;
+    const firstLine = lineFeedsIn(buffer, Math.min(offset, buffer.length)) + 1;
     const tail = new LogText(buffer.subarray(Math.min(offset, buffer.length)));
     return this.#parse(tail, file).map((s) => ({ ...s, line: s.line + firstLine - 1 }));
   }
@@ -183,9 +182,10 @@ export class Workspace {
    */
   async snapshotIn(file: string, id: string): Promise<LocatedSnapshot | null> {
     try {
-      const log = new LogText(await readMemoryFile(this.dir, file));
+      const bytes = await readMemoryFile(this.dir, file);
       const found =
-        this.#blockIn(log.text, file, id) ?? this.#parse(log, file).find((s) => s.snapshot.id === id);
+        this.#blockIn(bytes, file, id) ??
+        this.#parse(new LogText(bytes), file).find((s) => s.snapshot.id === id);
       if (found !== undefined) return claimed((await readClaims(this.dir)).claims, found);
     } catch (error) {
       if (errorCode(error) !== "ENOENT") throw error;
@@ -193,11 +193,14 @@ export class Workspace {
     return this.fromJournal({ id });
   }
 
-  /** The snapshot `id` read from its block's span alone (see block-find.ts); undefined when that cannot be sure. */
-  #blockIn(text: string, file: string, id: string): LocatedSnapshot | undefined {
-    const span = findBlockSpan(text, id);
+  /**
+   * The snapshot `id` read from its block's span alone (see block-find.ts), else undefined. The span is found on
+   * the bytes and only it is decoded: nothing the size of the log is allocated, nothing holds a slice of it.
+   */
+  #blockIn(bytes: Buffer, file: string, id: string): LocatedSnapshot | undefined {
+    const span = findBlockSpan(bytes, id);
     if (span === null) return undefined;
-    const read = this.#parse(text.slice(span.start, span.end), file);
+    const read = this.#parse(bytes.toString("utf8", span.start, span.end), file);
     const [one] = read;
     if (read.length !== 1 || one === undefined || one.line !== 1 || one.snapshot.id !== id) return undefined;
     return { ...one, line: span.line };

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findBlockSpan } from "../../plugin/session/block-find.ts";
+import { findBlockSpan, lineFeedsIn } from "../../plugin/session/block-find.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { snapshot } from "../builders.ts";
@@ -17,6 +17,13 @@ function both(text: string, id: string) {
   const read = parseDailyLog(text.slice(span.start, span.end), FILE).snapshots;
   const alone = read.length === 1 && read[0]?.line === 1 ? { ...read[0], line: span.line } : null;
   return { whole, span, alone };
+}
+
+/** The span found on the UTF-8 bytes of `text`: its bytes decoded, and its line. */
+function onBytes(text: string, id: string): { text: string; line: number } | null {
+  const bytes = Buffer.from(text, "utf8");
+  const span = findBlockSpan(bytes, id);
+  return span === null ? null : { text: bytes.toString("utf8", span.start, span.end), line: span.line };
 }
 
 const block = (id: string, goal = `goal of ${id}`) => renderSnapshot(snapshot(id, { goal }));
@@ -88,6 +95,9 @@ describe("findBlockSpan", () => {
         const id = ids[pick % Math.max(1, ids.length)];
         if (id === undefined) return;
         const { whole, span, alone } = both(text, id);
+        expect(onBytes(text, id)).toEqual(
+          span === null ? null : { text: text.slice(span.start, span.end), line: span.line },
+        );
         if (span === null || alone === null) return;
         found++;
         expect(alone).toEqual(whole);
@@ -95,5 +105,51 @@ describe("findBlockSpan", () => {
       { numRuns: 400 },
     );
     expect(found).toBeGreaterThan(50);
+  });
+
+  it("answers on the log's bytes as on its text, in byte offsets, whatever characters the log holds", () => {
+    // Characters of 1 to 4 bytes, the no-break space (C2 A0), fence and marker lines around them.
+    const odd = fc.constantFrom("é", "→", "日本", "🚀", "\u00a0", "\u2028", "\r", " ", "`", "~");
+    const piece = fc.oneof(
+      fc.array(odd, { maxLength: 8 }).map((a) => a.join("")),
+      snapshotArb.map((s) => renderSnapshot({ ...s, goal: `${s.goal} → 🚀 été` })),
+      fc.constantFrom(
+        "```",
+        "~~~ é",
+        "~~~\u00a0",
+        "   ```",
+        "<!-- BIG-MEMORY-SNAPSHOT v1 -->",
+        "<!-- /BIG-MEMORY-SNAPSHOT -->",
+      ),
+    );
+    let found = 0;
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 6 }), fc.nat(), (pieces, pick) => {
+        const text = pieces.join("\n");
+        const ids = [...text.matchAll(/snapshot-id: (\d{4}-\d{2}-\d{2}-\d{2,})/g)].map((m) => m[1] as string);
+        const id = ids[pick % Math.max(1, ids.length)];
+        if (id === undefined) return;
+        const span = findBlockSpan(text, id);
+        if (span !== null) found++;
+        expect(onBytes(text, id)).toEqual(
+          span === null ? null : { text: text.slice(span.start, span.end), line: span.line },
+        );
+      }),
+      { numRuns: 300 },
+    );
+    expect(found).toBeGreaterThan(30);
+  });
+});
+
+describe("lineFeedsIn", () => {
+  it("counts the line feeds of the first bytes as the decoded text holds them", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), fc.nat(), (text, cut) => {
+        const bytes = Buffer.from(text, "utf8");
+        const to = cut % (bytes.length + 1);
+        expect(lineFeedsIn(bytes, to)).toBe(bytes.toString("utf8", 0, to).split("\n").length - 1);
+      }),
+    );
+    expect(lineFeedsIn(Buffer.from("a\nb\r\nc\n"), 100)).toBe(3);
   });
 });

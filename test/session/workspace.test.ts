@@ -86,6 +86,30 @@ describe("Workspace.readLog and snapshotIn", () => {
     await writeFile(join(dir, TODAY_LOG), `${notes}\`\`\`\nunclosed\n\n${blocks.join("\n")}`);
     expect(await ws.snapshotIn(TODAY_LOG, "2026-11-22-03")).toBeNull();
   });
+
+  it("find a block after text of several bytes per character at the line and with the text the whole parse gives", async () => {
+    const { ws, dir } = await workspace();
+    // Characters of 2, 3 and 4 bytes, a no-break space (C2 A0) and a line separator in the notes, in fence
+    // lines (one closes with a no-break space after it, which is no closing fence) and in the blocks' values.
+    const notes = "# Journal — 日本語\n\ncafé\u00a0au lait\u2028next 🚀\n\n~~~ é\nx\n~~~\u00a0\n~~~\n\n";
+    const blocks = [1, 2, 3].map((n) =>
+      renderSnapshot(
+        snapshot(`2026-11-22-0${n}`, { goal: `étape ${n} → 完成 🚀`, next: ["naïve\u00a0état"] }),
+      ),
+    );
+    const text = `${notes}${blocks.join("\n")}\nnotes après 🚀\n`;
+    await mkdir(join(dir, "memory"), { recursive: true });
+    await writeFile(join(dir, TODAY_LOG), text);
+    const whole = parseDailyLog(text, TODAY_LOG).snapshots;
+    expect(whole).toHaveLength(3);
+    for (const id of ["2026-11-22-01", "2026-11-22-02", "2026-11-22-03"])
+      expect(await ws.snapshotIn(TODAY_LOG, id)).toEqual(whole.find((s) => s.snapshot.id === id));
+    expect((await ws.snapshotIn(TODAY_LOG, "2026-11-22-03"))?.snapshot.goal).toBe("étape 3 → 完成 🚀");
+    // The same fence left open by a line that only looks like its close: every block is code, none is found.
+    await writeFile(join(dir, TODAY_LOG), text.replace("~~~\u00a0\n~~~\n", "~~~\u00a0\n"));
+    expect(parseDailyLog(text.replace("~~~\u00a0\n~~~\n", "~~~\u00a0\n"), TODAY_LOG).snapshots).toEqual([]);
+    expect(await ws.snapshotIn(TODAY_LOG, "2026-11-22-02")).toBeNull();
+  });
 });
 
 describe("Workspace and the search service read through the workspace's one memory of judged blocks", () => {
@@ -143,7 +167,7 @@ describe("Workspace and the search service read through the workspace's one memo
 describe("Workspace.snapshotsSince", () => {
   it("reads only what was appended at or after the offset, at the lines of the whole file", async () => {
     const { ws } = await workspace();
-    await ws.save(content("before the mark"), meta);
+    await ws.save(content("before the mark → 日本 🚀\u2028 été"), meta);
     const offset = Buffer.byteLength(await ws.readLog(TODAY_LOG));
     const after = await ws.save(content("after the mark"), meta);
     const since = await ws.snapshotsSince(TODAY_LOG, offset);
