@@ -160,9 +160,10 @@ export async function prepareFlush(
 ): Promise<string> {
   const at = localTime(now, timeZone);
   const file = `memory/${at.date}.md`;
-  const text = await ws.readLog(file);
-  const offset = Buffer.byteLength(text);
-  const id = nextSnapshotId(text, at.date);
+  // The log's bytes, not its text: its size and its highest id are all the flush needs of it.
+  const bytes = await ws.readLogBytes(file);
+  const offset = bytes.length;
+  const id = nextSnapshotId(bytes, at.date);
   const sessionKey = target?.sessionKey ?? null;
   await ws.flushMarks().update((m) => ({
     ...m,

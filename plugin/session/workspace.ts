@@ -144,10 +144,15 @@ export class Workspace {
 
   /** The text of a workspace-relative daily log, "" when it does not exist. */
   async readLog(file: string): Promise<string> {
+    return (await this.readLogBytes(file)).toString("utf8");
+  }
+
+  /** The bytes of a workspace-relative daily log, none when it does not exist. */
+  async readLogBytes(file: string): Promise<Buffer> {
     try {
-      return (await readMemoryFile(this.dir, file)).toString("utf8");
+      return await readMemoryFile(this.dir, file);
     } catch (error) {
-      if (errorCode(error) === "ENOENT") return "";
+      if (errorCode(error) === "ENOENT") return Buffer.alloc(0);
       throw error;
     }
   }
@@ -157,13 +162,7 @@ export class Workspace {
    * scanning the rest of the log.
    */
   async snapshotsSince(file: string, offset: number): Promise<LocatedSnapshot[]> {
-    let buffer: Buffer;
-    try {
-      buffer = await readMemoryFile(this.dir, file);
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") return [];
-      throw error;
-    }
+    const buffer = await this.readLogBytes(file);
     const firstLine = lineFeedsIn(buffer, Math.min(offset, buffer.length)) + 1;
     const tail = new LogText(buffer.subarray(Math.min(offset, buffer.length)));
     return this.#parse(tail, file).map((s) => ({ ...s, line: s.line + firstLine - 1 }));

@@ -27,14 +27,41 @@ export interface LogFacts {
   ids: number;
 }
 
-/** The highest NN among the id comments of `date` anywhere in `text` (torn blocks included), 0 when none. */
-export function highestIdNumber(text: string, date: string): bigint {
+/**
+ * The highest NN among the id comments of `date` anywhere in `log` (torn blocks included), 0 when none. On the
+ * log's bytes, the answer is the decoded text's and nothing the size of the log is decoded.
+ */
+export function highestIdNumber(log: string | Buffer, date: string): bigint {
+  if (typeof log !== "string") return highestIdNumberIn(log, date);
+  const text = log;
   let max = 0n;
   if (!text.includes(date)) return max;
   // The date is digits and hyphens only (the caller checks it), so it needs no escaping.
   const pattern = new RegExp(`<!--\\s*snapshot-id:\\s*${date}-(\\d+)(?!\\d)`, "gi");
   for (const match of text.matchAll(pattern)) {
     const n = BigInt(match[1] ?? "0");
+    if (n > max) max = n;
+  }
+  return max;
+}
+
+/** Between a comment's opening and the date, as the pattern above reads it. */
+const ID_HEAD = /^<!--\s*snapshot-id:\s*$/i;
+
+/**
+ * {@link highestIdNumber} on bytes: each `<date>-` followed by digits, read back to the nearest `<!--` (a match
+ * of the pattern holds no other, so its opening is that one) and that head alone decoded and tested.
+ */
+function highestIdNumberIn(bytes: Buffer, date: string): bigint {
+  let max = 0n;
+  const needle = `${date}-`;
+  for (let at = bytes.indexOf(needle); at >= 0; at = bytes.indexOf(needle, at + 1)) {
+    const digits = at + needle.length;
+    let end = digits;
+    for (let c = bytes[end]; c !== undefined && c >= 48 && c <= 57; c = bytes[++end]);
+    const open = bytes.lastIndexOf("<!--", at);
+    if (end === digits || open < 0 || !ID_HEAD.test(bytes.toString("utf8", open, at))) continue;
+    const n = BigInt(bytes.toString("latin1", digits, end));
     if (n > max) max = n;
   }
   return max;

@@ -73,7 +73,7 @@ export function dailyLogLockPath(workspaceDir: string): string {
  * text (torn blocks included, so an id is never reused), at least two digits, and growing past 99 (`100`).
  * Ids of other dates are ignored. Pure; a plain regular-expression scan, no markdown parsing.
  */
-export function nextSnapshotId(text: string, date: string): string {
+export function nextSnapshotId(text: string | Buffer, date: string): string {
   checkDate(date);
   return `${date}-${String(highestIdNumber(text, date) + 1n).padStart(2, "0")}`;
 }

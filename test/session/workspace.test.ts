@@ -60,10 +60,12 @@ describe("Workspace.readLog and snapshotIn", () => {
   it("read a missing log as empty and find nothing in it, or for an unknown id", async () => {
     const { ws } = await workspace();
     expect(await ws.readLog(TODAY_LOG)).toBe("");
+    expect((await ws.readLogBytes(TODAY_LOG)).length).toBe(0);
     expect(await ws.snapshotIn(TODAY_LOG, "2026-11-22-01")).toBeNull();
     await ws.save(content("one"), meta);
     expect(await ws.snapshotIn(TODAY_LOG, "2026-11-22-09")).toBeNull();
     expect(await ws.readLog(TODAY_LOG)).toContain("<!-- snapshot-id: 2026-11-22-01 -->");
+    expect((await ws.readLogBytes(TODAY_LOG)).toString("utf8")).toBe(await ws.readLog(TODAY_LOG));
   });
 
   it("find a block among notes and other blocks as the whole log's parse finds it, a secret redacted", async () => {

@@ -137,6 +137,49 @@ describe("factsOf and factsAfter", () => {
   });
 });
 
+describe("highestIdNumber on a log's bytes", () => {
+  it("answers as on the decoded text, whatever the bytes hold (property)", () => {
+    const space = fc.array(
+      fc.constantFrom(" ", "\t", "\n", "\u00a0", "\u2028", "\u3000", "\ufeff", "é", "\u0085"),
+      {
+        maxLength: 3,
+      },
+    );
+    // An id comment with every part varied (spaces of all kinds, case, another date, a part missing), and noise.
+    const comment = fc
+      .tuple(
+        fc.constantFrom("<!--", "<!--", "<!", "<!--<!--"),
+        space,
+        fc.constantFrom("snapshot-id:", "SNAPSHOT-ID:", "snapshot-id", "note:"),
+        space,
+        fc.constantFrom(`${DATE}-`, `${DATE}-`, "2026-11-21-", `${DATE}`, `${DATE}-${DATE}-`),
+        fc.oneof(fc.integer({ min: 0, max: 10_000 }).map(String), fc.constant("")),
+        fc.constantFrom(" -->", "-->", "", "7"),
+      )
+      .map((parts) => parts.flat().join(""));
+    const noise = fc.oneof(
+      fc.constantFrom("notes ", "\n", "é漢🚀", "-->", "<!--"),
+      fc.uint8Array({ maxLength: 4 }).map((b) => Buffer.from(b).toString("latin1")),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.oneof(comment, noise), { maxLength: 12 }), fc.boolean(), (pieces, raw) => {
+        // Either the pieces as UTF-8, or their characters as single bytes (invalid UTF-8 among them).
+        const bytes = Buffer.from(pieces.join(""), raw ? "latin1" : "utf8");
+        expect(highestIdNumber(bytes, DATE)).toBe(highestIdNumber(bytes.toString("utf8"), DATE));
+      }),
+      { numRuns: 2000 },
+    );
+    const ids = Buffer.from(
+      "<!--\u00a0snapshot-id:\u2028 2026-11-22-17 -->\n<!-- Snapshot-ID: 2026-11-22-2026-11-22-9",
+      "utf8",
+    );
+    expect(highestIdNumber(ids, DATE)).toBe(2026n);
+    expect(highestIdNumber(Buffer.from("<!--\u3000snapshot-id: 2026-11-22-31 -->"), DATE)).toBe(31n);
+    expect(highestIdNumber(Buffer.from("<!-- snapshot-id: é 2026-11-22-50 -->"), DATE)).toBe(0n);
+    expect(nextSnapshotId(Buffer.alloc(0), DATE)).toBe(`${DATE}-01`);
+  });
+});
+
 describe("remembered facts", () => {
   it("are not trusted when the log's last bytes changed under an unchanged fstat", async () => {
     const dir = await mkdtemp(join(tmpdir(), "big-memory-facts-tail-"));
