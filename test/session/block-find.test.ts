@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { findBlockSpan, lineFeedsIn } from "../../plugin/session/block-find.ts";
+import { type BlockSpan, findBlockSpan, lineFeedsIn } from "../../plugin/session/block-find.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { snapshot } from "../builders.ts";
@@ -17,6 +17,17 @@ function both(text: string, id: string) {
   const read = parseDailyLog(text.slice(span.start, span.end), FILE).snapshots;
   const alone = read.length === 1 && read[0]?.line === 1 ? { ...read[0], line: span.line } : null;
   return { whole, span, alone };
+}
+
+/** One of the snapshot ids `text` holds (the `pick`-th, round), if any. */
+function idIn(text: string, pick: number): string | undefined {
+  const ids = [...text.matchAll(/snapshot-id: (\d{4}-\d{2}-\d{2}-\d{2,})/g)].map((m) => m[1] as string);
+  return ids[pick % Math.max(1, ids.length)];
+}
+
+/** A span found on `text`: its text, and its line. */
+function onText(text: string, span: BlockSpan | null): { text: string; line: number } | null {
+  return span === null ? null : { text: text.slice(span.start, span.end), line: span.line };
 }
 
 /** The span found on the UTF-8 bytes of `text`: its bytes decoded, and its line. */
@@ -91,13 +102,10 @@ describe("findBlockSpan", () => {
     fc.assert(
       fc.property(fc.array(piece, { minLength: 1, maxLength: 6 }), fc.nat(), (pieces, pick) => {
         const text = pieces.join("\n");
-        const ids = [...text.matchAll(/snapshot-id: (\d{4}-\d{2}-\d{2}-\d{2,})/g)].map((m) => m[1] as string);
-        const id = ids[pick % Math.max(1, ids.length)];
+        const id = idIn(text, pick);
         if (id === undefined) return;
         const { whole, span, alone } = both(text, id);
-        expect(onBytes(text, id)).toEqual(
-          span === null ? null : { text: text.slice(span.start, span.end), line: span.line },
-        );
+        expect(onBytes(text, id)).toEqual(onText(text, span));
         if (span === null || alone === null) return;
         found++;
         expect(alone).toEqual(whole);
@@ -126,14 +134,11 @@ describe("findBlockSpan", () => {
     fc.assert(
       fc.property(fc.array(piece, { minLength: 1, maxLength: 6 }), fc.nat(), (pieces, pick) => {
         const text = pieces.join("\n");
-        const ids = [...text.matchAll(/snapshot-id: (\d{4}-\d{2}-\d{2}-\d{2,})/g)].map((m) => m[1] as string);
-        const id = ids[pick % Math.max(1, ids.length)];
+        const id = idIn(text, pick);
         if (id === undefined) return;
         const span = findBlockSpan(text, id);
         if (span !== null) found++;
-        expect(onBytes(text, id)).toEqual(
-          span === null ? null : { text: text.slice(span.start, span.end), line: span.line },
-        );
+        expect(onBytes(text, id)).toEqual(onText(text, span));
       }),
       { numRuns: 300 },
     );
