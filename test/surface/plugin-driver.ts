@@ -38,9 +38,9 @@ function register(pluginConfig: Record<string, unknown>, workspace: string): Reg
     pluginConfig,
     logger: {
       warn: (m: string) => reg.warnings.push(m),
-      // A copy: a message may hold a slice of a whole daily log (a restored goal), and V8 keeps a slice's parent
-      // alive; a host logger writes its line out, this list keeps every message (the hooks bench held a version
-      // of the log per cycle, 170 MB at 400 cycles, and measured the collector's work on it).
+      // A copy: a message may hold a slice of a longer text the plugin read (a restored goal of a whole log it
+      // parsed), and V8 keeps a slice's parent alive; a host logger writes its line out, this list keeps every
+      // message (before the restore read only its block, the hooks bench held a version of the log per cycle).
       info: (m: string) => reg.infos.push(Buffer.from(m).toString()),
       debug: () => {},
       error: (m: string) => reg.warnings.push(m),
