@@ -346,6 +346,7 @@ function redactValue<T>(
   const redactKey = (key: string): string => {
     const result = redactText(key, deadline);
     if (result.total > 0) for (const kind of REDACTION_KINDS) add(kind, result.counts[kind] ?? 0);
+    else if (remember) rememberClean(key);
     return result.text;
   };
   const walk = (node: unknown, name: Name | undefined): unknown => {

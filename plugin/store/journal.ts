@@ -12,8 +12,8 @@
  *   marked `clipped`); when a new day's file is started, the oldest files go beyond
  *   {@link JOURNAL_MAX_DAYS} files or {@link JOURNAL_MAX_BYTES} in all.
  */
-import type { FileHandle } from "node:fs/promises";
-import { open, readdir, readFile, rm, stat } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { errorCode, errorMessage } from "./fs-durable.ts";
 import { appendPrivateText, type GatedText, gateJsonLineWith, gateText, STATE_DIR_NAME } from "./gate.ts";
@@ -65,29 +65,29 @@ export interface JournalTail {
 }
 
 /**
- * The tail of a day's journal: its size and its last record's `max` and `count`, read from the end of the
- * file only (a day of many snapshots costs an append no more than a day of one). A torn last line is passed over.
+ * The tail of a day's journal (its size, its last record's `max` and `count`), read from the end, 4 KB first,
+ * synchronously and without blocking (a FIFO reads empty), as the lock reads; a torn last line is passed over.
  */
 export async function readJournalTail(workspaceDir: string, date: string): Promise<JournalTail> {
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await open(journalPath(workspaceDir, date), "r");
+    fd = openSync(journalPath(workspaceDir, date), constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if (errorCode(error) === "ENOENT") return { bytes: 0, max: null, count: null };
     throw error;
   }
   try {
-    const bytes = (await handle.stat()).size;
-    for (let want = 16 * 1024; ; want *= 4) {
+    const bytes = fstatSync(fd).size;
+    for (let want = 4 * 1024; ; want *= 4) {
       const from = Math.max(0, bytes - want);
       const buffer = Buffer.alloc(bytes - from);
-      await handle.read(buffer, 0, buffer.length, from);
+      readSync(fd, buffer, 0, buffer.length, from);
       const text = buffer.toString("utf8");
       const last = lastRecordIn(from === 0 ? text : text.slice(text.indexOf("\n") + 1));
       if (last !== null || from === 0) return { bytes, max: last?.max ?? null, count: last?.count ?? null };
     }
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -47,7 +47,9 @@ export interface SaveResult extends AppendedSnapshot {
  */
 export async function saveSnapshot(options: SaveOptions): Promise<SaveResult> {
   const at = localTime(options.now ?? new Date(), options.timeZone);
-  const redacted = redactDeep({ content: options.content, meta: options.meta });
+  // A session's drafts repeat most of their strings from one compaction to the next (its goal, its files,
+  // its names): those found clean before are not read again.
+  const redacted = redactDeep({ content: options.content, meta: options.meta }, { remember: true });
   const { meta, content } = redacted.value;
   const written: { snapshot?: Snapshot; counts?: RedactionCounts } = {};
   const appended = await appendSnapshotBlock({

@@ -221,6 +221,30 @@ describe("redact", () => {
 });
 
 describe("redactDeep", () => {
+  it("answers the same when it remembers the strings it found clean, called again and again on one value", () => {
+    // Values as a session's drafts repeat them: clean strings and keys seen before, secrets in values, in keys
+    // and beside labels, and new strings each time.
+    const valueArb = fc
+      .tuple(proseArb, embeddedArb, embeddedArb, fc.constantFrom("keyNames", "password", "token", "files"))
+      .map(([prose, a, b, key]) => ({
+        goal: prose,
+        [key]: a.text,
+        [b.text]: "value",
+        pairs: [
+          { label: "db password", value: b.secret },
+          { text: prose, rationale: a.text },
+        ],
+      }));
+    fc.assert(
+      fc.property(fc.array(valueArb, { minLength: 1, maxLength: 4 }), (values) => {
+        for (const value of [...values, ...values]) {
+          expect(redactDeep(value, { remember: true })).toEqual(redactDeep(value));
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it("redacts every string in nested arrays and objects and sums the counts", () => {
     const github = fake.githubClassic();
     const openai = fake.openaiLegacy();

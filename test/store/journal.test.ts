@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import {
   journaledDate,
   journalPath,
   pruneJournal,
+  readJournalTail,
   recordClaim,
 } from "../../plugin/store/journal.ts";
 import { readJournal } from "../../plugin/store/journal-check.ts";
@@ -171,5 +173,32 @@ describe("blockText, journaledDate", () => {
   it("journals daily logs by name only", () => {
     expect(journaledDate(LOG)).toBe("2026-11-25");
     expect(journaledDate("memory/2026-11-25-0431.md")).toBeNull();
+  });
+});
+
+describe("readJournalTail", () => {
+  const record = (max: string, count: number, block: string) =>
+    `${JSON.stringify({ v: 1, kind: "append", at: NOW.toISOString(), file: LOG, ino: "1", base: 0, size: 1, id: max, max, count, block })}\n`;
+  const write = async (text: string) => {
+    await mkdir(join(ws, ".big-memory", "journal"), { recursive: true });
+    await writeFile(journalPath(ws, "2026-11-25"), text);
+  };
+
+  it("finds the last whole record when it is longer than the first read from the end, past a torn line", async () => {
+    const long = "x".repeat(9000);
+    const text = `${record("2026-11-25-07", 7, "a")}${record("2026-11-25-08", 8, long)}{"v":1,"kind":"app`;
+    await write(text);
+    expect(await readJournalTail(ws, "2026-11-25")).toEqual({
+      bytes: Buffer.byteLength(text),
+      max: "2026-11-25-08",
+      count: 8,
+    });
+  });
+
+  it("reads a missing journal and a FIFO in its place as empty, without waiting for a writer", async () => {
+    expect(await readJournalTail(ws, "2026-11-25")).toEqual({ bytes: 0, max: null, count: null });
+    await mkdir(join(ws, ".big-memory", "journal"), { recursive: true });
+    execFileSync("mkfifo", [journalPath(ws, "2026-11-25")]);
+    expect(await readJournalTail(ws, "2026-11-25")).toEqual({ bytes: 0, max: null, count: null });
   });
 });

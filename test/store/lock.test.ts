@@ -96,6 +96,19 @@ describe("withLock", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it("gives every acquisition a nonce of its own, in this process and in another", async () => {
+    const nonces: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      nonces.push(await withLock(lockPath, async () => (await readLockOwner(lockPath))?.nonce ?? ""));
+    }
+    const other = start(["hold", lockPath]);
+    await other.waitForLine("locked");
+    nonces.push((await readLockOwner(lockPath))?.nonce ?? "");
+    await other.kill("SIGKILL");
+    expect(nonces.every((n) => /^[0-9a-f]+$/.test(n))).toBe(true);
+    expect(new Set(nonces).size).toBe(4);
+  });
+
   it("takes a free lock without a ticket when nobody is queued", async () => {
     const inside = await withLock(lockPath, () => readdir(dir));
     expect(inside).toEqual([lockPath.slice(dir.length + 1)]);
