@@ -194,6 +194,7 @@ function settle(
     capture.source === "none" || !restore
       ? state
       : withPendingRestore(state, capture, reason, after.at, { cycle: after.at });
+  const marks = after.type === "noticed" ? freshMarks(s, after.marks ?? []) : [];
   // OpenClaw's hooks do not say which path compacts; the flush runs only before a preflight compaction.
   const record = (hinted: LedgerPath, result: "open" | "done"): CycleEffect => {
     const path = hinted === "manual" && flushRan ? "preflight" : hinted;
@@ -211,6 +212,7 @@ function settle(
         snapshot: capture.source === "none" ? null : capture.id,
         file: capture.source === "none" ? null : capture.file,
         outcome: result,
+        ...(marks.length === 0 ? {} : { marks }),
       },
     };
   };

@@ -40,6 +40,9 @@ export const LedgerLine = z.discriminatedUnion("kind", [
     snapshot: z.string().nullable(),
     file: z.string().nullable(),
     outcome: LedgerOutcome,
+    /** The provider's compaction markers the cycle handled (path `provider`), so that a process that never
+     * learnt them (killed before the session's state was written) takes the cycle up instead of a twin. */
+    marks: z.array(z.string()).max(20).optional(),
   }),
   z.object({ ...base, kind: z.literal("outcome"), outcome: LedgerOutcome, note: z.string().optional() }),
   z.object({ ...base, kind: z.literal("restore"), snapshot: z.string(), tokens: z.number().int().min(0) }),

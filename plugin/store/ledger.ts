@@ -87,6 +87,8 @@ export interface LedgerRead {
   bad: number;
   /** A ledger that cannot be read, naming it and what to do; null when it was read (or is absent). */
   problem: string | null;
+  /** The provider's compaction markers each cycle handled, by `session` NUL `cycle` (see `cycle-adopt.ts`). */
+  marks: ReadonlyMap<string, readonly string[]>;
 }
 
 /** Folds ledger lines (oldest first) into records, oldest first; facts about an unknown cycle are dropped. */
@@ -135,7 +137,7 @@ export async function readLedger(workspace: string): Promise<LedgerRead> {
         code === "EISDIR"
           ? "is a folder, not a file: move it away"
           : `cannot be read (${errorMessage(error)})`;
-      return { records: [], bad, problem: `${rel} ${why} (compactions are not listed)` };
+      return { records: [], bad, problem: `${rel} ${why} (compactions are not listed)`, marks: new Map() };
     }
     for (const raw of text.split("\n")) {
       if (raw.trim() === "") continue;
@@ -151,7 +153,10 @@ export async function readLedger(workspace: string): Promise<LedgerRead> {
       else lines.push(line);
     }
   }
-  return { records: foldLedger(lines), bad, problem: null };
+  const marks = new Map<string, readonly string[]>();
+  for (const l of lines)
+    if (l.kind === "cycle" && l.marks !== undefined) marks.set(`${l.session}\u0000${l.cycle}`, l.marks);
+  return { records: foldLedger(lines), bad, problem: null, marks };
 }
 
 const isString = (v: unknown): v is string => typeof v === "string";
@@ -177,7 +182,9 @@ export function ledgerLineOf(value: unknown): LedgerLine | null {
         !isOneOf(LEDGER_COVERS, r.cover) ||
         (r.snapshot !== null && !isString(r.snapshot)) ||
         (r.file !== null && !isString(r.file)) ||
-        !isOneOf(LEDGER_OUTCOMES, r.outcome)
+        !isOneOf(LEDGER_OUTCOMES, r.outcome) ||
+        (r.marks !== undefined &&
+          !(Array.isArray(r.marks) && r.marks.length <= 20 && r.marks.every(isString)))
       )
         return null;
       return {
@@ -190,6 +197,7 @@ export function ledgerLineOf(value: unknown): LedgerLine | null {
         snapshot: r.snapshot,
         file: r.file,
         outcome: r.outcome,
+        ...(r.marks === undefined ? {} : { marks: r.marks as string[] }),
       };
     case "outcome":
       if (!isOneOf(LEDGER_OUTCOMES, r.outcome) || (r.note !== undefined && !isString(r.note))) return null;

@@ -286,7 +286,7 @@ export function registerHooks(api: OpenClawPluginApi, deps: SurfaceDeps): HookWo
       const seenKey = `${ws.dir}\u0000${ref.sessionKey}`;
       if (!ledgerChecked.has(seenKey)) {
         ledgerChecked.add(seenKey);
-        await adoptLostCycle(ws, ref);
+        await adoptLostCycle(ws, ref, config.restore.afterCompaction);
       }
       if (Array.isArray(event.messages))
         await noticeInConversation(ws, ref, now, event.messages as unknown[]);

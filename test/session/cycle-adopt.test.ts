@@ -55,6 +55,28 @@ describe("lostCycle", () => {
   });
 });
 
+describe("lostCycle of a compaction noticed after the fact", () => {
+  it("finds a provider's or a trim's cycle done with its restore not delivered, newer than the state", () => {
+    const provider = open({ path: "provider", outcome: "done" });
+    expect(lostCycle(stateAt(BEFORE), [provider])).toEqual(provider);
+    expect(lostCycle(stateAt(BEFORE), [open({ path: "trim", outcome: "done" })])).not.toBeNull();
+    // Delivered, known to the state, or not a noticed path: nothing to take up.
+    const delivered = { ...provider, restore: { at: LATER, snapshot: "2026-11-22-01", tokens: 300 } };
+    expect(lostCycle(stateAt(BEFORE), [delivered])).toBeNull();
+    expect(lostCycle(stateAt(AT), [provider])).toBeNull();
+    expect(lostCycle(stateAt(BEFORE), [open({ path: "manual", outcome: "done" })])).toBeNull();
+  });
+
+  it("goes by the provider markers its ledger line names, whatever the state's last write time", () => {
+    const provider = open({ path: "provider", outcome: "done" });
+    const marks = new Map([[`${MAIN.sessionKey}\u0000${AT}`, ["cmp_1"]]]);
+    // Another hook of the turn wrote the state after the cycle began, without the cycle's changes.
+    expect(lostCycle(stateAt(LATER), [provider], marks)).toEqual(provider);
+    const handled = { ...stateAt(BEFORE), seen: { ...stateAt(BEFORE).seen, providerMarks: ["cmp_1"] } };
+    expect(lostCycle(handled, [provider], marks)).toBeNull();
+  });
+});
+
 describe("adoptCycle", () => {
   it("holds the cycle's snapshot for proof, as the state before_compaction writes", () => {
     const adopted = adoptCycle(stateAt(BEFORE), open());
@@ -128,6 +150,46 @@ describe("adoptLostCycle", () => {
     const ledger = await readLedger(t.dir);
     expect(ledger.records).toHaveLength(1);
     expect(ledger.records[0]).toMatchObject({ snapshot: id, outcome: "done" });
+  });
+
+  it("takes up a provider's compaction whose state write was lost: its restore queued once, its marker handled", async () => {
+    const t = await workspace();
+    observe(t.ws, MAIN, {
+      type: "ask",
+      text: "Fix ERR_DUPLICATE_KEY in src/auth/oauth-callback.ts",
+      at: BEFORE,
+    });
+    await t.ws.session(MAIN.sessionKey, MAIN.agentId).flush();
+    const path = sessionStatePath(t.ws.stateDir, MAIN.sessionKey);
+    const before = await readFile(path);
+    const noticed = { type: "noticed", path: "provider", at: AT, marks: ["cmp_exit_1"] } as const;
+    const covered = await runCycle(t.ws, MAIN, noticed, { now: NOW, safetyNet: true, restore: true });
+    await t.ws.session(MAIN.sessionKey, MAIN.agentId).flush();
+    await writeFile(path, before);
+    const next = t.another();
+    expect(await adoptLostCycle(next, MAIN)).toBe(true);
+    const state = await next.session(MAIN.sessionKey, MAIN.agentId).read();
+    expect(state.pendingRestore).toMatchObject({ id: covered?.id, reason: "compaction", cycle: AT });
+    expect(state.seen.providerMarks).toEqual(["cmp_exit_1"]);
+    expect(state.cycle.compacting).toBe(false);
+    expect(await adoptLostCycle(next, MAIN)).toBe(false);
+    // The same marker seen again in the next turn's conversation is no new compaction.
+    expect(
+      await runCycle(
+        next,
+        MAIN,
+        { ...noticed, at: LATER },
+        { now: new Date(LATER), safetyNet: true, restore: true },
+      ),
+    ).toBeNull();
+    expect((await readLedger(t.dir)).records.map((r) => [r.path, r.snapshot])).toEqual([
+      ["provider", covered?.id],
+    ]);
+    // With restores after compactions off, it is taken up without one.
+    await writeFile(path, before);
+    const quiet = t.another();
+    expect(await adoptLostCycle(quiet, MAIN, false)).toBe(true);
+    expect((await quiet.session(MAIN.sessionKey, MAIN.agentId).read()).pendingRestore).toBeNull();
   });
 
   it("takes up nothing when the state was written", async () => {

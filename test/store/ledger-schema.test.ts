@@ -20,6 +20,11 @@ const near = fc.record(
     outcome: fc.constantFrom(...LEDGER_OUTCOMES, "maybe"),
     note: fc.oneof(fc.string(), fc.integer()),
     tokens: fc.oneof(fc.nat(), fc.integer({ min: -5, max: -1 }), fc.double()),
+    marks: fc.oneof(
+      fc.array(fc.string(), { maxLength: 22 }),
+      fc.array(fc.oneof(fc.string(), fc.integer()), { maxLength: 3 }),
+      fc.string(),
+    ),
     extra: fc.string(),
   },
   { requiredKeys: ["v", "kind", "cycle", "session", "at"] },

@@ -71,11 +71,37 @@ describe("appendLedger and readLedger", () => {
       ],
       bad: 0,
       problem: null,
+      marks: new Map(),
     });
   });
 
+  it("keeps the provider markers a cycle handled, by session and cycle, and refuses a line whose markers are not text", async () => {
+    const ws = workspace();
+    const provider: LedgerFact = {
+      ...opened,
+      path: "provider",
+      flush: false,
+      cover: "safety-net",
+      outcome: "done",
+      marks: ["cmp_1"],
+    };
+    await appendLedger(ws.state, [provider]);
+    await appendLedger(ws.state, [
+      { ...provider, cycle: LATER, at: LATER, marks: [7] } as unknown as LedgerFact,
+    ]);
+    const read = await readLedger(ws.dir);
+    expect(read.records.map((r) => r.cycle)).toEqual([AT]);
+    expect(read.bad).toBe(1);
+    expect([...read.marks]).toEqual([[`${SESSION}\u0000${AT}`, ["cmp_1"]]]);
+  });
+
   it("reads an absent ledger as empty", async () => {
-    expect(await readLedger(workspace().dir)).toEqual({ records: [], bad: 0, problem: null });
+    expect(await readLedger(workspace().dir)).toEqual({
+      records: [],
+      bad: 0,
+      problem: null,
+      marks: new Map(),
+    });
   });
 
   it("counts torn lines, other versions and unknown paths as bad, and keeps the rest", async () => {
