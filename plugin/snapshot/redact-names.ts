@@ -217,19 +217,20 @@ export function hasPlainShape(value: string): boolean {
   );
 }
 
-/**
- * Templates, variables and elided examples: `{secret_id}` and `{uuid.uuid4()}` (an f-string's field), `hook:{{id}}`, `${user}-x`, `$TOKEN&x=1`, `<token>`, `%s`,
- * `bce-v3/ALTAK-...`; and the name of the thing standing for its value (`https://username:password@…`).
- */
+/** Templates, variables, elided examples (`{uuid.uuid4()}`, `hook:{{id}}`, `${user}-x`, `$TOKEN&x=1`, `<token>`, `bce-v3/ALTAK-...`), a value's own name. */
 const TEMPLATE =
-  /^\{[A-Za-z_$][\w$.]*(?:\(\))?\}$|\{\{|\$\{|^\$\(|^\$[A-Z_][A-Z0-9_]*(?![a-z])|<[A-Za-z_][\w-]*>|(?<![A-Za-z0-9])%[sd](?![A-Za-z0-9])|(?:\.\.\.|…)$|^(?:password|passwd|secret|token|credentials?)$/i;
+  /^\{[A-Za-z_$][\w$.]*(?:\(\))?\}$|\{\{|\$\{|^\$\(|^\$[A-Z_][A-Z0-9_]*(?![a-z])|<[A-Za-z_][\w-]*>|(?:\.\.\.|…)$|^(?:password|passwd|secret|token|credentials?)$/i;
+/** A format string's `%s`, `%d`: a template when little but words and `:/@.'"-` is left (`user:%s@host`). */
+const FORMAT = /(?<![A-Za-z0-9])%[sd](?![A-Za-z0-9])/g;
 
 /** Whether `value` stands for a secret rather than being one: a placeholder, a template, an elided example. */
 export function isPlaceholder(value: string): boolean {
   // Judged once per short value, as `looksSecret` judges values: a text repeats them.
   const known = placeholders.get(value);
   if (known !== undefined) return known;
-  const verdict = PLACEHOLDER.test(value) || TEMPLATE.test(value);
+  const rest = value.replace(FORMAT, "");
+  const format = rest !== value && rest.replace(/[\w:/@.'"-]/g, "").length < 3;
+  const verdict = PLACEHOLDER.test(value) || TEMPLATE.test(value) || format;
   placeholders.set(value, verdict);
   return verdict;
 }
@@ -415,7 +416,7 @@ export function isTestVerdict(input: string, at: number, name: string): boolean 
 export const JUDGEMENT_SOURCES: readonly string[] = [
   [...STRONG_WORDS, "|", ...STRONG_LAST_WORDS, "|", ...WEAK_WORDS].join(" "),
   [...PLAIN_KEY_QUALIFIERS, "|", ...PLAIN_TOKEN_QUALIFIERS, "|", ...META_WORDS].join(" "),
-  ...[SECRET_WORD_HINT, QUALIFIABLE, PLACEHOLDER, TEMPLATE, NUMBERED_NAME, ...NOT_SECRET].map(
+  ...[SECRET_WORD_HINT, QUALIFIABLE, PLACEHOLDER, TEMPLATE, FORMAT, NUMBERED_NAME, ...NOT_SECRET].map(
     (re) => `${re.source}/${re.flags}`,
   ),
   ...[

@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { redact } from "../../plugin/snapshot/redact.ts";
 import {
   classCount,
   classifyName,
@@ -162,6 +163,26 @@ describe("isDigest", () => {
 });
 
 describe("isPlaceholder", () => {
+  it("takes a format string's %s for a template, and a random password that holds one for no template", () => {
+    for (const template of [
+      "%s",
+      "%s:%s",
+      "user:%s@db.internal",
+      "postgres://%s:%s@%s/app",
+      "'%s'",
+      "[%d]",
+      "id_%d",
+    ])
+      expect(isPlaceholder(template)).toBe(true);
+    // Found by the embedded-secret property: a generated password ending in `*%s` was kept as a template.
+    for (const password of ["Sa9MbXxdf#*%efvx4=!vgW*%s", "%s!Qz#8v&Lp*2", "r7#K%d!m*Q2x^"])
+      expect(isPlaceholder(password)).toBe(false);
+    expect(redact("DB_PASSWORD=Sa9MbXxdf#*%efvx4=!vgW*%s").text).toBe(
+      "DB_PASSWORD=[REDACTED:secret-assignment]",
+    );
+    expect(redact('log.info("password=%s", pw)').total).toBe(0);
+  });
+
   it("recognises variables, templates and elided examples", () => {
     expect(
       [

@@ -200,6 +200,9 @@ describe("redact", () => {
   it("replaces only the secret when a generated secret is embedded in random prose", () => {
     fc.assert(
       fc.property(proseArb, embeddedArb, proseArb, (before, { secret, text, expected }, after) => {
+        // Prose that holds the secret's characters itself (an integrity hash generated from the same
+        // alphabet, which fast-check may reuse) keeps them: the test is about the secret's own place.
+        fc.pre(!before.includes(secret) && !after.includes(secret));
         const result = redact(`${before}\n${text}\n${after}`);
         expect(result.text).toBe(`${before}\n${expected}\n${after}`);
         expect(result.text).not.toContain(secret);
