@@ -1,6 +1,6 @@
-import { type LedgerRecord, readLedger } from "../store/ledger.ts";
+import { cycleKey, type LedgerRecord, readLedger } from "../store/ledger.ts";
 import type { SessionRef } from "./capture-service.ts";
-import { closeCycle } from "./cycle.ts";
+import { closeCycle, withMarks } from "./cycle.ts";
 import { type SessionState, withCapture, withPendingRestore } from "./session-state.ts";
 import type { Workspace } from "./workspace.ts";
 
@@ -36,7 +36,7 @@ export function lostCycle(
   if (last === undefined || last.snapshot === null || last.file === null) return null;
   const noticed = (last.path === "provider" || last.path === "trim") && last.outcome === "done";
   if (last.outcome !== "open" && !(noticed && last.restore === null)) return null;
-  const handled = marks.get(`${last.session}\u0000${last.cycle}`) ?? [];
+  const handled = marks.get(cycleKey(last.session, last.cycle)) ?? [];
   if (noticed && handled.length > 0)
     return handled.some((m) => !state.seen.providerMarks.includes(m)) ? last : null;
   // The state's write at the cycle stamps it with the cycle's instant: older means never written.
@@ -63,12 +63,7 @@ export function adoptCycle(
     const queued = opts.restore
       ? withPendingRestore(captured, capture, "compaction", cycle.cycle, { cycle: cycle.cycle })
       : captured;
-    const seen = [
-      ...queued.seen.providerMarks,
-      ...opts.marks.filter((m) => !queued.seen.providerMarks.includes(m)),
-    ];
-    const closed = closeCycle(queued);
-    return { ...closed, seen: { ...closed.seen, providerMarks: seen.slice(-20) }, updatedAt: cycle.cycle };
+    return { ...withMarks(closeCycle(queued), opts.marks), updatedAt: cycle.cycle };
   }
   return {
     ...captured,
@@ -97,8 +92,8 @@ export async function adoptLostCycle(ws: Workspace, ref: SessionRef, restore = t
   await session.update((s) => {
     const cycle = lostCycle(s, records, marks);
     adopted = cycle !== null;
-    const handled = cycle === null ? [] : (marks.get(`${cycle.session}\u0000${cycle.cycle}`) ?? []);
-    return cycle === null ? s : adoptCycle(s, cycle, { restore, marks: handled });
+    if (cycle === null) return s;
+    return adoptCycle(s, cycle, { restore, marks: marks.get(cycleKey(cycle.session, cycle.cycle)) ?? [] });
   });
   return adopted;
 }

@@ -166,12 +166,12 @@ export function freshMarks(s: SessionState, marks: readonly string[]): string[] 
   return [...new Set(marks)].filter((m) => !s.seen.providerMarks.includes(m));
 }
 
-/** The session with a noticed event's provider markers recorded as handled (the last 20 kept). */
-function takeMarks(s: SessionState, e: CycleHookEvent): SessionState {
-  const marks = e.type === "noticed" ? freshMarks(s, e.marks ?? []) : [];
-  return marks.length === 0
+/** The session with `marks` recorded as handled provider markers (the last 20 kept). */
+export function withMarks(s: SessionState, marks: readonly string[]): SessionState {
+  const fresh = freshMarks(s, marks);
+  return fresh.length === 0
     ? s
-    : { ...s, seen: { ...s.seen, providerMarks: [...s.seen.providerMarks, ...marks].slice(-20) } };
+    : { ...s, seen: { ...s.seen, providerMarks: [...s.seen.providerMarks, ...fresh].slice(-20) } };
 }
 
 /** Whether the hook event looks for the block the flush run wrote (taken before the session's update). */
@@ -228,7 +228,13 @@ function settle(
     case "after-compaction":
     case "noticed":
       return {
-        state: { ...takeMarks(closeCycle(queue(s, "compaction")), after), updatedAt: after.at },
+        state: {
+          ...withMarks(
+            closeCycle(queue(s, "compaction")),
+            after.type === "noticed" ? (after.marks ?? []) : [],
+          ),
+          updatedAt: after.at,
+        },
         effects: [record(after.path, "done")],
       };
     case "before-reset":

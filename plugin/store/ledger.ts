@@ -87,14 +87,19 @@ export interface LedgerRead {
   bad: number;
   /** A ledger that cannot be read, naming it and what to do; null when it was read (or is absent). */
   problem: string | null;
-  /** The provider's compaction markers each cycle handled, by `session` NUL `cycle` (see `cycle-adopt.ts`). */
+  /** The provider's compaction markers each cycle handled, by {@link cycleKey} (see `cycle-adopt.ts`). */
   marks: ReadonlyMap<string, readonly string[]>;
+}
+
+/** The key of a cycle's record: its session and its instant (a session's cycles never share an instant). */
+export function cycleKey(session: string, cycle: string): string {
+  return `${session}\u0000${cycle}`;
 }
 
 /** Folds ledger lines (oldest first) into records, oldest first; facts about an unknown cycle are dropped. */
 export function foldLedger(lines: readonly LedgerLine[]): LedgerRecord[] {
   const records = new Map<string, LedgerRecord>();
-  const key = (l: LedgerLine) => `${l.session}\u0000${l.cycle}`;
+  const key = (l: LedgerLine) => cycleKey(l.session, l.cycle);
   for (const line of lines) {
     const known = records.get(key(line));
     if (line.kind === "cycle") {
@@ -155,7 +160,7 @@ export async function readLedger(workspace: string): Promise<LedgerRead> {
   }
   const marks = new Map<string, readonly string[]>();
   for (const l of lines)
-    if (l.kind === "cycle" && l.marks !== undefined) marks.set(`${l.session}\u0000${l.cycle}`, l.marks);
+    if (l.kind === "cycle" && l.marks !== undefined) marks.set(cycleKey(l.session, l.cycle), l.marks);
   return { records: foldLedger(lines), bad, problem: null, marks };
 }
 
