@@ -86,14 +86,14 @@ export function classifyName(name: string): Strength | undefined {
 const classified = new Map<string, Strength | "none">();
 
 /**
- * `classifyName` of `before_name`: a name read with the word before it (`API key`, `public key`). The word
- * before is often a fresh value (`password: X password: Y` puts `X` before the second name), so when it
- * holds no secret word and cannot qualify the name's first word (`key`, `token`), the answer is the name's
- * own, remembered, and no new name is split into words.
+ * A name read with the word before it: the word qualifies a name whose first word is `key` or `token`
+ * (`API key`, `public key`, `access token`), which is then classified as `before_name`; any other name is
+ * classified alone. A secret word in the prose before a setting does not make the setting a secret
+ * (`the secret max_tokens=100000`), and the word before is often a fresh value (`password: X password: Y`
+ * puts `X` before the second name), which is never split into words.
  */
 export function classifyQualified(before: string | undefined, name: string): Strength | undefined {
-  if (before === undefined) return classifyName(name);
-  if (!SECRET_WORD_HINT.test(before) && !QUALIFIABLE.test(name)) return classifyName(name);
+  if (before === undefined || !QUALIFIABLE.test(name)) return classifyName(name);
   return classifyName(`${before}_${name}`);
 }
 

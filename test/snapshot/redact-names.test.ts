@@ -303,7 +303,7 @@ describe("looksSecret on many values", () => {
 });
 
 describe("classifyQualified", () => {
-  it("reads a name with the word before it exactly as classifyName reads them joined", () => {
+  it("reads a name starting with key or token with the word before it, as classifyName reads them joined", () => {
     const befores = [undefined, "Xk9mP2", "API", "public", "sort", "next", "db", "MyPass", "aBcSecret", "x7"];
     const names = [
       "password",
@@ -321,11 +321,18 @@ describe("classifyQualified", () => {
     for (const before of befores)
       for (const name of names)
         expect(classifyQualified(before, name), `${before} ${name}`).toBe(
-          classifyName(before === undefined ? name : `${before}_${name}`),
+          classifyName(before === undefined || !/^_?(?:key|token)/i.test(name) ? name : `${before}_${name}`),
         );
     expect(classifyQualified("public", "key")).toBeUndefined();
     expect(classifyQualified("API", "key")).toBe("weak");
     expect(classifyQualified("Xk9mP2", "password")).toBe("strong");
+  });
+
+  it("does not let a secret word in the prose before a setting make the setting a secret", () => {
+    for (const before of ["secret", "password", "MyPass", "auth"])
+      for (const name of ["max_tokens", "maxTokens", "pass_count", "auth_retries"])
+        expect(classifyQualified(before, name), `${before} ${name}`).toBe(classifyName(name));
+    expect(classifyQualified("secret", "key")).toBe("strong");
   });
 });
 
