@@ -7,6 +7,7 @@ import {
   isPassphrase,
   isPlaceholder,
   isPlaceholderBody,
+  isQualifiable,
   isSpace,
   isTestVerdict,
   looksSecret,
@@ -59,7 +60,8 @@ function assignment(value: string, strength: Strength | undefined, quoted = fals
 }
 
 function strengthOf(m: RegExpExecArray, name: string): Strength | undefined {
-  return classifyQualified(wordBefore(m.input, m.index), name);
+  // Only a name starting with `key` or `token` reads the word before it: the others need not find it.
+  return isQualifiable(name) ? classifyQualified(wordBefore(m.input, m.index), name) : classifyName(name);
 }
 
 const isAlphanumeric = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);

@@ -87,17 +87,17 @@ const classified = new Map<string, Strength | "none">();
 
 /**
  * A name read with the word before it: the word qualifies a name whose first word is `key` or `token`
- * (`API key`, `public key`, `access token`), which is then classified as `before_name`; any other name is
- * classified alone. A secret word in the prose before a setting does not make the setting a secret
- * (`the secret max_tokens=100000`), and the word before is often a fresh value (`password: X password: Y`
- * puts `X` before the second name), which is never split into words.
+ * (`isQualifiable`: `API key`, `public key`), classified as `before_name`; any other name is classified
+ * alone. A secret word in the prose before a setting does not make it a secret (`the secret
+ * max_tokens=100000`), and a fresh value before a name (`password: X password: Y`) is never split into words.
  */
 export function classifyQualified(before: string | undefined, name: string): Strength | undefined {
-  if (before === undefined || !QUALIFIABLE.test(name)) return classifyName(name);
+  if (before === undefined || !isQualifiable(name)) return classifyName(name);
   return classifyName(`${before}_${name}`);
 }
 
-/** A name whose first word may be `key` or `token`, which a word before it can qualify. */
+/** Whether a word before `name` can qualify it: its first word is `key` or `token`. */
+export const isQualifiable = (name: string): boolean => QUALIFIABLE.test(name);
 const QUALIFIABLE = /^[^A-Za-z0-9]*(?:key|token)/i;
 
 function classifyWords(name: string): Strength | undefined {

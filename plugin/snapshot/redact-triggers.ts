@@ -82,18 +82,28 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
     if (pairs[key] === 0) pairs[key] = lists.push([]) - 1;
     lists[pairs[key] ?? 0]?.push(index);
   }
-  // Per pair, the codes of the third characters its literals go on with (all of them for a 2-character
-  // literal), so that a common pair (`to`, `an`, `se`) rarely gets as far as a comparison.
-  const third = new Uint32Array(lists.length * 4);
+  // Per pair and third character, the literals that go on with it (a 2-character literal under every
+  // third), so that a common pair (`to`, `an`, `se`) rarely gets as far as a comparison, and `pas` compares
+  // the `pass…` literals only, not `pat` or `parola`. Equal sets share one list.
+  const subOf = new Uint16Array(lists.length * 128);
+  const subs: number[][] = [[]];
+  const subByMembers = new Map<string, number>();
   for (const [list, members] of lists.entries()) {
-    for (const index of members) {
-      const literal = compiled[index];
-      const codes =
-        literal === undefined || literal.lower.length < 3
-          ? [...Array(128).keys()]
-          : [fold[literal.lower[2] ?? 0] ?? 0, fold[literal.upper[2] ?? 0] ?? 0];
-      for (const code of codes)
-        third[list * 4 + (code >> 5)] = (third[list * 4 + (code >> 5)] ?? 0) | (1 << (code & 31));
+    for (let code = 0; code < 128; code++) {
+      const fits = members.filter((index) => {
+        const literal = compiled[index];
+        if (literal === undefined) return false;
+        if (literal.lower.length < 3) return true;
+        return fold[literal.lower[2] ?? 0] === code || fold[literal.upper[2] ?? 0] === code;
+      });
+      if (fits.length === 0) continue;
+      const key = fits.join(",");
+      let sub = subByMembers.get(key);
+      if (sub === undefined) {
+        sub = subs.push(fits) - 1;
+        subByMembers.set(key, sub);
+      }
+      subOf[(list << 7) | code] = sub;
     }
   }
   // The last character first: literals of one pair share their start (`pass`, `password`, `passphrase`,
@@ -117,8 +127,10 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
   return {
     literals,
     scan(text, onHit, skip = []) {
-      // Per literal, where its next occurrence may be reported from (`onHit`'s answer).
+      // Per literal, where its next occurrence may be reported from (`onHit`'s answer), and per list the
+      // least of its literals': a line whose literals have all been taken costs one read per candidate.
       const until = new Int32Array(compiled.length);
+      const listUntil = new Int32Array(subs.length);
       let next = fold[text.charCodeAt(0)] ?? 0;
       let skipped = 0;
       let skipAt = skip[0]?.start ?? -1;
@@ -137,12 +149,22 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
         next = key & 127;
         const list = pairs[key] ?? 0;
         if (list === 0) continue;
-        const c2 = fold[text.charCodeAt(i + 2)] ?? 0;
-        if (((third[list * 4 + (c2 >> 5)] ?? 0) & (1 << (c2 & 31))) === 0) continue;
-        for (const index of lists[list] ?? []) {
+        const sub = subOf[(list << 7) | (fold[text.charCodeAt(i + 2)] ?? 0)] ?? 0;
+        if (sub === 0 || i < (listUntil[sub] ?? 0)) continue;
+        const members = subs[sub] ?? [];
+        let advanced = false;
+        for (let m = 0; m < members.length; m++) {
+          const index = members[m] ?? 0;
           if (i < (until[index] ?? 0) || !matchesAt(text, i, index)) continue;
           const skip = onHit(i, index);
-          if (skip !== undefined) until[index] = skip;
+          if (skip === undefined) continue;
+          until[index] = skip;
+          advanced = true;
+        }
+        if (advanced) {
+          let least = 0x7fffffff;
+          for (let m = 0; m < members.length; m++) least = Math.min(least, until[members[m] ?? 0] ?? 0);
+          listUntil[sub] = least;
         }
       }
     },

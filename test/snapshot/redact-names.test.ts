@@ -11,6 +11,7 @@ import {
   isDigest,
   isPlaceholder,
   isPlaceholderBody,
+  isQualifiable,
   isSpace,
   isTestVerdict,
   looksSecret,
@@ -333,6 +334,8 @@ describe("classifyQualified", () => {
       for (const name of ["max_tokens", "maxTokens", "pass_count", "auth_retries"])
         expect(classifyQualified(before, name), `${before} ${name}`).toBe(classifyName(name));
     expect(classifyQualified("secret", "key")).toBe("strong");
+    expect(["key", "_token", "KEY_ID", "tokenizer"].every(isQualifiable)).toBe(true);
+    expect(["max_tokens", "apiKey", "password", "auth"].some(isQualifiable)).toBe(false);
   });
 });
 
