@@ -76,9 +76,11 @@ export class JsonState<T> {
   async readCached(): Promise<T> {
     // The stamp is taken first: a write landing during the read makes the next call read again.
     const stamp = this.stamp();
-    if (stamp !== "none" && this.lastRead?.stamp === stamp) return this.lastRead.value;
+    // No file is the initial value, as `read` says of it (a previous copy is only read beside a bad file).
+    if (stamp === "none") return this.initial();
+    if (this.lastRead?.stamp === stamp) return this.lastRead.value;
     const value = await this.read();
-    this.lastRead = stamp === "none" ? null : { stamp, value };
+    this.lastRead = { stamp, value };
     return value;
   }
 
