@@ -223,6 +223,9 @@ function fold(text: string): Folded {
   return out;
 }
 
+/** A text of ASCII characters only: {@link fold} makes it its lower case. */
+const NON_ASCII = /[^\p{ASCII}]/u;
+
 const EDGES = /^[\s,.;:!?¿¡…。，、！？；：~\-–—]+|[\s,.;:!?¿¡…。，、！？；：~\-–—]+$/gu;
 const ZH_TRAILING_PARTICLES = /[吗呢吧啊呀嘛么]+$/u;
 const CJK_EDGE = /[\p{Script=Han}]/u;
@@ -275,10 +278,12 @@ function restOf(text: string, f: Found): string {
  * after the same folding; blank ones are ignored). Returns null when there is none.
  */
 export function detectAmnesia(text: string, extraPhrases: readonly string[] = []): AmnesiaMatch | null {
-  const folded = fold(text);
   const custom = extraPhrases.map(customPhrase).filter((p): p is Phrase => p !== null);
-  // Most turns hold no phrase: one scan for any of them settles that.
-  if (custom.length === 0 && !ANY_PHRASE.test(folded.text)) return null;
+  // Most turns hold no phrase: one scan for any of them settles that (an ASCII text folds to its lower case,
+  // so the folding with its spans is only done once a phrase may be there).
+  if (custom.length === 0 && !ANY_PHRASE.test(!NON_ASCII.test(text) ? text.toLowerCase() : fold(text).text))
+    return null;
+  const folded = fold(text);
   let best: Found | null = null;
   for (const p of [...custom, ...PHRASES]) {
     const f = firstMatch(p, folded, text);

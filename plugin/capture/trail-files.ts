@@ -203,9 +203,8 @@ const SCRATCH_NAME =
 /** Whether a file is a scratch file of the session rather than a file of the project. */
 export function isScratch(f: TrailFile): boolean {
   if (/^\/tmp\/|^\/var\/tmp\//.test(f.path)) return true;
-  const name = f.path.split("/").at(-1) ?? f.path;
   const atRoot = !f.path.includes("/") || /^\/[^/]+\/[^/]+$/.test(f.path);
-  return atRoot && SCRATCH_NAME.test(name);
+  return atRoot && SCRATCH_NAME.test(f.path.slice(f.path.lastIndexOf("/") + 1));
 }
 
 /** Paths named in prose: `src/app/db.ts`, `migrations/0042_unique_session.sql` (a folder and a known extension). */

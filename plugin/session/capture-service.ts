@@ -203,7 +203,9 @@ export async function takeFlush(
   const mine = (x: FlushMarks["marks"][number]) =>
     fresh(x.at) && (x.sessionKey === ref.sessionKey || (x.sessionKey === null && x.agentId === ref.agentId));
   const marks = ws.flushMarks();
-  if (!(await marks.read()).marks.some((x) => mine(x) || !fresh(x.at))) return { ran: false, snapshot: null };
+  // Asked at every compaction: while the file is unchanged, its last read answers (one stat).
+  if (!(await marks.readCached()).marks.some((x) => mine(x) || !fresh(x.at)))
+    return { ran: false, snapshot: null };
   let taken: { file: string; offset: number }[] = [];
   const take = (m: FlushMarks): FlushMarks => {
     taken = m.marks.filter(mine);

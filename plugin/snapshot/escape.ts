@@ -71,6 +71,8 @@ function isEdgeSpace(ch: string): boolean {
  */
 export function encodeInline(value: string, ctx: InlineContext = {}): string {
   if (value === "") return "";
+  // Most values (paths, names, plain prose) need no escape: kept as they are, without a token per character.
+  if (plainInline(value, ctx)) return finished(value, ctx);
   const last = value.length - 1;
   let trailingFrom = value.length;
   while (trailingFrom > 0 && isEdgeSpace(value.charAt(trailingFrom - 1))) trailingFrom--;
@@ -100,6 +102,28 @@ export function encodeInline(value: string, ctx: InlineContext = {}): string {
 }
 
 /**
+ * Whether `encodeInline` would escape nothing in `value`: no backslash, line break, comment delimiter or
+ * edge white space, and nothing `ctx` protects.
+ */
+function plainInline(value: string, ctx: InlineContext): boolean {
+  if (UNPLAIN.test(value) || isEdgeSpace(value.charAt(0)) || isEdgeSpace(value.charAt(value.length - 1)))
+    return false;
+  if (value.includes("<!--") || value.includes("-->")) return false;
+  if (ctx.noDoubleDash === true && value.includes("--")) return false;
+  if (ctx.noColon === true && value.includes(":")) return false;
+  if (ctx.backticks === true && value.includes("`")) return false;
+  return !(ctx.lineStart === true && "`#<~".includes(value.charAt(0)));
+}
+
+/** Characters that always take an escape (or a look at their neighbours) in an inline value. */
+const UNPLAIN = /[\\\n\r]/;
+
+/** The reserved-value check of {@link finish}, for a value that needed no escape. */
+function finished(out: string, ctx: InlineContext): string {
+  return out.toLowerCase() === "none" || ctx.isReserved?.(out) === true ? `\\@${out}` : out;
+}
+
+/**
  * Joins encoded characters, doubling each literal backslash that the decoder would otherwise read
  * as the start of an escape: one followed by an escape letter, by an escape, or by nothing.
  */
@@ -112,8 +136,7 @@ function finish(tokens: string[], letters: ReadonlySet<string>, ctx: InlineConte
       out += next === undefined || next.startsWith("\\") || letters.has(next.charAt(0)) ? "\\\\" : "\\";
     } else out += t;
   }
-  if (ctx !== null && (out.toLowerCase() === "none" || ctx.isReserved?.(out) === true)) out = `\\@${out}`;
-  return out;
+  return ctx === null ? out : finished(out, ctx);
 }
 
 /**

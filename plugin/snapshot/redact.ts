@@ -250,6 +250,9 @@ function linesAround(text: string, spans: readonly Span[], lines: number): Span[
 /** How two neighbouring fields are joined to be judged as the line they were read from. */
 const JOIN = " — ";
 
+/** How a rebuilt object holds a `__proto__` key: as an own data property. */
+const DATA = { enumerable: true, writable: true, configurable: true } as const;
+
 /** Property names that label the `value` beside them: `{ label: "staging token", value: "…" }`. */
 const LABEL_KEYS = ["label", "name", "key"] as const;
 
@@ -353,31 +356,35 @@ function redactValue<T>(
     if (typeof node === "string") return redactString(node, name);
     if (Array.isArray(node)) return node.map((item) => walk(item, undefined));
     if (!isPlainObject(node)) return node;
-    const label = LABEL_KEYS.map((k) => node[k]).find((v) => typeof v === "string");
-    // fromEntries defines own properties, so a `__proto__` key from JSON stays data.
-    const entries = Object.entries(node).map(([key, child]): [string, unknown] => {
+    let label: string | undefined;
+    for (const k of LABEL_KEYS) if (label === undefined && typeof node[k] === "string") label = node[k];
+    const keys = Object.keys(node); // beside `values`: no entry array per property
+    const values: unknown[] = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
       // A label names the value beside it; it is not itself the value of a secret called `key`.
-      const labelKey = LABEL_KEYS.some((k) => k === key);
-      const name: Name | undefined =
-        key === "value" && typeof label === "string"
-          ? { text: label, label: true }
-          : labelKey
-            ? undefined
-            : { text: key, label: false };
-      return [toRedact.has(key) ? redactKey(key) : key, walk(child, name)];
-    });
-    joinNeighbours(entries);
-    return Object.fromEntries(entries);
+      const labelKey = key === "label" || key === "name" || key === "key";
+      const name = key === "value" && label !== undefined ? { text: label, label: true } : undefined;
+      if (toRedact.has(key)) keys[i] = redactKey(key);
+      values[i] = walk(node[key], name ?? (labelKey ? undefined : { text: key, label: false }));
+    }
+    joinNeighbours(values);
+    const out: Record<string, unknown> = {};
+    // A `__proto__` key from JSON stays data: defined, as `Object.fromEntries` does, not assigned.
+    for (let i = 0; i < keys.length; i++)
+      if (keys[i] === "__proto__") Object.defineProperty(out, "__proto__", { ...DATA, value: values[i] });
+      else out[keys[i] as string] = values[i];
+    return out;
   };
   /**
    * Two string fields side by side may be one line a reader split (`text — rationale`, `path: note`):
    * `Пароль от сервера — X` read as a decision puts the label in one field and the value in the next. Each
    * such pair is judged as the line it came from, and what is found in the second field is replaced there.
    */
-  const joinNeighbours = (entries: [string, unknown][]) => {
-    for (let i = 0; i + 1 < entries.length; i++) {
-      const a = entries[i]?.[1];
-      const b = entries[i + 1]?.[1];
+  const joinNeighbours = (values: unknown[]) => {
+    for (let i = 0; i + 1 < values.length; i++) {
+      const a = values[i];
+      const b = values[i + 1];
       if (typeof a !== "string" || typeof b !== "string" || a === "" || b === "") continue;
       const joined = `${a}${JOIN}${b}`;
       if (remember && clean.has(joined)) continue;
@@ -388,8 +395,7 @@ function redactValue<T>(
       const result = redactText(joined, deadline);
       if (result.total === 0 && remember) rememberClean(joined);
       if (result.total === 0 || !result.text.startsWith(`${a}${JOIN}`)) continue;
-      const entry = entries[i + 1];
-      if (entry !== undefined) entry[1] = result.text.slice(a.length + JOIN.length);
+      values[i + 1] = result.text.slice(a.length + JOIN.length);
       for (const kind of REDACTION_KINDS) add(kind, result.counts[kind] ?? 0);
     }
   };

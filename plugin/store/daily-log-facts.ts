@@ -199,3 +199,59 @@ export function rememberFacts(path: string, info: BigIntStats, facts: LogFacts, 
 export function forgetFacts(path: string): void {
   remembered.delete(path);
 }
+
+const START_MARKER = /^[ \t]*<!--[ \t]*BIG-MEMORY-SNAPSHOT[ \t]+v\d+[ \t]*-->[ \t]*$/;
+const END_MARKER = /^[ \t]*<!--[ \t]*\/BIG-MEMORY-SNAPSHOT[ \t]*-->[ \t]*$/;
+
+/**
+ * Validates a rendered block against the allocated id and returns the 0-based line of its start marker.
+ * A block without its own id, or with two start markers, would break id allocation or parsing later.
+ */
+export function checkBlock(block: string, id: string): number {
+  // Only the lines holding a marker are cut out of the block (it is not split into all its lines).
+  const starts: Span[] = [];
+  const ends: Span[] = [];
+  for (let at = block.indexOf("BIG-MEMORY-SNAPSHOT"); at !== -1; ) {
+    const line = lineAround(block, at);
+    const text = block.slice(line.start, line.end);
+    if (START_MARKER.test(text)) starts.push(line);
+    else if (text.includes("/BIG-MEMORY-SNAPSHOT") && END_MARKER.test(text)) ends.push(line);
+    at = block.indexOf("BIG-MEMORY-SNAPSHOT", line.end);
+  }
+  const [start] = starts;
+  if (starts.length !== 1 || start === undefined) {
+    throw new Error(
+      `rendered block has ${starts.length} start marker lines (expected exactly one <!-- BIG-MEMORY-SNAPSHOT v1 -->)`,
+    );
+  }
+  const end = ends.find((line) => line.start > start.end);
+  if (end === undefined) {
+    throw new Error(
+      "rendered block has no end marker after its start marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
+    );
+  }
+  const idLine = new RegExp(`^\\s*<!--\\s*snapshot-id:\\s*${id}\\s*-->\\s*$`);
+  let carried = false;
+  for (let at = block.indexOf("snapshot-id", start.end); at !== -1 && at < end.start && !carried; ) {
+    const line = lineAround(block, at);
+    carried = idLine.test(block.slice(line.start, line.end));
+    at = block.indexOf("snapshot-id", line.end);
+  }
+  if (!carried) {
+    throw new Error(
+      `rendered block does not carry its id (expected <!-- snapshot-id: ${id} --> inside the block)`,
+    );
+  }
+  return countLineEndings(block.slice(0, start.start));
+}
+
+/** The line (between line endings: `\r\n`, `\r` or `\n`) holding the character at `at`. */
+function lineAround(text: string, at: number): Span {
+  const start = Math.max(text.lastIndexOf("\n", at), text.lastIndexOf("\r", at)) + 1;
+  const lf = text.indexOf("\n", at);
+  const cr = text.indexOf("\r", at);
+  const end = lf === -1 ? (cr === -1 ? text.length : cr) : cr === -1 ? lf : Math.min(lf, cr);
+  return { start, end };
+}
+
+type Span = { start: number; end: number };

@@ -7,6 +7,7 @@ import { type BigIntStats, statSync } from "node:fs";
 import { constants, type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import {
+  checkBlock,
   countLineEndings,
   factsAfter,
   factsOf,
@@ -23,6 +24,7 @@ import {
   gatedTextOf,
   gateTextOnce,
   PRIVATE_FILE_MODE,
+  refuseLinkedStateDir,
   resolveInside,
 } from "./gate.ts";
 import { holdsId, type JournalTail, readJournalTail, recordAppend } from "./journal.ts";
@@ -41,10 +43,6 @@ export { ARCHIVE_DIR, isDailyLogDate, isDailyLogName, MEMORY_DIR, readFailure, s
 
 /** The lock directory that serialises appends to every daily log of a workspace, inside {@link MEMORY_DIR}. */
 export const LOCK_NAME = ".big-memory.lock";
-
-const START_MARKER = /^[ \t]*<!--[ \t]*BIG-MEMORY-SNAPSHOT[ \t]+v\d+[ \t]*-->[ \t]*$/;
-const END_MARKER = /^[ \t]*<!--[ \t]*\/BIG-MEMORY-SNAPSHOT[ \t]*-->[ \t]*$/;
-const LINE_ENDING = /\r\n|\r|\n/;
 
 /** The local calendar date of `at` as `YYYY-MM-DD`: the daily log a snapshot taken at `at` goes to. */
 export function dailyLogDate(at: Date): string {
@@ -136,9 +134,10 @@ export async function appendSnapshotBlock(options: AppendSnapshotOptions): Promi
     // A log or `memory/` that is a link out of the workspace is refused, never written through (checked before
     // `memory/` is made; when it is a folder already, the one check below sees the same).
     const memory = join(workspaceDir, MEMORY_DIR);
-    if (statSync(memory, { throwIfNoEntry: false })?.isDirectory() !== true)
+    if (statSync(memory, { throwIfNoEntry: false })?.isDirectory() !== true) {
       await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
-    await ensurePrivateDir(memory);
+      await ensurePrivateDir(memory);
+    } else refuseLinkedStateDir(memory);
     const path = await resolveInside(workspaceDir, dailyLogPath(workspaceDir, date));
     const appended = await withLock(
       dailyLogLockPath(workspaceDir),
@@ -314,38 +313,6 @@ async function openForAppend(path: string, create: boolean): Promise<OpenedLog |
 interface OpenedLog {
   handle: FileHandle;
   info: BigIntStats;
-}
-
-/**
- * Validates a rendered block against the allocated id and returns the 0-based line of its start marker.
- * A block without its own id, or with two start markers, would break id allocation or parsing later.
- */
-function checkBlock(block: string, id: string): number {
-  const lines = block.split(LINE_ENDING);
-  const starts: number[] = [];
-  for (const [i, line] of lines.entries())
-    if (line.includes("BIG-MEMORY-SNAPSHOT") && START_MARKER.test(line)) starts.push(i);
-  const [start] = starts;
-  if (starts.length !== 1 || start === undefined) {
-    throw new Error(
-      `rendered block has ${starts.length} start marker lines (expected exactly one <!-- BIG-MEMORY-SNAPSHOT v1 -->)`,
-    );
-  }
-  const end = lines.findIndex(
-    (line, index) => index > start && line.includes("/BIG-MEMORY-SNAPSHOT") && END_MARKER.test(line),
-  );
-  if (end === -1) {
-    throw new Error(
-      "rendered block has no end marker after its start marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
-    );
-  }
-  const idLine = new RegExp(`^\\s*<!--\\s*snapshot-id:\\s*${id}\\s*-->\\s*$`);
-  if (!lines.slice(start + 1, end).some((line) => line.includes("snapshot-id") && idLine.test(line))) {
-    throw new Error(
-      `rendered block does not carry its id (expected <!-- snapshot-id: ${id} --> inside the block)`,
-    );
-  }
-  return start;
 }
 
 const withFinalLineEnding = (block: string): string => (block.endsWith("\n") ? block : `${block}\n`);

@@ -15,6 +15,7 @@ import {
   openSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -34,6 +35,8 @@ import {
 export function ensurePrivateDirSync(dir: string): void {
   const target = resolve(dir);
   refuseLinkedStateDir(target);
+  // The usual case, a folder that is there: one stat, not a mkdir that fails and a stat after it.
+  if (statSync(target, { throwIfNoEntry: false })?.isDirectory() === true) return;
   const first = mkdirSync(target, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (first === undefined) return;
   for (let current = target; ; current = dirname(current)) {

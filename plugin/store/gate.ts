@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { constants, lstatSync, readlinkSync, statSync } from "node:fs";
 import {
   chmod,
+  type FileHandle,
   link,
   lstat,
   mkdir,
@@ -326,8 +327,7 @@ export async function appendPrivateText(
 ): Promise<GateReport & { created: boolean }> {
   const gated = typeof text === "string" ? gateText(text) : { text: gatedTextOf(text), counts: {}, total: 0 };
   await ensurePrivateDir(dirname(path));
-  const created = !(await exists(path));
-  const handle = await open(path, "a", PRIVATE_FILE_MODE);
+  const { handle, created } = await openAppending(path);
   try {
     const data = Buffer.from(gated.text, "utf8");
     if (options.sync === false) await writeAll(handle, data);
@@ -364,13 +364,23 @@ export async function rewriteUserLog(path: string, text: string): Promise<void> 
   await recordRewrite(path);
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return false;
-    throw error;
+/**
+ * Opens `path` for appending, creating it (0600) when it is missing; `created`: this call made it. The usual
+ * case, a file that is there, is one `open`, not a `stat` before it.
+ */
+async function openAppending(path: string): Promise<{ handle: FileHandle; created: boolean }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return { handle: await open(path, constants.O_WRONLY | constants.O_APPEND), created: false };
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw error;
+    }
+    try {
+      return { handle: await open(path, "ax", PRIVATE_FILE_MODE), created: true };
+    } catch (error) {
+      // Made by another writer meanwhile (open it again), or a link to nowhere (refused).
+      if (errorCode(error) !== "EEXIST" || attempt >= 3) throw error;
+    }
   }
 }
 

@@ -39,6 +39,8 @@ export class JsonState<T> {
   private readonly logger: Logger;
   private readonly prepare: () => Promise<unknown>;
   private warned = false;
+  /** What {@link readCached} read last, and the file's stamp then. */
+  private lastRead: { stamp: string; value: T } | null = null;
   /** The fsyncs of writes made durable behind (`durable: false`), in order; never rejects. */
   private behind: Promise<void> = Promise.resolve();
 
@@ -64,6 +66,22 @@ export class JsonState<T> {
    */
   async read(): Promise<T> {
     return (await this.readChecked()).value;
+  }
+
+  /**
+   * {@link read}, answered from this process's previous `readCached` while the file's {@link stamp} is the same
+   * (every write replaces the file): one `stat` instead of a read and a parse. The value is shared between
+   * callers, who do not change it.
+   */
+  async readCached(): Promise<T> {
+    // The stamp is taken first: a write landing during the read makes the next call read again.
+    const stamp = this.stamp();
+    // No file is the initial value, as `read` says of it (a previous copy is only read beside a bad file).
+    if (stamp === "none") return this.initial();
+    if (this.lastRead?.stamp === stamp) return this.lastRead.value;
+    const value = await this.read();
+    this.lastRead = { stamp, value };
+    return value;
   }
 
   /**

@@ -16,6 +16,7 @@ import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { appendSnapshotBlock, nextSnapshotId } from "../../plugin/store/daily-log.ts";
 import {
+  checkBlock,
   countLineEndings,
   factsAfter,
   factsOf,
@@ -82,6 +83,42 @@ async function expectLanded(
   expect(record).toMatchObject({ id: result.id, line: result.line, base: result.offset });
   expect(record?.count).toBe(factsOf(before, DATE).ids + 1);
 }
+
+describe("checkBlock", () => {
+  const block = (eol: string) =>
+    [
+      "---",
+      "",
+      "## Task Snapshot",
+      "<!-- BIG-MEMORY-SNAPSHOT v1 -->",
+      "<!-- snapshot-id: 2026-11-22-03 -->",
+      "<!-- /BIG-MEMORY-SNAPSHOT -->",
+      "",
+    ].join(eol);
+
+  it("returns the line of the start marker, whatever the line endings", () => {
+    for (const eol of ["\n", "\r\n", "\r"]) expect(checkBlock(block(eol), "2026-11-22-03")).toBe(3);
+  });
+
+  it("refuses a block without exactly one start marker, without an end marker after it, or without its id", () => {
+    const text = block("\n");
+    expect(() => checkBlock(text.replace("BIG-MEMORY-SNAPSHOT v1", "x"), "2026-11-22-03")).toThrow(
+      /0 start marker lines/,
+    );
+    expect(() => checkBlock(`${text}<!-- BIG-MEMORY-SNAPSHOT v1 -->\n`, "2026-11-22-03")).toThrow(
+      /2 start marker lines/,
+    );
+    expect(() => checkBlock(text.replace("<!-- /BIG-MEMORY-SNAPSHOT -->", ""), "2026-11-22-03")).toThrow(
+      /no end marker/,
+    );
+    expect(() => checkBlock(text, "2026-11-22-04")).toThrow(/does not carry its id/);
+    // An id comment after the end marker is not the block's.
+    const after = text
+      .replace("<!-- snapshot-id: 2026-11-22-03 -->\n", "")
+      .concat("<!-- snapshot-id: 2026-11-22-03 -->\n");
+    expect(() => checkBlock(after, "2026-11-22-03")).toThrow(/does not carry its id/);
+  });
+});
 
 describe("factsOf and factsAfter", () => {
   it("count lines as markdown does, the highest id of the date and its complete id comments", () => {

@@ -226,6 +226,14 @@ describe("appendPrivateText and appendPrivateJsonLine", () => {
     );
     expect(await mode(path)).toBe("600");
   });
+
+  it("say whether the append created the file: the first one does, the next ones do not", async () => {
+    const path = join(dir, ".big-memory", "journal", "2026-11-22.jsonl");
+    expect((await appendPrivateText(path, "one\n")).created).toBe(true);
+    expect((await appendPrivateText(path, "two\n", { sync: false })).created).toBe(false);
+    expect(await readFile(path, "utf8")).toBe("one\ntwo\n");
+    expect(await mode(path)).toBe("600");
+  });
 });
 
 describe("rewriteUserLog", () => {

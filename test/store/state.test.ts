@@ -93,6 +93,21 @@ describe("JsonState", () => {
   });
 });
 
+describe("JsonState readCached", () => {
+  it("answers as read does, and sees every write since, of this process or another", async () => {
+    const mine = state();
+    expect(await mine.readCached()).toEqual({ version: 1, n: 0, pending: null });
+    await mine.update((v) => ({ ...v, n: 1 }));
+    expect((await mine.readCached()).n).toBe(1);
+    expect((await mine.readCached()).n).toBe(1);
+    await state().update((v) => ({ ...v, n: 2 }));
+    expect((await mine.readCached()).n).toBe(2);
+    await rm(join(dir, "s.json"));
+    await rm(join(dir, `s.json${BACKUP_SUFFIX}`));
+    expect((await mine.readCached()).n).toBe(0);
+  });
+});
+
 describe("JsonState with a FIFO in its file's place", () => {
   it("reads the initial value without blocking, warns naming the FIFO, and its next write replaces it", async () => {
     const { execFileSync } = await import("node:child_process");
