@@ -134,8 +134,9 @@ const assignedValue: Pick = (m, at) => {
     const group = m[index];
     if (group === undefined) continue;
     let value = group;
-    // A bare value loses its trailing dots (the end of a sentence); a value on the next line is not a key.
-    if (name === "bare" && value.charCodeAt(value.length - 1) === 46) value = value.replace(/\.+$/, "");
+    // A bare value loses its trailing dots (the end of a sentence) and colons (`password: username:` is a
+    // form's empty fields, the next one's label); a value on the next line is not a key.
+    if (name === "bare" && (value.endsWith(".") || value.endsWith(":"))) value = value.replace(/[.:]+$/, "");
     const quoted = name === "dq" || name === "sq" || name === "bq";
     if (name === "bare" ? taken(endingAt(m, group)[0]) : quoted && taken(endingAt(m, group, 1)[0]))
       return undefined;

@@ -193,6 +193,13 @@ describe("CONTEXT_RULES", () => {
     expect(redact(`API key: ${value}`).text).toBe("API key: [REDACTED:secret-assignment]");
   });
 
+  it("reads a value ending in a colon as the next field's label, and still takes a password before one", () => {
+    for (const text of ["password: username:", "Password: Login:", "password: password: password:"])
+      expect(redact(text), text).toEqual({ text, counts: {}, total: 0 });
+    expect(redact("DB_PASSWORD=hunter2: next").text).toBe("DB_PASSWORD=[REDACTED:secret-assignment]: next");
+    expect(redact("secret_key: Xk9mP2vQ7rT4wZ8y:").text).toBe("secret_key: [REDACTED:secret-assignment]:");
+  });
+
   it("leaves a name in a code span followed by prose, which documents a setting", () => {
     const text = "- `apiPassword`: API/app password for the registry";
     expect(redact(text)).toEqual({ text, counts: {}, total: 0 });
