@@ -132,6 +132,8 @@ function digestAt(input: string, start: number, value: string): boolean {
  * closing bracket it did not open.
  */
 function bareValue(value: string, bold: boolean): string {
+  // Most values end in none of these and hold no closing tag: kept as they are.
+  if (!TRIMMED_ENDS.includes(value.charAt(value.length - 1)) && !value.includes("</")) return value;
   const tag = value.indexOf("</");
   let end = tag === -1 ? value.length : tag;
   while (end > 0 && ".,;:!?".includes(value[end - 1] ?? "")) end--;
@@ -141,6 +143,9 @@ function bareValue(value: string, bold: boolean): string {
     while (v.endsWith(close) && v.split(close).length > v.split(open).length) v = v.slice(0, -1);
   return v;
 }
+
+/** The last characters {@link bareValue} may cut: sentence punctuation, a bold's `*` and closing brackets. */
+const TRIMMED_ENDS = ".,;:!?*)]}>";
 
 /** How far back the label's cell of a table row is read. */
 const CELL_CHARS = 128;
@@ -252,6 +257,7 @@ export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
   JSON.stringify(LABELS),
   String(digestAt),
   String(bareValue),
+  TRIMMED_ENDS,
   String(tableCell),
   String(firstCell),
   String(isCellChar),

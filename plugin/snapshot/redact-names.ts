@@ -72,12 +72,11 @@ const SECRET_WORD_HINT = /pass|pwd|pw|secret|token|key|auth|credential|sig|pat/i
  * boundaries; plurals (`max_tokens`) and longer words (`tokenizer`, `keyboard`) are not secret words.
  */
 export function classifyName(name: string): Strength | undefined {
-  if (!SECRET_WORD_HINT.test(name)) return undefined;
   // A text names the same few secrets again and again (and a pasted log thousands of times): each name is
   // split into words once. Bounded, so a text of many names costs a refill, not memory.
   const known = classified.get(name);
   if (known !== undefined) return known === "none" ? undefined : known;
-  const strength = classifyWords(name);
+  const strength = SECRET_WORD_HINT.test(name) ? classifyWords(name) : undefined;
   if (classified.size >= 4096) classified.clear();
   classified.set(name, strength ?? "none");
   return strength;
