@@ -281,9 +281,9 @@ export function detectAmnesia(text: string, extraPhrases: readonly string[] = []
   const custom = extraPhrases.map(customPhrase).filter((p): p is Phrase => p !== null);
   // Most turns hold no phrase: one scan for any of them settles that (an ASCII text folds to its lower case,
   // so the folding with its spans is only done once a phrase may be there).
-  if (custom.length === 0 && !ANY_PHRASE.test(!NON_ASCII.test(text) ? text.toLowerCase() : fold(text).text))
-    return null;
-  const folded = fold(text);
+  let folded = NON_ASCII.test(text) ? fold(text) : null;
+  if (custom.length === 0 && !ANY_PHRASE.test(folded?.text ?? text.toLowerCase())) return null;
+  folded ??= fold(text);
   let best: Found | null = null;
   for (const p of [...custom, ...PHRASES]) {
     const f = firstMatch(p, folded, text);

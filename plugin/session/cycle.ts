@@ -229,10 +229,7 @@ function settle(
     case "noticed":
       return {
         state: {
-          ...withMarks(
-            closeCycle(queue(s, "compaction")),
-            after.type === "noticed" ? (after.marks ?? []) : [],
-          ),
+          ...withMarks(closeCycle(queue(s, "compaction")), marks),
           updatedAt: after.at,
         },
         effects: [record(after.path, "done")],

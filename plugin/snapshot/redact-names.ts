@@ -76,7 +76,9 @@ export function classifyName(name: string): Strength | undefined {
   // split into words once. Bounded, so a text of many names costs a refill, not memory.
   const known = classified.get(name);
   if (known !== undefined) return known === "none" ? undefined : known;
-  const strength = SECRET_WORD_HINT.test(name) ? classifyWords(name) : undefined;
+  // A name without a secret word is answered at once and not remembered: it would crowd out the others.
+  if (!SECRET_WORD_HINT.test(name)) return undefined;
+  const strength = classifyWords(name);
   if (classified.size >= 4096) classified.clear();
   classified.set(name, strength ?? "none");
   return strength;

@@ -127,10 +127,10 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
   return {
     literals,
     scan(text, onHit, skip = []) {
-      // Per literal, where its next occurrence may be reported from (`onHit`'s answer), and per list the
-      // least of its literals': a line whose literals have all been taken costs one read per candidate.
+      // Per literal, where its next occurrence may be reported from (`onHit`'s answer), and per group of
+      // literals (`subs`) the least of theirs: a line whose literals have all been taken costs one read.
       const until = new Int32Array(compiled.length);
-      const listUntil = new Int32Array(subs.length);
+      const subUntil = new Int32Array(subs.length);
       let next = fold[text.charCodeAt(0)] ?? 0;
       let skipped = 0;
       let skipAt = skip[0]?.start ?? -1;
@@ -150,7 +150,7 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
         const list = pairs[key] ?? 0;
         if (list === 0) continue;
         const sub = subOf[(list << 7) | (fold[text.charCodeAt(i + 2)] ?? 0)] ?? 0;
-        if (sub === 0 || i < (listUntil[sub] ?? 0)) continue;
+        if (sub === 0 || i < (subUntil[sub] ?? 0)) continue;
         const members = subs[sub] ?? [];
         let advanced = false;
         for (let m = 0; m < members.length; m++) {
@@ -164,7 +164,7 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
         if (advanced) {
           let least = 0x7fffffff;
           for (let m = 0; m < members.length; m++) least = Math.min(least, until[members[m] ?? 0] ?? 0);
-          listUntil[sub] = least;
+          subUntil[sub] = least;
         }
       }
     },
