@@ -112,9 +112,8 @@ export function passwordEnd(input: string, start: number, end: number): number {
 }
 
 /**
- * The value of an assignment: double-, single- or back-quoted on the same line (`dq`, `sq`, `bq`); on the
- * next line (`nlq` quoted, `nl` bare: YAML `password:\n  value`, `key: |\n  value`, JSON, `export X=\`
- * continuations); or bare on the same line (`bare`).
+ * The value of an assignment: quoted on its line (`dq`, `sq`, `bq`), on the next line (`nlq`, `nl`: YAML
+ * `password:\n  value`, `key: |\n  value`, JSON, `export X=\` continuations) or bare (`bare`).
  */
 const VALUE = String.raw`(?:"(?<dq>(?:[^"\\\r\n]|\\.){1,512})"|'(?<sq>(?:[^'\\\r\n]|\\.){1,512})'|\`(?<bq>[^\`\r\n]{1,512})\`|(?:[|>][-+]?[ \t]*)?\\?\r?\n[ \t]*(?:(?<q>["'\`])(?<nlq>[^\s"'\`\\]{1,512})\k<q>|(?<nl>${UNQUOTED}{1,512}))[ \t]*,?[ \t]*(?=\r?\n|$)|(?<bare>${UNQUOTED}{1,512})(?!${UNQUOTED}))`;
 
@@ -130,17 +129,18 @@ const assignedValue: Pick = (m, at) => {
   // "- `apiPassword`: API/app password for …": a name in a code span, then prose, documents the setting.
   if (m[ASSIGNMENT.group.nq ?? 0] === "`" && bare !== undefined) return undefined;
   if (isTestVerdict(m.input, m.index, m[ASSIGNMENT.group.name ?? 0] ?? "")) return undefined;
+  const end = m.index + m[0].length;
   for (const { name, index } of VALUE_GROUPS) {
     const group = m[index];
     if (group === undefined) continue;
-    let value = group;
-    // A bare value loses its trailing dots (the end of a sentence) and colons (`password: username:` is a
-    // form's empty fields, the next one's label); a value on the next line is not a key.
-    if (name === "bare" && (value.endsWith(".") || value.endsWith(":"))) value = value.replace(/[.:]+$/, "");
+    // A bare value loses the dots and colons it ends with (`password: username:`: a form's empty fields).
+    let cut = group.length;
+    while (name === "bare" && cut > 0 && ".:".includes(group.charAt(cut - 1))) cut--;
+    const value = cut < group.length ? group.slice(0, cut) : group;
     const quoted = name === "dq" || name === "sq" || name === "bq";
-    if (name === "bare" ? taken(endingAt(m, group)[0]) : quoted && taken(endingAt(m, group, 1)[0]))
+    if (name === "bare" ? taken(end - group.length) : quoted && taken(end - 1 - group.length))
       return undefined;
-    // No name takes a value under 6 characters: said before the name is read, which costs more.
+    // No name takes a value under 6 characters (said before the name is read); a next line's is no key.
     if (value.length < 6 || (name === "nl" && value.endsWith(":"))) return undefined;
     const strength = strengthOf(m, m[ASSIGNMENT.group.name ?? 0] ?? "");
     if (!assignment(value, strength, quoted)) return undefined;

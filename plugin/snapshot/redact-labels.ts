@@ -1,4 +1,4 @@
-import { endingAt, type Rule, rule, taken } from "./redact-engine.ts";
+import { type Rule, rule, taken } from "./redact-engine.ts";
 import { BRACKETS, isDigest, isPassphrase, isSpace, looksSecretFor, type Strength } from "./redact-names.ts";
 import { numbered } from "./redact-pattern.ts";
 
@@ -207,6 +207,24 @@ function wordCell(before: string): boolean {
   return /^[\p{L}\p{N} \t*_`-]*$/u.test(cell);
 }
 
+/**
+ * The strength of a label as the text writes it (`Password`, `PASSWORD`, `mot  de passe`): folded to
+ * lower case and single spaces, then looked up. A text dense with labels writes the same few again and
+ * again, so each spelling is folded once (bounded: a text of many spellings costs a refill).
+ */
+function strengthAsWritten(written: string): Strength | undefined {
+  const known = spellings.get(written);
+  if (known !== undefined) return known === "none" ? undefined : known;
+  // A label of one word (most of them) has no white space to fold: no replace for it.
+  const lower = written.toLowerCase();
+  const strength = strengthOf.get(hasSpace(lower) ? lower.replace(/\s+/g, " ") : lower);
+  if (spellings.size >= 1024) spellings.clear();
+  spellings.set(written, strength ?? "none");
+  return strength;
+}
+
+const spellings = new Map<string, Strength | "none">();
+
 /** The prose pattern with numbered groups (`numbered`): a text dense with labels matches it at each. */
 const NUMBERED = numbered(PATTERN);
 const G = {
@@ -224,28 +242,26 @@ export const LABEL_RULES: readonly Rule[] = [
     triggers: LABELS.map(([label]) => label.split(" ").at(-1) ?? label),
     caseSensitive: false,
     pick: (m) => {
-      // A label of one word (most of them) has no white space to fold: no replace for it.
-      const lower = (m[G.spaced] ?? m[G.unspaced] ?? "").toLowerCase();
-      const label = hasSpace(lower) ? lower.replace(/\s+/g, " ") : lower;
-      const strength = strengthOf.get(label);
+      const strength = strengthAsWritten(m[G.spaced] ?? m[G.unspaced] ?? "");
       if (strength === undefined) return undefined;
+      const end = m.index + m[0].length;
       const quoted = m[G.quoted];
       if (quoted !== undefined) {
-        if (taken(endingAt(m, quoted, 1)[0])) return undefined;
-        const ok = looksSecretFor(quoted, strength) || (strength === "strong" && isPassphrase(quoted));
         // The quoted value ends one character (its closing quote) before the match does.
-        const [start, end] = endingAt(m, quoted, 1);
-        return ok ? { start, end } : undefined;
+        const start = end - 1 - quoted.length;
+        if (taken(start)) return undefined;
+        const ok = looksSecretFor(quoted, strength) || (strength === "strong" && isPassphrase(quoted));
+        return ok ? { start, end: end - 1 } : undefined;
       }
       const bare = m[G.secret];
       // A value another rule took (`password: X` is also an assignment) is not judged again.
-      if (bare !== undefined && taken(endingAt(m, bare)[0])) return undefined;
+      if (bare !== undefined && taken(end - bare.length)) return undefined;
       const secret = bare === undefined ? undefined : tableCell(m, m[G.spaced] ?? m[G.unspaced] ?? "", bare);
       if (bare === undefined || secret === undefined) return undefined;
       const value = bareValue(secret, m[G.open] === "**");
       if (!looksSecretFor(value, strength)) return undefined;
       // The bare value ends the match: its range is found without group indices.
-      const [start] = endingAt(m, bare);
+      const start = end - bare.length;
       if (digestAt(m.input, start, value)) return undefined;
       return { start, end: start + value.length };
     },
@@ -263,5 +279,6 @@ export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
   String(isCellChar),
   String(wordCell),
   String(hasSpace),
+  String(strengthAsWritten),
   String(CELL_CHARS),
 ];
