@@ -58,6 +58,20 @@ export type SnapshotInput = z.infer<typeof SnapshotInput>;
 
 const CONTENT_KEYS = ["goal", "state", "files", "decisions", "code", "names", "blockers", "next", "extra"];
 
+/** The keys an object at `path` of the input takes: the content sections at the top, a nested object's own. */
+function keysAt(path: readonly PropertyKey[]): readonly string[] {
+  if (path.length === 0) return CONTENT_KEYS;
+  let schema: z.ZodType | undefined = SnapshotInput;
+  for (const step of [...path, undefined]) {
+    while (schema instanceof z.ZodOptional) schema = schema.unwrap();
+    if (step === undefined) break;
+    if (schema instanceof z.ZodObject) schema = schema.shape[String(step)];
+    else if (schema instanceof z.ZodArray) schema = schema.element;
+    else return CONTENT_KEYS;
+  }
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : CONTENT_KEYS;
+}
+
 /** `files[0].path: expected string, received number`: every issue, one per line. */
 export function formatIssues(error: z.ZodError): string {
   return error.issues
@@ -67,7 +81,7 @@ export function formatIssues(error: z.ZodError): string {
         .join("");
       const message =
         issue.code === "unrecognized_keys"
-          ? `unknown key${issue.keys.length === 1 ? "" : "s"} ${issue.keys.map((k) => `"${k}"`).join(", ")} (expected ${CONTENT_KEYS.join(", ")})`
+          ? `unknown key${issue.keys.length === 1 ? "" : "s"} ${issue.keys.map((k) => `"${k}"`).join(", ")} (expected ${keysAt(issue.path).join(", ")})`
           : issue.message.replace(/^Invalid input: /, "");
       return path === "" ? message : `${path}: ${message}`;
     })

@@ -75,9 +75,27 @@ describe("contentFromInput", () => {
   it("names an unknown key inside a nested object by its path", () => {
     expect(contentFromInput({ state: { phase: "x", stage: "y", step: 1 } })).toEqual({
       ok: false,
-      error:
-        'state: unknown keys "stage", "step" (expected goal, state, files, decisions, code, names, blockers, next, extra)',
+      error: 'state: unknown keys "stage", "step" (expected phase, branch, blocked, progress)',
     });
+  });
+
+  it("lists the keys of the object the unknown key is in, in a list item too", () => {
+    const error = (input: unknown) => {
+      const result = contentFromInput(input);
+      return result.ok ? "" : result.error;
+    };
+    expect(error({ files: [{ path: "a.ts" }, { path: "b.ts", notes: "x" }] })).toBe(
+      'files[1]: unknown key "notes" (expected path, note)',
+    );
+    expect(error({ decisions: [{ text: "x", why: "y" }] })).toBe(
+      'decisions[0]: unknown key "why" (expected text, rationale)',
+    );
+    expect(error({ names: [{ name: "Table", value: "t" }] })).toBe(
+      'names[0]: unknown key "name" (expected label, value)',
+    );
+    expect(error({ extra: [{ heading: "H", title: "T", body: "b" }] })).toBe(
+      'extra[0]: unknown key "title" (expected heading, body)',
+    );
   });
 
   it("refuses a value of the wrong type, naming where it is, expected and received", () => {
