@@ -102,6 +102,7 @@ export async function scanSearch(
       hits: [],
       match: "fuzzy",
       missing: identifiers,
+      prefixes: [],
       suggestions,
       diagnostics,
       logs: logs.length,

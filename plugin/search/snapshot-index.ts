@@ -23,8 +23,8 @@ import {
   type SnapshotFilter,
   timeBounds,
 } from "./shard.ts";
-import { asWritten, closestTerms } from "./suggest.ts";
-import { leavesOf } from "./tokenize.ts";
+import { asWritten, closestTerms, completionsIn } from "./suggest.ts";
+import { foldText, leavesOf } from "./tokenize.ts";
 import { fuzzyTerms, mergeTerms } from "./vocabulary.ts";
 
 /** A snapshot as `list` and `search` report it: the CLI's SnapshotRef, without a score. */
@@ -37,16 +37,24 @@ export interface SearchHit extends SnapshotRef {
   snippet: string;
   /** The section the matching line comes from. */
   field: Field;
-  /** `exact`: the hit holds every identifier of the query as typed; `fuzzy`: by prefix or typo only. */
-  match: MatchKind;
+  /** How the hit holds the query's identifiers (see {@link QueryMatch}). */
+  match: QueryMatch;
 }
+
+/**
+ * How hits hold the query's identifiers: `exact`, every one as typed; `prefix`, an identifier typed as
+ * the start of longer ones (`ERR_DUP` for `ERR_DUPLICATE_KEY`) by those; `fuzzy`, by prefix or typo only.
+ */
+export type QueryMatch = MatchKind | "prefix";
 
 /** What a query found: hits best first, how they match, and for identifiers no snapshot holds, the closest ones that exist. */
 export interface QueryResult {
   hits: SearchHit[];
-  match: MatchKind;
-  /** Identifier words of the query (as typed) that no snapshot in scope holds. */
+  match: QueryMatch;
+  /** Identifier words of the query (as typed) that no snapshot in scope holds, whole or as their start. */
   missing: string[];
+  /** With a `prefix` match, each identifier typed as a start and those it begins (as written in a hit). */
+  prefixes: { word: string; completions: string[] }[];
   /** For each missing identifier, the closest identifiers that do exist (as written in a snapshot). */
   suggestions: { word: string; closest: string[] }[];
 }
@@ -95,8 +103,12 @@ export class SnapshotIndex {
     this.#months = undefined;
   }
 
-  /** Typo candidates of a term among the terms of every shard (frozen ones share one vocabulary). */
+  /**
+   * Typo candidates of a term among the terms of every shard (frozen ones share one vocabulary); none when
+   * some term begins it (the prefix answers).
+   */
   #fuzzyTerms = (term: string, distance: number): [string, number][] => {
+    if (this.completions(term).length > 0) return [];
     const found = new Map<string, number>();
     const walk = (terms: readonly string[]) => {
       for (const [i, d] of fuzzyTerms(terms, term, distance)) found.set(terms[i] as string, d);
@@ -105,6 +117,15 @@ export class SnapshotIndex {
     for (const shard of this.#shards.values()) if (shard instanceof HotShard) walk(shard.terms());
     return [...found];
   };
+
+  /** Indexed terms that start with `term` (lower case) and go on inside its last token (suggest.ts). */
+  completions(term: string): string[] {
+    return completionsIn([this.vocabulary(), ...this.#hotTerms()], term);
+  }
+
+  #hotTerms(): (readonly string[])[] {
+    return [...this.#shards.values()].filter((s) => s instanceof HotShard).map((s) => s.terms());
+  }
 
   /** The sorted vocabulary of all frozen shards (merged on first use after a change). */
   vocabulary(): readonly string[] {
@@ -199,18 +220,45 @@ export class SnapshotIndex {
       fuzzyTerms: this.#fuzzyTerms,
       accumulator: (shard) => accumulatorIn(this.#accumulators, shard),
     });
+    const prefixes = this.#prefixes(
+      ranked,
+      Object.values(filter).some((v) => v !== undefined),
+    );
+    const match: QueryMatch = prefixes.length > 0 ? "prefix" : ranked.match;
+    const missing = prefixes.length > 0 ? [] : ranked.missing;
     const hits = ranked.hits.map((h) => ({
       ...refOf(h.entry),
       score: h.score,
       snippet: h.snippet.text,
       field: h.snippet.field,
-      match: ranked.match,
+      match,
     }));
     const suggestions =
-      options.suggest === true && ranked.match === "fuzzy"
-        ? ranked.missing.map((word) => this.#suggest(word))
-        : [];
-    return { hits, match: ranked.match, missing: ranked.missing, suggestions };
+      options.suggest === true && match === "fuzzy" ? missing.map((word) => this.#suggest(word)) : [];
+    return { hits, match, missing, prefixes, suggestions };
+  }
+
+  /**
+   * When the hits hold every missing identifier as the start of longer ones (cut inside a word: `ERR_DUP`,
+   * `oauth-call`), each with those it begins, as written in a hit; otherwise none. The vocabulary is the
+   * whole workspace's, so a `scoped` query (a session, an agent, a time) names only what a hit shows.
+   */
+  #prefixes(ranked: ReturnType<typeof rank>, scoped: boolean): QueryResult["prefixes"] {
+    if (ranked.match !== "fuzzy" || ranked.hits.length === 0 || ranked.missing.length === 0) return [];
+    const out: QueryResult["prefixes"] = [];
+    const shown = (term: string) =>
+      ranked.hits
+        .map((h) => asWritten(`${h.snippet.text}\n${h.entry.goal}\n${h.entry.text}`, term))
+        .find((w) => w !== undefined);
+    for (const word of ranked.missing) {
+      const completions = this.completions(foldText(word).toLowerCase()).flatMap((term) => {
+        const written = shown(term);
+        return written !== undefined ? [written] : scoped ? [] : [term];
+      });
+      if (completions.length === 0) return [];
+      out.push({ word, completions });
+    }
+    return out;
   }
 
   #ordered(): Shard[] {
@@ -220,10 +268,7 @@ export class SnapshotIndex {
 
   /** The indexed identifiers closest to `word`, as written in a snapshot that holds them. */
   #suggest(word: string): { word: string; closest: string[] } {
-    const vocabularies = [
-      this.vocabulary(),
-      ...[...this.#shards.values()].filter((s) => s instanceof HotShard).map((s) => s.terms()),
-    ];
+    const vocabularies = [this.vocabulary(), ...this.#hotTerms()];
     const closest = closestTerms(vocabularies, word.toLowerCase(), leavesOf(word)).map((term) => {
       const hit = rank(this.#ordered(), term, { limit: 1 }).hits[0];
       const entry = hit?.entry;

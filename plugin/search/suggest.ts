@@ -8,6 +8,34 @@ import { boundedDistance, fuzzyTerms, prefixRange } from "./vocabulary.ts";
 /** Most suggestions per identifier. */
 export const MAX_SUGGESTIONS = 3;
 
+/** Most completions listed for an identifier typed as the start of longer ones. */
+export const MAX_COMPLETIONS = 5;
+const LETTER = /\p{L}/u;
+
+/**
+ * The terms of sorted `vocabularies` that start with `term` (lower case) cut inside a word: a letter goes
+ * on after its last letter, and two characters or more follow (`err_dup` begins `err_duplicate_key`). The
+ * others are other names, answered as missing with the closest ones: `err_db` (a token ends there) is not
+ * `err_db_timeout`, `err_auth_12` not `err_auth_1298`, `ticket-1` not `ticket-1992`, and `err_db_timeout`
+ * one letter short of `err_db_timeouts` is more likely a typo. The first `MAX_COMPLETIONS` of each
+ * vocabulary, sorted.
+ */
+export function completionsIn(vocabularies: readonly (readonly string[])[], term: string): string[] {
+  const out = new Set<string>();
+  if (!LETTER.test(term.slice(-1))) return [];
+  for (const terms of vocabularies) {
+    const [start, end] = prefixRange(terms, term);
+    let taken = 0;
+    for (let i = start; i < end && taken < MAX_COMPLETIONS; i++) {
+      const t = terms[i] ?? "";
+      if (t.length < term.length + 2 || !LETTER.test(t.charAt(term.length)) || out.has(t)) continue;
+      out.add(t);
+      taken++;
+    }
+  }
+  return [...out].sort().slice(0, MAX_COMPLETIONS);
+}
+
 /** Indexed terms (lower case) closest to `term` (an identifier as typed, lower-cased), best first. */
 export function closestTerms(
   vocabularies: readonly (readonly string[])[],

@@ -185,18 +185,19 @@ export async function searchAnswer(
   limit: number,
   search?: (query: string) => readonly SearchHit[],
 ): Promise<SearchAnswer> {
-  const { match, missing, suggestions } = result;
+  const { match, missing, prefixes, suggestions } = result;
   const more = result.hits.length > limit;
   if (match === "exact")
-    return { hits: result.hits.slice(0, limit), fuzzy: [], match, missing, suggestions, more };
+    return { hits: result.hits.slice(0, limit), fuzzy: [], match, missing, prefixes, suggestions, more };
   const near =
     missing.length === 0
       ? { hits: result.hits.slice(0, limit), suggestions, more }
       : search === undefined
         ? { hits: [], suggestions, more: false }
         : await closeMatches(query, suggestions, limit, search, (h) => `${h.file}:${h.line}`);
-  const fuzzy = near.hits.map((h) => ({ ...h, match: "fuzzy" as const }));
-  return { hits: [], fuzzy, match, missing, suggestions: near.suggestions, more: near.more };
+  // Hits by prefix stay marked so (see snapshot-index.ts `QueryMatch`); the others are near matches.
+  const fuzzy = near.hits.map((h) => ({ ...h, match: match === "prefix" ? match : ("fuzzy" as const) }));
+  return { hits: [], fuzzy, match, missing, prefixes, suggestions: near.suggestions, more: near.more };
 }
 
 /**

@@ -37,7 +37,7 @@ export interface HistoryStatus {
 }
 
 /** A search's answer: the hits holding the query as typed, or else its closest matches. */
-export interface SearchAnswer extends Pick<QueryResult, "match" | "missing" | "suggestions"> {
+export interface SearchAnswer extends Pick<QueryResult, "match" | "missing" | "prefixes" | "suggestions"> {
   hits: SearchHit[];
   fuzzy: SearchHit[];
   /** Whether more were found than `limit` (of the hits, or else of the closest matches). */

@@ -99,6 +99,17 @@ async function byWords(
     return result.hits.length === 0
       ? missing(`No snapshot ${where} matches "${echo(query)}".`)
       : listed(req, query, result.hits.slice(0, limit));
+  // Identifiers typed as the start of longer ones: the snapshots holding those, said to match by prefix.
+  // What they begin comes from the snapshots, so the model reads it only inside the fence.
+  if (result.match === "prefix" && result.hits.length > 0) {
+    const typed = result.prefixes.map((p) => echo(p.word)).join(", ");
+    const note = `No snapshot ${where} mentions ${typed} whole. Matches by prefix (identifiers that begin so):\n`;
+    // Only what a snapshot shown holds (the index's vocabulary is the whole workspace's).
+    const held = (term: string) =>
+      result.hits.some((h) => JSON.stringify(h.located.snapshot).toLowerCase().includes(term.toLowerCase()));
+    const begun = result.prefixes.flatMap((p) => p.completions.filter(held)).join(", ") || query;
+    return { ...listed(req, begun, result.hits.slice(0, limit), { text: note, reply: note }), found: false };
+  }
   // No snapshot in scope holds every identifier as typed: said to be absent, never answered with another one.
   const near =
     result.missing.length === 0

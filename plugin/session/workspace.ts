@@ -3,7 +3,7 @@ import type { PluginConfig } from "../config.ts";
 import { appendClaim, type Claim, claimed, readClaims } from "../search/claims.ts";
 import { SearchService } from "../search/search-service.ts";
 import type { SnapshotFilter } from "../search/shard.ts";
-import type { SnapshotRef } from "../search/snapshot-index.ts";
+import type { QueryResult, SnapshotRef } from "../search/snapshot-index.ts";
 import { LogText } from "../snapshot/block-span.ts";
 import { liveNewestFirst } from "../snapshot/lifecycle.ts";
 import { parseDailyLog } from "../snapshot/parse.ts";
@@ -362,8 +362,9 @@ export class Workspace {
     opts: { limit: number; filter: SnapshotFilter },
   ): Promise<{
     hits: { located: LocatedSnapshot; score: number; snippet: string }[];
-    match: "exact" | "fuzzy";
+    match: QueryResult["match"];
     missing: string[];
+    prefixes: QueryResult["prefixes"];
     suggestions: { word: string; closest: string[] }[];
   }> {
     const history = await this.history();
@@ -379,6 +380,7 @@ export class Workspace {
       hits: found.filter((f) => f !== null),
       match: result.match,
       missing: result.missing,
+      prefixes: result.prefixes,
       suggestions: result.suggestions,
     };
   }

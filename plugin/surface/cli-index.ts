@@ -170,12 +170,12 @@ async function showSearch(
   diagnostics: Diagnostic[],
 ): Promise<void> {
   const { io, style } = o;
-  const { hits, fuzzy, match, missing, suggestions } = found;
+  const { hits, fuzzy, match, missing, prefixes, suggestions } = found;
   const ref = ({ snippet: _s, field: _f, ...rest }: SearchHit) => rest;
   const lines = (shown: SearchHit[]) => hitLines(shown, io.now(), style, io.columns);
   await answer(
     o,
-    { snapshots: hits.map(ref), fuzzy: fuzzy.map(ref), match, missing, suggestions, diagnostics },
+    { snapshots: hits.map(ref), fuzzy: fuzzy.map(ref), match, missing, prefixes, suggestions, diagnostics },
     () =>
       hits.length > 0
         ? lines(hits)
@@ -306,11 +306,11 @@ async function firstAnswer(
  */
 export function absentText(
   query: string,
-  result: Pick<QueryResult, "match" | "missing" | "suggestions">,
+  result: Pick<QueryResult, "match" | "missing" | "prefixes" | "suggestions">,
   scope: { session?: string; agent?: string },
   nearFollow: boolean,
 ): string {
-  const { match, missing, suggestions } = result;
+  const { match, missing, prefixes, suggestions } = result;
   const named = match === "fuzzy" ? absentNamed(query, missing) : query.trim();
   const agent = scope.agent === undefined ? "" : `agent ${scope.agent}`;
   const of =
@@ -319,6 +319,10 @@ export function absentText(
       : agent === ""
         ? ""
         : ` of ${agent}`;
+  if (match === "prefix") {
+    const begun = prefixes.map((p) => `${p.word} is the start of ${p.completions.join(", ")}`).join("; ");
+    return `${begun} (no snapshot${of} mentions ${prefixes.map((p) => p.word).join(", ")} whole).${nearFollow ? " Matches by prefix:" : ""}`;
+  }
   const closest = suggestions.flatMap((s) => s.closest);
   return [
     `No snapshot${of} mentions ${named}.`,

@@ -57,8 +57,36 @@ describe.each([
       hits: [],
       match: "fuzzy",
       missing: ["ERR_QUEUE_STALLED"],
+      prefixes: [],
       suggestions: [{ word: "ERR_QUEUE_STALLED", closest: [] }],
     });
+  });
+
+  it("answers an identifier typed as the start of longer ones with those, as a prefix match", () => {
+    for (const [query, id, begun] of [
+      ["ERR_WEBHOOK_REP", "2026-11-20-01", "ERR_WEBHOOK_REPLAY"],
+      ["oauth-call", "2026-11-22-01", "oauth-callback"],
+      ["src/billing/replay-gu", "2026-11-20-01", "src/billing/replay-guard.ts"],
+    ] as const) {
+      const result = index.query(query, { suggest: true });
+      expect([result.match, result.missing, result.suggestions], query).toEqual(["prefix", [], []]);
+      expect(
+        result.hits.map((h) => [h.id, h.match]),
+        query,
+      ).toEqual([[id, "prefix"]]);
+      expect(result.prefixes[0]?.word, query).toBe(query);
+      expect(result.prefixes[0]?.completions, query).toContain(begun);
+    }
+  });
+
+  it("answers a start that is another name as missing: a token's end, a number cut, one letter short", () => {
+    for (const query of ["ERR_WEBHOOK", "INV-2026-004", "ERR_DB_TIMEOUT", "src/billing/webhook"]) {
+      const result = index.query(query);
+      expect(result.match, query).not.toBe("prefix");
+      expect(result.prefixes, query).toEqual([]);
+    }
+    expect(index.query("INV-2026-004").missing).toEqual(["INV-2026-004"]);
+    expect(index.query("ERR_WEBHOOK_REPX").missing).toEqual(["ERR_WEBHOOK_REPX"]);
   });
 
   it("answers nothing for a path no snapshot holds, though others in its folder exist", () => {

@@ -65,6 +65,7 @@ describe("SearchService", () => {
       hits: [],
       match: "exact",
       missing: [],
+      prefixes: [],
       suggestions: [],
       complete: true,
     });

@@ -166,13 +166,34 @@ describe("searchAnswer", () => {
       field: "goal",
       match: "exact",
     };
-    const exact: QueryResult = { hits: [hit, hit], match: "exact", missing: [], suggestions: [] };
+    const exact: QueryResult = {
+      hits: [hit, hit],
+      match: "exact",
+      missing: [],
+      prefixes: [],
+      suggestions: [],
+    };
     expect(await searchAnswer("ERR_X", exact, 1)).toMatchObject({ hits: [hit], fuzzy: [], more: true });
-    const fuzzy: QueryResult = { hits: [], match: "fuzzy", missing: ["ERR_Y"], suggestions: [] };
+    const fuzzy: QueryResult = {
+      hits: [],
+      match: "fuzzy",
+      missing: ["ERR_Y"],
+      prefixes: [],
+      suggestions: [],
+    };
     expect(await searchAnswer("ERR_Y", fuzzy, 1)).toMatchObject({ hits: [], fuzzy: [], more: false });
     // Every identifier exists, but never together: the result's own hits are the closest matches.
-    const apart: QueryResult = { hits: [hit], match: "fuzzy", missing: [], suggestions: [] };
+    const apart: QueryResult = { hits: [hit], match: "fuzzy", missing: [], prefixes: [], suggestions: [] };
     const near = await searchAnswer("ERR_X ERR_Z", apart, 1);
     expect([near.hits, near.fuzzy.map((h) => [h.id, h.match])]).toEqual([[], [["2026-11-25-01", "fuzzy"]]]);
+    // An identifier typed as the start of longer ones: the hits that hold them, marked as prefix matches.
+    const prefixes = [{ word: "ERR_", completions: ["ERR_X"] }];
+    const started: QueryResult = { hits: [hit], match: "prefix", missing: [], prefixes, suggestions: [] };
+    const begun = await searchAnswer("ERR_", started, 1);
+    expect([begun.hits, begun.fuzzy.map((h) => [h.id, h.match]), begun.prefixes]).toEqual([
+      [],
+      [["2026-11-25-01", "prefix"]],
+      prefixes,
+    ]);
   });
 });

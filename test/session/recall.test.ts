@@ -150,6 +150,22 @@ describe("recall by words", () => {
     expect([ops.found, ops.ids]).toEqual([false, ["2026-11-22-03"]]);
   });
 
+  it("answers an identifier typed as a start with the snapshots holding what it begins, named inside the fence", async () => {
+    const ws = await fourSnapshots();
+    await ws.save(
+      { ...emptyContent(), goal: "ops's audit", names: [{ label: "Error", value: "ERR_WEBHOOK_REPEATED" }] },
+      { trigger: "manual", session: OPS.sessionKey, agent: "ops", name: null },
+    );
+    const r = await recall(ws, request("session", { query: "ERR_WEBHOOK_REP" }));
+    const note = "No snapshot in this session's memory mentions ERR_WEBHOOK_REP whole. Matches by prefix";
+    expect([r.found, r.ids, r.restored]).toEqual([false, ["2026-11-22-01"], null]);
+    expect(r.text.split("\n")[0]).toBe(`${note} (identifiers that begin so):`);
+    expect(r.text).toContain(`<big-memory-snapshot-${NONCE} results="1" query="ERR_WEBHOOK_REPLAY"`);
+    // What only another session's snapshot holds is named nowhere.
+    expect(`${r.text}\n${r.reply}`).not.toContain("ERR_WEBHOOK_REPEATED");
+    expect(`${r.text}\n${r.reply}`).not.toContain("ops's audit");
+  });
+
   it("gives no close match, nor names one, that only another session's snapshots hold", async () => {
     const ws = await fourSnapshots();
     const r = await recall(

@@ -136,23 +136,36 @@ describe("absentText", () => {
     const missing = {
       match: "fuzzy" as const,
       missing: ["ERR_X"],
+      prefixes: [],
       suggestions: [{ word: "ERR_X", closest: ["ERR_Y"] }],
     };
     expect(absentText("ERR_X", missing, {}, true)).toBe(
       "No snapshot mentions ERR_X. Did you mean ERR_Y? Closest matches (fuzzy):",
     );
-    const none = { match: "exact" as const, missing: [], suggestions: [] };
+    const none = { match: "exact" as const, missing: [], prefixes: [], suggestions: [] };
     expect(absentText("billing export", none, {}, false)).toBe("No snapshot mentions billing export.");
   });
 
   it("names the scope searched, and identifiers that exist but never together", () => {
-    const none = { match: "exact" as const, missing: [], suggestions: [] };
+    const none = { match: "exact" as const, missing: [], prefixes: [], suggestions: [] };
     expect(absentText("invoices", none, { session: "s1", agent: "main" }, false)).toBe(
       "No snapshot of session s1 (agent main) mentions invoices.",
     );
-    const apart = { match: "fuzzy" as const, missing: [], suggestions: [] };
+    const apart = { match: "fuzzy" as const, missing: [], prefixes: [], suggestions: [] };
     expect(absentText("ERR_A ERR_B pool", apart, { agent: "main" }, true)).toBe(
       "No snapshot of agent main mentions ERR_A and ERR_B together. Closest matches (fuzzy):",
+    );
+  });
+
+  it("names what an identifier typed as a start begins, and says the matches are by prefix", () => {
+    const prefixes = [
+      { word: "ERR_DUP", completions: ["ERR_DUPLICATE_KEY"] },
+      { word: "oauth-call", completions: ["oauth-callback", "oauth-callback.ts"] },
+    ];
+    const started = { match: "prefix" as const, missing: [], prefixes, suggestions: [] };
+    expect(absentText("ERR_DUP oauth-call", started, { session: "s1" }, true)).toBe(
+      "ERR_DUP is the start of ERR_DUPLICATE_KEY; oauth-call is the start of oauth-callback, oauth-callback.ts" +
+        " (no snapshot of session s1 mentions ERR_DUP, oauth-call whole). Matches by prefix:",
     );
   });
 });

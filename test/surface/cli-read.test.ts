@@ -108,7 +108,15 @@ describe("big-memory search, recall and reindex", () => {
     const none = await cli(["search", "kubernetes", "--dir", dir, "--json"]);
     expect([none.code, none.json()]).toEqual([
       1,
-      { snapshots: [], fuzzy: [], match: "exact", missing: [], suggestions: [], diagnostics: [] },
+      {
+        snapshots: [],
+        fuzzy: [],
+        match: "exact",
+        missing: [],
+        prefixes: [],
+        suggestions: [],
+        diagnostics: [],
+      },
     ]);
   });
 
@@ -157,6 +165,7 @@ describe("big-memory search, identifiers", () => {
         fuzzy: [],
         match: "fuzzy",
         missing: ["ERR_QUEUE_STALLED"],
+        prefixes: [],
         suggestions: [{ word: "ERR_QUEUE_STALLED", closest: [] }],
         diagnostics: [],
       },
