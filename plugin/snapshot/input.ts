@@ -61,7 +61,7 @@ const CONTENT_KEYS = ["goal", "state", "files", "decisions", "code", "names", "b
 /** The keys an object at `path` of the input takes: the content sections at the top, a nested object's own. */
 function keysAt(path: readonly PropertyKey[]): readonly string[] {
   if (path.length === 0) return CONTENT_KEYS;
-  let schema: z.ZodType | undefined = SnapshotInput;
+  let schema: unknown = SnapshotInput;
   for (const step of [...path, undefined]) {
     while (schema instanceof z.ZodOptional) schema = schema.unwrap();
     if (step === undefined) break;
