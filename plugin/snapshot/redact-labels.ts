@@ -1,3 +1,4 @@
+import { isSentenceEnd } from "./redact-around.ts";
 import { type Rule, rule, taken } from "./redact-engine.ts";
 import { BRACKETS, isDigest, isPassphrase, isSpace, looksSecretFor, type Strength } from "./redact-names.ts";
 import { numbered } from "./redact-pattern.ts";
@@ -132,11 +133,12 @@ function digestAt(input: string, start: number, value: string): boolean {
  * closing bracket it did not open.
  */
 function bareValue(value: string, bold: boolean): string {
-  // Most values end in none of these and hold no closing tag: kept as they are.
-  if (!TRIMMED_ENDS.includes(value.charAt(value.length - 1)) && !value.includes("</")) return value;
   const tag = value.indexOf("</");
   let end = tag === -1 ? value.length : tag;
-  while (end > 0 && ".,;:!?".includes(value[end - 1] ?? "")) end--;
+  while (end > 0 && isSentenceEnd(value.charCodeAt(end - 1))) end--;
+  // Most values end in no bracket and are not bold: their sentence punctuation is all there is to cut.
+  if (!bold && !CLOSING.includes(value.charAt(end - 1)))
+    return end === value.length ? value : value.slice(0, end);
   let v = value.slice(0, end);
   if (bold) v = v.replace(/\*\*$/, "").replace(/[.,;:!?]+$/, "");
   for (const [open, close] of BRACKETS)
@@ -144,8 +146,8 @@ function bareValue(value: string, bold: boolean): string {
   return v;
 }
 
-/** The last characters {@link bareValue} may cut: sentence punctuation, a bold's `*` and closing brackets. */
-const TRIMMED_ENDS = ".,;:!?*)]}>";
+/** The closing brackets {@link bareValue} cuts from a value's end when it did not open them. */
+const CLOSING = ")]}>";
 
 /** How far back the label's cell of a table row is read. */
 const CELL_CHARS = 128;
@@ -213,17 +215,31 @@ function wordCell(before: string): boolean {
  * again, so each spelling is folded once (bounded: a text of many spellings costs a refill).
  */
 function strengthAsWritten(written: string): Strength | undefined {
+  // The same spelling as the last label's (a text dense with labels): no lookup.
+  if (written === last.written) return last.strength;
   const known = spellings.get(written);
-  if (known !== undefined) return known === "none" ? undefined : known;
   // A label of one word (most of them) has no white space to fold: no replace for it.
-  const lower = written.toLowerCase();
-  const strength = strengthOf.get(hasSpace(lower) ? lower.replace(/\s+/g, " ") : lower);
-  if (spellings.size >= 1024) spellings.clear();
-  spellings.set(written, strength ?? "none");
+  const lower = known === undefined ? written.toLowerCase() : "";
+  const strength =
+    known === undefined
+      ? strengthOf.get(hasSpace(lower) ? lower.replace(/\s+/g, " ") : lower)
+      : known === "none"
+        ? undefined
+        : known;
+  if (known === undefined) {
+    if (spellings.size >= 1024) spellings.clear();
+    spellings.set(written, strength ?? "none");
+  }
+  last.written = written;
+  last.strength = strength;
   return strength;
 }
 
 const spellings = new Map<string, Strength | "none">();
+const last: { written: string | undefined; strength: Strength | undefined } = {
+  written: undefined,
+  strength: undefined,
+};
 
 /** The prose pattern with numbered groups (`numbered`): a text dense with labels matches it at each. */
 const NUMBERED = numbered(PATTERN);
@@ -273,7 +289,8 @@ export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
   JSON.stringify(LABELS),
   String(digestAt),
   String(bareValue),
-  TRIMMED_ENDS,
+  String(isSentenceEnd),
+  CLOSING,
   String(tableCell),
   String(firstCell),
   String(isCellChar),

@@ -1,12 +1,7 @@
 import { Buffer } from "node:buffer";
 import { describe, expect, it } from "vitest";
 import { redact } from "../../plugin/snapshot/redact.ts";
-import {
-  CONTEXT_RULES,
-  passwordEnd,
-  SECRET_NAME_TRIGGERS,
-  wordBefore,
-} from "../../plugin/snapshot/redact-context.ts";
+import { CONTEXT_RULES, SECRET_NAME_TRIGGERS } from "../../plugin/snapshot/redact-context.ts";
 import { classifyName } from "../../plugin/snapshot/redact-names.ts";
 import { B64, body, MIXED, type RuleCase, ruleTableTests, UPPER } from "./rule-cases.ts";
 
@@ -231,27 +226,5 @@ describe("a PuTTY key file", () => {
     expect(redact(text).text).toBe(
       "PuTTY-User-Key-File-3: ssh-ed25519\n[REDACTED:private-key]\nPrivate-MAC: 3f9a1b2c4d5e6078",
     );
-  });
-});
-
-describe("reading around an assignment", () => {
-  it("wordBefore takes the word before the spaces, from its first letter, within 40 characters", () => {
-    const at = (text: string) => wordBefore(text, text.length);
-    expect(at("API ")).toBe("API");
-    expect(at("see the public \t")).toBe("public");
-    expect(at("9abc ")).toBe("abc");
-    expect(at("foo-bar  ")).toBe("bar");
-    expect(at("password:")).toBeUndefined();
-    expect(at("password: ")).toBeUndefined();
-    expect(at("123 ")).toBeUndefined();
-    expect(at(`${"x".repeat(60)} `)).toBe("x".repeat(39));
-  });
-
-  it("passwordEnd runs to the next space or quote, less sentence punctuation and brackets it did not open", () => {
-    const end = (text: string, from: number, to: number) => text.slice(from, passwordEnd(text, from, to));
-    expect(end("pw=a,b;c(d)#e/f. next", 3, 4)).toBe("a,b;c(d)#e/f");
-    expect(end("(pw=abc) x", 4, 5)).toBe("abc");
-    expect(end(`pw="x`, 3, 3)).toBe("");
-    expect(end(`pw=${"y".repeat(600)}`, 3, 4).length).toBe(512);
   });
 });
