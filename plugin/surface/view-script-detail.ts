@@ -7,12 +7,14 @@
  * The search box follows the CLI's rule for identifiers (search/tokenize.ts): a word that holds `_ - . / :
  * \`, a digit or an inner capital is an identifier, and a hit must hold it as a name of its own (its parts
  * in order, joined by connectors no stronger than those around it); an identifier no snapshot holds is
- * "No snapshot mentions X.", never a near miss. Other words match snapshots that contain them.
+ * "No snapshot mentions X.", never a near miss, unless it is the start of longer ones (cut inside a word
+ * with two characters or more to go: `ERR_DUP`), which the snapshots holding those match by prefix, as in
+ * the CLI. Other words match snapshots that contain them.
  */
 /**
- * The search engine of the page: `search(query)` over the snapshots `S` gives `{ hits, missing, named }`:
- * the indexes of the snapshots that match, the identifiers no snapshot holds, and what a "No snapshot
- * mentions X." names. It reads nothing but `S`, so a test runs it as the page does.
+ * The search engine of the page: `search(query)` over the snapshots `S` gives `{ hits, missing, named,
+ * prefixes }`: the indexes of the snapshots that match, the identifiers no snapshot holds, what a "No
+ * snapshot mentions X." names, and the identifiers typed as a start with the words they begin. It reads nothing but `S`, so a test runs it as the page does.
  */
 export const VIEW_SCRIPT_SEARCH = String.raw`
 var IDCHAR = /[_\-./:\\\p{N}]/u;
@@ -84,6 +86,19 @@ function search(q) {
     return set;
   });
   var missing = ids.filter(function (_, k) { return holders[k].size === 0; }).map(function (w) { return w.raw; });
+  // Identifiers typed as the start of longer ones (the CLI's prefix match): the snapshots holding those.
+  var prefixes = [];
+  if (missing.length > 0) {
+    var begun = ids.map(function (w, k) { return holders[k].size > 0 ? null : startsOf(w.raw); });
+    if (begun.every(function (b) { return b === null || b.words.length > 0; })) {
+      begun.forEach(function (b, k) {
+        if (b === null) return;
+        holders[k] = b.snapshots;
+        prefixes.push({ raw: ids[k].raw, words: b.words });
+      });
+      missing = [];
+    }
+  }
   var hits = new Set();
   if (missing.length === 0) {
     for (var i = 0; i < S.length; i++) {
@@ -98,7 +113,31 @@ function search(q) {
   var named = missing.length > 0 ? missing.join(", ")
     : ids.length > 1 ? ids.slice(0, -1).map(function (w) { return w.raw; }).join(", ") + " and " + ids[ids.length - 1].raw + " together"
     : q.trim();
-  return { hits: hits, missing: missing, named: named };
+  return { hits: hits, missing: missing, named: named, prefixes: prefixes };
+}
+var LETTER = /\p{L}/u, CONNECTOR = /[_\-./\\:@#$+~]/;
+/**
+ * The words of the page an identifier begins, cut inside a word with two characters or more to go
+ * (ERR_DUP of ERR_DUPLICATE_KEY, oauth-call of src/auth/oauth-callback.ts from its own token on), as the
+ * CLI's prefix match: at most five of them, and every snapshot holding one.
+ */
+function startsOf(raw) {
+  var low = fold(raw).toLowerCase(), words = [], snapshots = new Set();
+  if (!LETTER.test(low.slice(-1))) return { words: words, snapshots: snapshots };
+  for (var i = 0; i < S.length; i++) {
+    var found = textOf(i).match(WORD) || [];
+    for (var k = 0; k < found.length; k++) {
+      var word = found[k].replace(/^[_\-./\\:@#$+~]+|[_\-./\\:@#$+~]+$/g, ""), wl = fold(word).toLowerCase();
+      for (var at = 0; at < wl.length; at++) {
+        if (at > 0 && !CONNECTOR.test(wl.charAt(at - 1))) continue;
+        if (wl.length - at < low.length + 2 || wl.lastIndexOf(low, at) !== at || !LETTER.test(wl.charAt(at + low.length))) continue;
+        snapshots.add(i);
+        if (words.length < 5 && words.indexOf(word.slice(at)) < 0) words.push(word.slice(at));
+        break;
+      }
+    }
+  }
+  return { words: words, snapshots: snapshots };
 }
 `;
 
@@ -195,9 +234,12 @@ function runSearch() {
   if (q === "") { F.hits = null; searchResult.textContent = ""; refresh(); return; }
   var found = search(q);
   F.hits = found.hits;
+  var begins = found.prefixes.map(function (p) { return p.raw + " is the start of " + p.words.join(", "); }).join("; ");
   searchResult.textContent = found.hits.size === 0
     ? "No snapshot mentions " + found.named + "."
-    : plural(found.hits.size, "snapshot") + " on this page " + (found.hits.size === 1 ? "mentions " : "mention ") + q + ".";
+    : found.prefixes.length > 0
+      ? begins + ": " + plural(found.hits.size, "snapshot") + " on this page " + (found.hits.size === 1 ? "matches" : "match") + " by prefix."
+      : plural(found.hits.size, "snapshot") + " on this page " + (found.hits.size === 1 ? "mentions " : "mention ") + q + ".";
   searchResult.className = found.hits.size === 0 ? "absent" : "found";
   refresh();
 }

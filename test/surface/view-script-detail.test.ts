@@ -6,7 +6,12 @@ import { cli, workspaces } from "./cli-harness.ts";
 
 const workspace = workspaces();
 
-type Search = (q: string) => { hits: Set<number>; missing: string[]; named: string };
+type Search = (q: string) => {
+  hits: Set<number>;
+  missing: string[];
+  named: string;
+  prefixes: { raw: string; words: string[] }[];
+};
 
 /** The page's own search engine, run over `snapshots` as the page runs it. */
 function pageSearch(snapshots: ViewSnapshot[]): Search {
@@ -55,6 +60,41 @@ describe("VIEW_SCRIPT_SEARCH", () => {
     expect((await cli(["search", "ERR_NEVER_SEEN", "--dir", dir])).stdout).toContain(
       "No snapshot mentions ERR_NEVER_SEEN.",
     );
+  });
+
+  it("finds by prefix what big-memory search finds by prefix, and names what the start begins", async () => {
+    const dir = workspace();
+    for (const [i, input] of SAVES.entries()) {
+      const at = new Date(`2026-11-25T1${i}:00:00Z`);
+      expect((await cli(["save", "--dir", dir], { stdin: JSON.stringify(input), now: at })).code).toBe(0);
+    }
+    const data = await readWholeView(dir, new Date("2026-11-26T00:00:00Z"));
+    const search = pageSearch(data.snapshots);
+    for (const [query, begun] of [
+      ["parseDai", "parseDailyLog"],
+      ["oauth-call", "oauth-callback.ts"],
+      ["ERR_DB_TIMEO", "ERR_DB_TIMEOUT"],
+    ] as const) {
+      const run = await cli(["search", query, "--dir", dir, "--json", "--limit", "all"]);
+      const answer = run.json() as { match: string; fuzzy: { id: string }[] };
+      const cliIds = answer.fuzzy.map((s) => s.id).sort();
+      const found = search(query);
+      const pageIds = [...found.hits].map((i) => data.snapshots[i]?.i).sort();
+      expect({ query, match: answer.match, missed: cliIds.filter((id) => !pageIds.includes(id)) }).toEqual({
+        query,
+        match: "prefix",
+        missed: [],
+      });
+      expect([found.missing, found.prefixes[0]?.raw, found.prefixes[0]?.words], query).toEqual([
+        [],
+        query,
+        expect.arrayContaining([begun]),
+      ]);
+    }
+    // A token's end, a number cut short, one letter short: another name, as the CLI says.
+    for (const query of ["ERR_DB", "ERR_DB_TIMEOUT_M", "parseDailyLo"]) {
+      expect([query, search(query).hits.size, search(query).prefixes]).toEqual([query, 0, []]);
+    }
   });
 
   it("matches plain words anywhere, case and accents aside", async () => {
