@@ -118,7 +118,7 @@ export class SnapshotIndex {
     return [...found];
   };
 
-  /** Indexed terms that start with `term` (lower case) and go on inside its last token (suggest.ts). */
+  /** Indexed terms `term` (lower case) is the start of, cut inside a word (suggest.ts `completionsIn`). */
   completions(term: string): string[] {
     return completionsIn([this.vocabulary(), ...this.#hotTerms()], term);
   }
