@@ -6,9 +6,11 @@
  * throws a message saying what is wrong, so a corrupt, truncated or foreign file is refused whole, never
  * half-read. Version 2 files (no problems recorded, fingerprints without ctime) still load. Pure.
  */
+
 import { crc32 } from "node:zlib";
 import { z } from "zod";
 import { Trigger } from "../snapshot/snapshot.ts";
+import { at, u16, u32 } from "./checked.ts";
 import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
@@ -291,8 +293,8 @@ export function decodeShard(data: Buffer): ShardFile {
   if (textStart.length !== h.entries.length + 1) fail("snippet offsets do not match the snapshots");
   const texts = body.subarray(s.texts.offset, s.texts.offset + s.texts.length);
   const entries = h.entries.map((r, i) => {
-    const from = textStart[i] as number;
-    const to = textStart[i + 1] as number;
+    const from = u32(textStart, i);
+    const to = u32(textStart, i + 1);
     if (from > to || to > texts.length) fail("snippet offsets run past their section");
     return entryFromRow(r, texts.subarray(from, to).toString("utf8"));
   });
@@ -328,12 +330,12 @@ function checkParts(p: FrozenParts): void {
   if (p.postDoc.length !== p.postFieldTf.length) fail("posting arrays differ in length");
   if (p.termStart[p.terms.length] !== p.postDoc.length) fail("term offsets do not cover the postings");
   for (let i = 0; i < p.terms.length; i++) {
-    if ((p.termStart[i] as number) > (p.termStart[i + 1] as number)) fail("term offsets go backwards");
-    if (i > 0 && !((p.terms[i - 1] as string) < (p.terms[i] as string))) fail("vocabulary is not sorted");
+    if (u32(p.termStart, i) > u32(p.termStart, i + 1)) fail("term offsets go backwards");
+    if (i > 0 && !(at(p.terms, i - 1) < at(p.terms, i))) fail("vocabulary is not sorted");
   }
   for (let i = 0; i < p.postDoc.length; i++) {
-    if ((p.postDoc[i] as number) >= docs) fail("a posting names a missing snapshot");
-    if ((p.postFieldTf[i] as number) >>> 12 >= F) fail("a posting names a missing field");
+    if (u32(p.postDoc, i) >= docs) fail("a posting names a missing snapshot");
+    if (u16(p.postFieldTf, i) >>> 12 >= F) fail("a posting names a missing field");
   }
   if (p.fieldLength.length !== docs * F) fail("field lengths do not match the snapshots");
   if (p.avgFieldLength.length !== F) fail("average field lengths do not match the fields");

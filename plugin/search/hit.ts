@@ -13,6 +13,7 @@
  * lines (an upper bound), until no other candidate could still enter; when they run out first, rank.ts
  * draws a larger pool. Pure.
  */
+import { at } from "./checked.ts";
 import { type Entry, FIELD_BOOSTS, type Field, fieldOfTag } from "./document.ts";
 import type { TermLookup } from "./scoring.ts";
 import { newerFirst } from "./shard.ts";
@@ -97,7 +98,7 @@ export class TopHits {
     let hi = hits.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareHits(hits[mid] as Hit, hit) <= 0) lo = mid + 1;
+      if (compareHits(at(hits, mid), hit) <= 0) lo = mid + 1;
       else hi = mid;
     }
     hits.splice(lo, 0, hit);
@@ -132,7 +133,7 @@ export function compareLines(
     if (final.length >= limit) {
       final.sort(compareHits);
       final.length = limit;
-      if (compareHits(hit, final[limit - 1] as Hit) >= 0) return { hits: final, settled: true };
+      if (compareHits(hit, at(final, limit - 1)) >= 0) return { hits: final, settled: true };
     }
     // A hit that cannot reach the worst kept one needs no exact count of its lines.
     const worst = final.length >= limit ? final[limit - 1] : undefined;

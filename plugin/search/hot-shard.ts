@@ -5,6 +5,7 @@
  */
 import MiniSearch, { type Options } from "minisearch";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { at, f64, u16, u32 } from "./checked.ts";
 import { type Entry, entryOf, FIELDS, fieldsOf, type IndexDocument } from "./document.ts";
 import { FrozenShard, MAX_TF } from "./frozen-shard.ts";
 import { fromPlainIndex, toPlainIndex } from "./plain-index.ts";
@@ -85,14 +86,14 @@ export class HotShard implements Shard {
       }),
     );
     p.terms.forEach((term, i) => {
-      for (let at = p.termStart[i] as number; at < (p.termStart[i + 1] as number); at++) {
-        const fieldTf = p.postFieldTf[at] as number;
-        stats[p.postDoc[at] as number]?.tf[fieldTf >>> 12]?.set(term, fieldTf & MAX_TF);
+      for (let k = u32(p.termStart, i); k < u32(p.termStart, i + 1); k++) {
+        const fieldTf = u16(p.postFieldTf, k);
+        stats[u32(p.postDoc, k)]?.tf[fieldTf >>> 12]?.set(term, fieldTf & MAX_TF);
       }
     });
     const shard = new HotShard(p.month, MiniSearch.loadJS(toPlainIndex(p), MINISEARCH_OPTIONS));
     p.entries.forEach((entry, doc) => {
-      shard.#install(doc, entry, stats[doc] as DocStats);
+      shard.#install(doc, entry, at(stats, doc));
     });
     for (const term of p.terms) shard.#terms.add(term);
     shard.#sortedTerms = [...p.terms];
@@ -110,7 +111,7 @@ export class HotShard implements Shard {
     }
     keys.push(key);
     stats.lengths.forEach((length, f) => {
-      this.lengthSums[f] = (this.lengthSums[f] as number) + length;
+      this.lengthSums[f] = f64(this.lengthSums, f) + length;
     });
   }
 
@@ -164,7 +165,7 @@ export class HotShard implements Shard {
     if (keys === undefined) return 0;
     for (const key of keys) {
       this.#stats.get(key)?.lengths.forEach((length, f) => {
-        this.lengthSums[f] = (this.lengthSums[f] as number) - length;
+        this.lengthSums[f] = f64(this.lengthSums, f) - length;
       });
       this.#entries.delete(key);
       this.#stats.delete(key);
@@ -194,7 +195,7 @@ export class HotShard implements Shard {
       const terms = this.terms();
       const [start, end] = prefixRange(terms, query);
       for (let i = start; i < end; i++) {
-        const term = terms[i] as string;
+        const term = at(terms, i);
         if (term === query) continue;
         out.push({
           term,
@@ -207,9 +208,7 @@ export class HotShard implements Shard {
     if (lookup.fuzzy > 0) {
       const candidates =
         lookup.fuzzyTerms ??
-        fuzzyTerms(this.terms(), query, lookup.fuzzy).map(
-          ([i, d]) => [this.terms()[i] as string, d] as const,
-        );
+        fuzzyTerms(this.terms(), query, lookup.fuzzy).map(([i, d]) => [at(this.terms(), i), d] as const);
       for (const [term, distance] of candidates) {
         if (distance === 0 || (lookup.prefix && term.startsWith(query)) || !this.#terms.has(term)) continue;
         out.push({
@@ -233,7 +232,7 @@ export class HotShard implements Shard {
 
   countFields(reach: Reach, df: Float64Array): void {
     for (const { fields } of this.#postings(reach.term)) {
-      for (const f of fields) df[f] = (df[f] as number) + 1;
+      for (const f of fields) df[f] = f64(df, f) + 1;
     }
   }
 
@@ -245,7 +244,7 @@ export class HotShard implements Shard {
       for (const f of fields) {
         const tf = docStats.tf[f]?.get(reach.term) ?? 0;
         const length = docStats.lengths[f] ?? 0;
-        const score = bm25(tf, factors[f] as number, length, stats.avgFieldLength[f] as number);
+        const score = bm25(tf, f64(factors, f), length, f64(stats.avgFieldLength, f));
         acc.add(doc, bit, f, score, reach.exact);
       }
     }

@@ -4,7 +4,9 @@
  * time a full load takes. It answers lookups by id, scope and name, never a search. Logs that changed
  * since are re-read into it. Pure.
  */
+
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { at } from "./checked.ts";
 import { type Entry, entryOf, FIELDS } from "./document.ts";
 import type { Accumulator, CorpusStats, Reach, TermLookup } from "./scoring.ts";
 import { newerFirst, type Shard } from "./shard.ts";
@@ -29,7 +31,7 @@ export class LightShard implements Shard {
   }
 
   *documents(): IterableIterator<[number, Entry]> {
-    for (let doc = 0; doc < this.#entries.length; doc++) yield [doc, this.#entries[doc] as Entry];
+    for (let doc = 0; doc < this.#entries.length; doc++) yield [doc, at(this.#entries, doc)];
   }
 
   files(): string[] {

@@ -3,7 +3,9 @@
  * takes) and back, so a frozen month can be thawed into a live minisearch index and a live one frozen
  * without re-reading or re-tokenizing anything. Pure.
  */
+
 import type { AsPlainObject } from "minisearch";
+import { got, u16, u32 } from "./checked.ts";
 import { type Entry, FIELDS } from "./document.ts";
 import { assemble, type FrozenParts, MAX_TF, sortPostings } from "./frozen-shard.ts";
 import { newerFirst } from "./shard.ts";
@@ -21,11 +23,10 @@ export function toPlainIndex(p: FrozenParts): AsPlainObject {
   }
   const index: AsPlainObject["index"] = p.terms.map((term, i) => {
     const byField: Record<string, Record<string, number>> = {};
-    for (let at = p.termStart[i] as number; at < (p.termStart[i + 1] as number); at++) {
-      const fieldTf = p.postFieldTf[at] as number;
-      const field = fieldTf >>> 12;
-      byField[field] ??= {};
-      (byField[field] as Record<string, number>)[p.postDoc[at] as number] = fieldTf & MAX_TF;
+    for (let k = u32(p.termStart, i); k < u32(p.termStart, i + 1); k++) {
+      const fieldTf = u16(p.postFieldTf, k);
+      const docs = (byField[fieldTf >>> 12] ??= {});
+      docs[u32(p.postDoc, k)] = fieldTf & MAX_TF;
     }
     return [term, byField];
   });
@@ -52,9 +53,7 @@ export function fromPlainIndex(
   plain: AsPlainObject,
   entries: ReadonlyMap<number, Entry>,
 ): FrozenParts {
-  const live = [...entries.keys()].sort((a, b) =>
-    newerFirst(entries.get(a) as Entry, entries.get(b) as Entry),
-  );
+  const live = [...entries.keys()].sort((a, b) => newerFirst(got(entries, a), got(entries, b)));
   const docOfKey = new Map(live.map((key, doc) => [key, doc]));
   const docOfShort = new Map<number, number>();
   for (const [short, key] of Object.entries(plain.documentIds)) {
@@ -80,6 +79,6 @@ export function fromPlainIndex(
     sortPostings(list);
     postings.set(term, list);
   }
-  const kept = live.map((key) => entries.get(key) as Entry);
+  const kept = live.map((key) => got(entries, key));
   return assemble(month, kept, postings, fieldLength, Float64Array.from(plain.averageFieldLength));
 }

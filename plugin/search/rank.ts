@@ -7,6 +7,7 @@
  * when no snapshot holds the identifiers so are they matched by prefix and typos, and the result says
  * `fuzzy`. Hits far below the best one are dropped (see {@link relevant}). Pure.
  */
+import { at, f64, got } from "./checked.ts";
 import { type Entry, FIELDS, HAS_LINES, snippetLines } from "./document.ts";
 import {
   compareHits,
@@ -84,7 +85,7 @@ export function corpusStats(shards: readonly Shard[]): CorpusStats {
   for (const shard of shards) {
     docs += shard.size;
     shard.lengthSums.forEach((sum, f) => {
-      avgFieldLength[f] = (avgFieldLength[f] as number) + sum;
+      avgFieldLength[f] = f64(avgFieldLength, f) + sum;
     });
   }
   if (docs > 0)
@@ -113,7 +114,7 @@ function lookupOf(
   widen: boolean,
   fuzzyTerms: RankOptions["fuzzyTerms"],
 ): TermLookup {
-  const term = terms[i] as PlannedTerm;
+  const term = at(terms, i);
   const part = term.roles.every((r) => r.kind === "part");
   if (!widen) return { term, bit: 1 << i, part, prefix: false, fuzzy: 0 };
   const df = documentFrequency(shards, term.term, limit);
@@ -181,13 +182,7 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
       }
       searched.forEach((shard, s) => {
         for (const reached of reach.get(shard) ?? []) {
-          shard.score(
-            reached,
-            lookup.bit,
-            df.get(reached.term) as Float64Array,
-            stats,
-            accs[s] as Accumulator,
-          );
+          shard.score(reached, lookup.bit, got(df, reached.term), stats, at(accs, s));
         }
       });
     }
@@ -234,7 +229,7 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
     if (sets === undefined) {
       sets = searched.map((shard, k) => {
         if (shard.screen === undefined) return undefined;
-        const acc = accs[k] as Accumulator;
+        const acc = at(accs, k);
         const docs = acc.touched.filter((d) => (acc.exact(d) & w.rare) === w.rare);
         return { asked: new Set(docs), passed: shard.screen(docs, w.screen) };
       });
@@ -279,7 +274,7 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
       const i = Math.log2(l.bit);
       if (!idTerm.has(i) || l.part) return;
       lookups[k] = lookup(i, true);
-      widened.push(lookups[k] as TermLookup);
+      widened.push(at(lookups, k));
     });
     collect(widened, false);
   }
@@ -297,7 +292,7 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
     const all: Hit[] = [];
     const probe: Hit = { ...EMPTY_HIT };
     searched.forEach((shard, s) => {
-      const acc = accs[s] as Accumulator;
+      const acc = at(accs, s);
       for (const doc of acc.touched) {
         const matched = acc.matched(doc);
         let any = 0;
@@ -415,7 +410,7 @@ function anyDoc(
   test: (exact: number, entry: Entry, shard: number, doc: number) => boolean,
 ): boolean {
   return shards.some((shard, s) => {
-    const acc = accs[s] as Accumulator;
+    const acc = at(accs, s);
     return acc.touched.some((doc) => {
       const entry = shard.entry(doc);
       return eligible(entry) && test(acc.exact(doc), entry, s, doc);

@@ -105,7 +105,7 @@ function fail(message: string): never {
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
-const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
 const isText = (v: unknown) => typeof v === "string";
 const isTextOrNull = (v: unknown) => v === null || typeof v === "string";
 

@@ -9,12 +9,14 @@
  * diagnostic of its file and its refs are left out; the other logs answer (the index saves no record of
  * such a log, so it is tried again on every run).
  */
+
 import { END_MARKER, START_MARKER_PREFIX } from "../snapshot/format.ts";
 import { latestCandidate, latestSettled } from "../snapshot/lifecycle.ts";
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { errorCode } from "../store/fs-durable.ts";
 import { strayDailyLogs } from "../store/log-names.ts";
 import { readMemoryFileSync } from "../store/log-open.ts";
+import { at } from "./checked.ts";
 import { type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
 import type { LogRecord } from "./codec.ts";
 import { type Entry, entryOf } from "./document.ts";
@@ -87,7 +89,7 @@ export class SavedRefs {
    */
   async loadNewest(enough: (sorted: () => Entry[], olderThan: number) => boolean): Promise<boolean> {
     while (this.#next < this.#months.length) {
-      const month = this.#months[this.#next++] as string;
+      const month = at(this.#months, this.#next++);
       if (!(await this.#load(month, null))) return false;
       const rest = this.#months[this.#next];
       if (rest !== undefined && enough(() => this.sorted(), latestTimeOf(rest))) break;
@@ -108,7 +110,7 @@ export class SavedRefs {
   async loadMentioning(text: string, months: ReadonlySet<string> = new Set()): Promise<boolean> {
     const needle = Buffer.from(JSON.stringify(text));
     while (this.#next < this.#months.length) {
-      const month = this.#months[this.#next++] as string;
+      const month = at(this.#months, this.#next++);
       if (!(await this.#load(month, months.has(month) ? null : needle))) return false;
     }
     return true;

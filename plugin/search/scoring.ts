@@ -3,6 +3,7 @@
  * held by minisearch (hot) or compacted (frozen): minisearch's BM25+ per field, its weights for prefix
  * and typo matches, and an accumulator of per-term contributions per document. Pure.
  */
+import { f64, num, u32 } from "./checked.ts";
 import { FIELD_BOOSTS, FIELDS } from "./document.ts";
 import type { PlannedTerm } from "./query.ts";
 
@@ -30,8 +31,8 @@ export function bm25(tf: number, termIdf: number, fieldLength: number, avgFieldL
 export function fieldFactors(weight: number, df: Float64Array, stats: CorpusStats): Float64Array {
   const out = new Float64Array(df.length);
   for (let f = 0; f < df.length; f++) {
-    const n = df[f] as number;
-    if (n > 0) out[f] = weight * (BOOST_BY_FIELD[f] as number) * idf(n, stats.docs);
+    const n = f64(df, f);
+    if (n > 0) out[f] = weight * num(BOOST_BY_FIELD, f) * idf(n, stats.docs);
   }
   return out;
 }
@@ -154,12 +155,12 @@ export class Accumulator {
   add(doc: number, bit: number, field: number, score: number, exact: boolean): void {
     if (doc >= this.#score.length) this.#grow(doc);
     if (this.#matched[doc] === 0) this.touched.push(doc);
-    if ((bit & this.#partMask) !== 0) this.#partScore[doc] = (this.#partScore[doc] as number) + score;
-    else this.#score[doc] = (this.#score[doc] as number) + score;
-    this.#matched[doc] = (this.#matched[doc] as number) | bit;
-    if (exact) this.#exact[doc] = (this.#exact[doc] as number) | bit;
+    if ((bit & this.#partMask) !== 0) this.#partScore[doc] = f64(this.#partScore, doc) + score;
+    else this.#score[doc] = f64(this.#score, doc) + score;
+    this.#matched[doc] = u32(this.#matched, doc) | bit;
+    if (exact) this.#exact[doc] = u32(this.#exact, doc) | bit;
     const at = doc * F + field;
-    this.#fields[at] = (this.#fields[at] as number) | bit;
+    this.#fields[at] = u32(this.#fields, at) | bit;
   }
 
   /** Score of the whole terms (every term not in the part mask). */

@@ -8,6 +8,7 @@
 import type { SnapshotRef as JsonRef } from "../snapshot/json.ts";
 import { latestCandidate, latestSettled } from "../snapshot/lifecycle.ts";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
+import { at, got } from "./checked.ts";
 import { type Entry, type Field, refOf } from "./document.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
@@ -111,7 +112,7 @@ export class SnapshotIndex {
     if (this.completions(term).length > 0) return [];
     const found = new Map<string, number>();
     const walk = (terms: readonly string[]) => {
-      for (const [i, d] of fuzzyTerms(terms, term, distance)) found.set(terms[i] as string, d);
+      for (const [i, d] of fuzzyTerms(terms, term, distance)) found.set(at(terms, i), d);
     };
     walk(this.vocabulary());
     for (const shard of this.#shards.values()) if (shard instanceof HotShard) walk(shard.terms());
@@ -263,7 +264,7 @@ export class SnapshotIndex {
 
   #ordered(): Shard[] {
     this.#months ??= [...this.#shards.keys()].sort().reverse();
-    return this.#months.map((m) => this.#shards.get(m) as Shard);
+    return this.#months.map((m) => got(this.#shards, m));
   }
 
   /** The indexed identifiers closest to `word`, as written in a snapshot that holds them. */

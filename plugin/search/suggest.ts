@@ -3,6 +3,7 @@
  * Candidates are the terms within a few edits (about a third of the length) and the terms that share
  * its two leading tokens (`err_db_` for `ERR_DB_TIMEOUT`), ranked by edit distance. Pure.
  */
+import { at } from "./checked.ts";
 import { boundedDistance, fuzzyTerms, prefixRange } from "./vocabulary.ts";
 
 /** Most suggestions per identifier. */
@@ -45,17 +46,14 @@ export function closestTerms(
   const distance = Math.min(4, Math.max(2, Math.ceil(term.length * 0.3)));
   const found = new Set<string>();
   for (const terms of vocabularies) {
-    for (const [i] of fuzzyTerms(terms, term, distance)) found.add(terms[i] as string);
+    for (const [i] of fuzzyTerms(terms, term, distance)) found.add(at(terms, i));
     // The same two leading tokens and connectors: `err_db_` for `err_db_timeout`.
     if (leaves.length >= 3) {
-      const cut = term.indexOf(
-        leaves[2] as string,
-        (leaves[0] as string).length + (leaves[1] as string).length,
-      );
+      const cut = term.indexOf(at(leaves, 2), at(leaves, 0).length + at(leaves, 1).length);
       const prefix = cut > 0 ? term.slice(0, cut) : "";
       if (prefix.length >= 4) {
         const [start, end] = prefixRange(terms, prefix);
-        for (let i = start; i < end && i < start + 200; i++) found.add(terms[i] as string);
+        for (let i = start; i < end && i < start + 200; i++) found.add(at(terms, i));
       }
     }
   }

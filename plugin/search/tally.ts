@@ -178,7 +178,7 @@ export function mergeTallies(tallies: Iterable<Tally>): Tally {
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
-const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
 const isTextOrNull = (v: unknown) => v === null || typeof v === "string";
 
 function isRef(v: unknown): v is TalliedRef {
@@ -188,8 +188,9 @@ function isRef(v: unknown): v is TalliedRef {
     typeof v.timestamp === "string" &&
     (v.time === null || typeof v.time === "number") &&
     typeof v.file === "string" &&
+    typeof v.line === "number" &&
     Number.isInteger(v.line) &&
-    (v.line as number) > 0 &&
+    v.line > 0 &&
     isTextOrNull(v.session) &&
     isTextOrNull(v.trigger)
   );

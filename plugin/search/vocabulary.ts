@@ -3,6 +3,7 @@
  * exact position, the range of terms with a prefix, and the terms within an edit distance, found by
  * walking the sorted array as an implicit trie. Pure; no extra memory beyond the array itself.
  */
+import { at, u8, u16 } from "./checked.ts";
 
 /** Index of `term` in `terms`, or -1. */
 export function findTerm(terms: readonly string[], term: string): number {
@@ -10,7 +11,7 @@ export function findTerm(terms: readonly string[], term: string): number {
   let hi = terms.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const t = terms[mid] as string;
+    const t = at(terms, mid);
     if (t < term) lo = mid + 1;
     else hi = mid;
   }
@@ -21,7 +22,7 @@ export function findTerm(terms: readonly string[], term: string): number {
 function lowerBound(terms: readonly string[], term: string, lo: number, hi: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((terms[mid] as string) < term) lo = mid + 1;
+    if (at(terms, mid) < term) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -35,7 +36,7 @@ export function prefixRange(terms: readonly string[], prefix: string): [number, 
   // First term past the prefix block: every term in [start, end) starts with `prefix`.
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((terms[mid] as string).startsWith(prefix)) lo = mid + 1;
+    if (at(terms, mid).startsWith(prefix)) lo = mid + 1;
     else hi = mid;
   }
   return [start, lo];
@@ -45,7 +46,7 @@ export function prefixRange(terms: readonly string[], prefix: string): [number, 
 function groupEnd(terms: readonly string[], depth: number, code: number, lo: number, hi: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((terms[mid] as string).charCodeAt(depth) <= code) lo = mid + 1;
+    if (at(terms, mid).charCodeAt(depth) <= code) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -80,8 +81,8 @@ export function fuzzyTerms(
   const walk = (lo: number, hi: number, depth: number): void => {
     const row = depth * width;
     // Terms in [lo, hi) share their first `depth` characters; one of exactly that length sorts first.
-    if ((terms[lo] as string).length === depth) {
-      const distance = rows[row + m] as number;
+    if (at(terms, lo).length === depth) {
+      const distance = u8(rows, row + m);
       if (distance <= d) out.push([lo, distance]);
       lo++;
     }
@@ -91,15 +92,15 @@ export function fuzzyTerms(
     const jmin = Math.max(1, i - d);
     const jmax = Math.min(m, i + d);
     while (lo < hi) {
-      const code = (terms[lo] as string).charCodeAt(depth);
+      const code = at(terms, lo).charCodeAt(depth);
       const end = groupEnd(terms, depth, code, lo, hi);
       rows[next] = i <= d ? i : far;
-      rows[next + jmin - 1] = jmin === 1 ? (rows[next] as number) : far;
-      let best = rows[next] as number;
+      rows[next + jmin - 1] = jmin === 1 ? u8(rows, next) : far;
+      let best = u8(rows, next);
       for (let j = jmin; j <= jmax; j++) {
-        const up = (rows[row + j] as number) + 1;
-        const left = (rows[next + j - 1] as number) + 1;
-        const diagonal = (rows[row + j - 1] as number) + (query.charCodeAt(j - 1) === code ? 0 : 1);
+        const up = u8(rows, row + j) + 1;
+        const left = u8(rows, next + j - 1) + 1;
+        const diagonal = u8(rows, row + j - 1) + (query.charCodeAt(j - 1) === code ? 0 : 1);
         const v = Math.min(up, left, diagonal, far);
         rows[next + j] = v;
         if (v < best) best = v;
@@ -121,18 +122,18 @@ function mergeTwo(left: readonly string[], right: readonly string[]): string[] {
   let b = 0;
   let n = 0;
   while (a < left.length && b < right.length) {
-    const x = left[a] as string;
-    const y = right[b] as string;
-    if (x < y) out[n++] = left[a++] as string;
-    else if (y < x) out[n++] = right[b++] as string;
+    const x = at(left, a);
+    const y = at(right, b);
+    if (x < y) out[n++] = at(left, a++);
+    else if (y < x) out[n++] = at(right, b++);
     else {
       out[n++] = x;
       a++;
       b++;
     }
   }
-  while (a < left.length) out[n++] = left[a++] as string;
-  while (b < right.length) out[n++] = right[b++] as string;
+  while (a < left.length) out[n++] = at(left, a++);
+  while (b < right.length) out[n++] = at(right, b++);
   out.length = n;
   return out;
 }
@@ -145,15 +146,11 @@ export function mergeTerms(lists: readonly (readonly string[])[]): string[] {
     const next: (readonly string[])[] = [];
     for (let i = 0; i < level.length; i += 2) {
       const right = level[i + 1];
-      next.push(
-        right === undefined
-          ? (level[i] as readonly string[])
-          : mergeTwo(level[i] as readonly string[], right),
-      );
+      next.push(right === undefined ? at(level, i) : mergeTwo(at(level, i), right));
     }
     level = next;
   }
-  return [...(level[0] as readonly string[])];
+  return [...at(level, 0)];
 }
 
 /** Levenshtein distance of two strings, or `max + 1` as soon as it must exceed `max`. */
@@ -167,16 +164,12 @@ export function boundedDistance(a: string, b: string, max: number): number {
     let best = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      const v = Math.min(
-        (prev[j] as number) + 1,
-        (next[j - 1] as number) + 1,
-        (prev[j - 1] as number) + cost,
-      );
+      const v = Math.min(u16(prev, j) + 1, u16(next, j - 1) + 1, u16(prev, j - 1) + cost);
       next[j] = v;
       if (v < best) best = v;
     }
     if (best > max) return max + 1;
     [prev, next] = [next, prev];
   }
-  return Math.min(prev[b.length] as number, max + 1);
+  return Math.min(u16(prev, b.length), max + 1);
 }
