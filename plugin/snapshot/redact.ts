@@ -162,7 +162,7 @@ export function judgedBlocks(): JudgedBlocks {
  * Assignment and label values are judged by the name: password/secret names take any value of 6+
  * characters that is not a number (a PIN of 6+ digits is), placeholder, identifier, env var name, path or
  * URL; token/key/auth/credential/signature names also need 16+ characters mixing two of lower, upper and
- * digits. Values with whitespace are never secrets: quoted prose, error messages, passphrases with spaces.
+ * digits (redact-names.ts `looksSecret`).
  */
 export function redact(text: string, options: RedactOptions = {}): Redaction {
   try {
@@ -226,10 +226,13 @@ const MARKERS: ReadonlyMap<RedactionKind, string> = new Map(
 function linesAround(text: string, spans: readonly Span[], lines: number): Span[] {
   const out: Span[] = [];
   for (const span of spans) {
-    // A span inside the lines already taken adds nothing; looking for its line breaks again would read a
-    // long line once per marker on it.
+    // A span inside the lines already taken adds nothing (looking for its line breaks again would read a
+    // long line once per marker on it), nor does any after it once they reach the end of the text.
     const previous = out.at(-1);
-    if (previous !== undefined && span.end <= previous.end) continue;
+    if (previous !== undefined && span.end <= previous.end) {
+      if (previous.end === text.length) break;
+      continue;
+    }
     let start = previous === undefined ? 0 : previous.start;
     if (previous === undefined || span.start > previous.end) {
       start = text.lastIndexOf("\n", span.start - 1) + 1;
@@ -259,16 +262,14 @@ const LABEL_KEYS = ["label", "name", "key"] as const;
 /**
  * `redact` over a JSON-like value (acyclic): every string in arrays and plain objects is redacted, numbers,
  * booleans, null and non-plain objects are kept as they are. Object keys are redacted as text too (a tool's
- * arguments may hold a token as a key); two keys that redact to the same text keep the last value. A
- * string property whose
- * key is a secret name (`password`, `apiKey`; or the `label`/`name`/`key` of a `{ label, value }` pair, in
- * any language the label rules know: `пароль`, `密码`, `senha`) is
- * judged as an assignment of that name, and a secret-looking value is replaced whole
- * (`secret-assignment`); the `label`/`name`/`key` strings themselves are only redacted as text. Two
- * string fields side by side are also judged joined (`text — rationale`), so a label a reader split from
- * its value is read with it. Counts are
- * summed over all strings. Returns a new value; the input is not changed. With a `deadline` that passes,
- * every string (keys included) becomes `UNCHECKED_MARKER` and the result says `unchecked: true`.
+ * arguments may hold a token as a key); two keys that redact to the same text keep the last value. A string
+ * property whose key is a secret name (`password`, `apiKey`; or the `label`/`name`/`key` of a `{ label,
+ * value }` pair, in any language the label rules know: `пароль`, `密码`, `senha`) is judged as an assignment
+ * of that name, and a secret-looking value is replaced whole (`secret-assignment`); the `label`/`name`/`key`
+ * strings themselves are only redacted as text. Two string fields side by side are also judged joined
+ * (`text — rationale`), so a label a reader split from its value is read with it. Counts are summed over
+ * all strings. Returns a new value; the input is not changed. With a `deadline` that passes, every string
+ * (keys included) becomes `UNCHECKED_MARKER` and the result says `unchecked: true`.
  */
 export function redactDeep<T>(
   value: T,
@@ -285,10 +286,9 @@ export function redactDeep<T>(
 /**
  * Texts `redactDeep` (asked to `remember`) already read in this process and found nothing in, up to
  * `CLEAN_CHARS` characters in all: when full, it is emptied and fills again (dropping the oldest one by one
- * would walk the set's deleted entries at every insertion). The rules are fixed for the life of the
- * process, so the same text gets the same answer: a session's state is written again at every turn with
- * mostly the same strings, and only the new ones are read. What a string's name says (`password: …`) is
- * judged every time, outside this.
+ * would walk the set's deleted entries at every insertion). The rules are fixed for the life of the process:
+ * a session's state is written again at every turn with mostly the same strings, and only the new ones are
+ * read. What a string's name says (`password: …`) is judged every time, outside this.
  */
 const CLEAN_CHARS = 2_000_000;
 const CLEAN_TEXT_MAX = 65_536;
