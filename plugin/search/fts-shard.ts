@@ -10,17 +10,10 @@
  */
 import type { SQLOutputValue, StatementSync } from "node:sqlite";
 import { type Entry, FIELD_BOOSTS, FIELDS } from "./document.ts";
+import { type CandidateWords, candidateTiers, hasWords, NO_WORDS } from "./fts-candidates.ts";
 import { ENTRY_NAMES, LazyEntry, rowEntry } from "./fts-entry.ts";
-import {
-  type CandidateWords,
-  candidateTiers,
-  FIELD_COUNTS,
-  type FtsStore,
-  hasWords,
-  NO_WORDS,
-  num,
-  text,
-} from "./fts-store.ts";
+import { ForwardRows, type Postings } from "./fts-forward.ts";
+import { bytes, FIELD_COUNTS, type FtsStore, num, text } from "./fts-store.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
 import {
   type Accumulator,
@@ -62,9 +55,6 @@ const F = FIELDS.length;
 /** What {@link FtsShard.month} says: the shard holds every sealed month. */
 export const SEALED = "sealed";
 
-/** Term frequencies of one term: document, field and count, three numbers a posting. */
-type Postings = number[];
-
 /** The sealed months of a workspace as one read-only shard over the SQLite file. */
 export class FtsShard implements Shard {
   readonly month = SEALED;
@@ -79,13 +69,18 @@ export class FtsShard implements Shard {
   readonly #postings: StatementSync;
   readonly #entry: StatementSync;
   readonly #fields: StatementSync;
-  readonly #restricted: StatementSync;
+  readonly #forward: StatementSync;
+  readonly #termId: StatementSync;
   readonly #candidates: StatementSync;
   readonly #matching: StatementSync;
   readonly #screen: StatementSync;
-  /** The candidates of this query as a JSON array, once a common term was read. */
-  #only: string | undefined;
+  /** The candidates of this query, once a common term or an identifier's leaf was read. */
+  #only: readonly number[] | undefined;
   #words: CandidateWords = NO_WORDS;
+  /** This query's forward rows, by the documents they were read for (see {@link FtsShard.restrict}). */
+  readonly #rows = new Map<string, ForwardRows>();
+  /** This query's screens: the documents asked about and those passing, by pattern. */
+  readonly #screened = new Map<string, { asked: Set<number>; passed: Set<number> }>();
   /** This query's lookups: document counts, fields and postings by term. */
   readonly #docCounts = new Map<string, number>();
   readonly #postingsOf = new Map<string, Postings>();
@@ -103,14 +98,15 @@ export class FtsShard implements Shard {
     // Keyed by term, then month: a term's months, and a range of terms, are one run of the tree.
     this.#range = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ? AND term < ?");
     this.#rangeFrom = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ?");
-    const fieldNumber = `CASE col ${FIELDS.map((f, i) => `WHEN '${f}' THEN ${i}`).join(" ")} END`;
-    const postings = (where: string) =>
-      db.prepare(
-        `SELECT group_concat(doc || ' ' || ${fieldNumber} || ' ' || tf, ' ') AS list FROM
-         (SELECT doc, col, count(*) AS tf FROM vocab_instance WHERE ${where} GROUP BY doc, col)`,
-      );
-    this.#postings = postings("term = ?");
-    this.#restricted = postings("term = ? AND doc IN (SELECT value FROM json_each(?))");
+    // One row per instance, in document then column order (fts5vocab's): counted into postings in
+    // JavaScript, since a GROUP BY would sort them again.
+    this.#postings = db.prepare(
+      "SELECT group_concat(doc || ' ' || col, ' ') AS list FROM vocab_instance WHERE term = ?",
+    );
+    this.#forward = db.prepare(
+      "SELECT doc, terms FROM forward WHERE doc IN (SELECT value FROM json_each(?))",
+    );
+    this.#termId = db.prepare("SELECT id FROM term_ids WHERE term = ?");
     this.#fields = db.prepare(
       `SELECT ${FIELD_COUNTS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(", ")} FROM terms WHERE term = ?`,
     );
@@ -126,11 +122,25 @@ export class FtsShard implements Shard {
     );
   }
 
-  /** Of `docs`, those whose goal or text `screen` matches (as written or folded), in one statement. */
+  /**
+   * Of `docs`, those whose goal or text `screen` matches (as written or folded), in one statement; the
+   * answer is remembered until the next {@link begin}, and documents asked about already are not read again.
+   */
   screen(docs: readonly number[], screen: RegExp): Set<number> {
-    if (docs.length === 0) return new Set();
-    const rows = this.#screen.all(JSON.stringify(docs), screen.source, screen.flags);
-    return new Set(rows.map((row) => num(row, "doc")));
+    const key = `${screen.flags}/${screen.source}`;
+    let known = this.#screened.get(key);
+    if (known === undefined) {
+      known = { asked: new Set(), passed: new Set() };
+      this.#screened.set(key, known);
+    }
+    const { asked, passed } = known;
+    const fresh = docs.filter((doc) => !asked.has(doc));
+    if (fresh.length > 0) {
+      for (const row of this.#screen.all(JSON.stringify(fresh), screen.source, screen.flags))
+        passed.add(num(row, "doc"));
+      for (const doc of fresh) asked.add(doc);
+    }
+    return new Set(docs.filter((doc) => passed.has(doc)));
   }
 
   get size(): number {
@@ -145,6 +155,8 @@ export class FtsShard implements Shard {
   begin(words: CandidateWords = NO_WORDS): void {
     this.#docCounts.clear();
     this.#postingsOf.clear();
+    this.#rows.clear();
+    this.#screened.clear();
     this.#only = undefined;
     this.#words = words;
   }
@@ -159,9 +171,11 @@ export class FtsShard implements Shard {
     const tiers = candidateTiers(this.#words);
     for (const [i, match] of tiers.entries()) {
       // The last tier (any plain word) is the costly one: only when the others found too few.
-      if (i > 0 && i === tiers.length - 1 && found.size >= this.#words.needed) break;
-      // Only the first tier (every word) is likely to match no more than the limit: the others are ranked at once.
-      for (const doc of this.candidates(match, limit, i === 0)) found.add(doc);
+      const any = i > 0 && i === tiers.length - 1;
+      if (any && found.size >= this.#words.needed) break;
+      // Any plain word surely matches more than the limit: ranked at once. The others mostly match fewer
+      // (at 10k, most of five words in about 80 snapshots), taken unranked at a third of the cost.
+      for (const doc of this.candidates(match, limit, !any)) found.add(doc);
     }
     return [...found];
   }
@@ -186,7 +200,36 @@ export class FtsShard implements Shard {
 
   /** Reads the postings of common terms for `docs` only, until the next {@link begin}. */
   restrict(docs: readonly number[]): void {
-    this.#only = JSON.stringify(docs);
+    this.#only = [...docs].sort((a, b) => a - b);
+  }
+
+  /**
+   * The documents a restricted term is read for: the candidates, or of them, for a leaf of identifiers
+   * alone, those whose text passes one of the identifiers' screens (the leaf counts for no other).
+   */
+  #readFor(term: string, only: readonly number[]): readonly number[] {
+    const screens = this.#words.screens.get(term);
+    if (screens === undefined || only.length === 0) return only;
+    const passed = new Set<number>();
+    for (const screen of screens) for (const doc of this.screen(only, screen)) passed.add(doc);
+    return only.filter((doc) => passed.has(doc));
+  }
+
+  /** Term frequencies of `term` in `docs` (sorted) alone, from their forward rows (read once a query). */
+  #forwardPostings(term: string, docs: readonly number[]): Postings {
+    if (docs.length === 0) return [];
+    const id = this.#termId.get(term);
+    if (id === undefined) return [];
+    const key = docs === this.#only ? "" : JSON.stringify(docs);
+    let rows = this.#rows.get(key);
+    if (rows === undefined) {
+      const read = this.#forward
+        .all(JSON.stringify(docs))
+        .map((row): [number, Uint8Array] => [num(row, "doc"), bytes(row, "terms")]);
+      rows = new ForwardRows(read.sort((a, b) => a[0] - b[0]));
+      this.#rows.set(key, rows);
+    }
+    return rows.postings(num(id, "id"));
   }
 
   /**
@@ -300,15 +343,11 @@ export class FtsShard implements Shard {
       if (this.#only === undefined && hasWords(this.#words) && restricted)
         this.restrict(this.#candidatesOfQuery());
       const only = this.#only !== undefined && restricted ? this.#only : undefined;
-      // No candidate: nothing to read (the statement would walk the term's postings to find none).
-      const row =
-        only === "[]"
-          ? undefined
-          : only === undefined
-            ? this.#postings.get(term)
-            : this.#restricted.get(term, only);
-      const value = row?.list;
-      list = typeof value === "string" && value !== "" ? value.split(" ").map(Number) : [];
+      if (only !== undefined) list = this.#forwardPostings(term, this.#readFor(term, only));
+      else {
+        const value = this.#postings.get(term)?.list;
+        list = typeof value === "string" ? instancePostings(value) : [];
+      }
       this.#postingsOf.set(term, list);
     }
     return list;
@@ -334,6 +373,32 @@ export class FtsShard implements Shard {
       acc.add(doc, bit, field, score, reach.exact);
     }
   }
+}
+
+const FIELD_NUMBERS = new Map<string, number>(FIELDS.map((f, i) => [f, i]));
+
+/**
+ * Postings from `fts5vocab` instances listed as `doc column` pairs (column by name), in document then
+ * column order: each run of one document and column is one posting, its length the count.
+ */
+export function instancePostings(list: string): Postings {
+  const out: Postings = [];
+  if (list === "") return out;
+  const parts = list.split(" ");
+  let doc = -1;
+  let field = -1;
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const d = Number(parts[i]);
+    const f = FIELD_NUMBERS.get(parts[i + 1] ?? "") ?? -1;
+    if (d === doc && f === field) {
+      out[out.length - 1] = (out[out.length - 1] ?? 0) + 1;
+      continue;
+    }
+    doc = d;
+    field = f;
+    out.push(d, f, 1);
+  }
+  return out;
 }
 
 /** Terms as SQLite lists them (UTF-8 byte order), in UTF-16 code unit order: the same but past U+D7FF. */

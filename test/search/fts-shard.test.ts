@@ -2,17 +2,18 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIELD_BOOSTS, FIELDS } from "../../plugin/search/document.ts";
 import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
+import { candidateTiers, candidateWords } from "../../plugin/search/fts-candidates.ts";
 import { LazyEntry } from "../../plugin/search/fts-entry.ts";
-import { candidateWords } from "../../plugin/search/fts-index.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
 import {
   CANDIDATES,
   candidateCount,
   FtsShard,
   firstUnitRange,
+  instancePostings,
   SEALED,
 } from "../../plugin/search/fts-shard.ts";
-import { candidateTiers, FtsStore } from "../../plugin/search/fts-store.ts";
+import { FtsStore } from "../../plugin/search/fts-store.ts";
 import { Accumulator } from "../../plugin/search/scoring.ts";
 import { newerFirst } from "../../plugin/search/shard.ts";
 import { sequenceScreen } from "../../plugin/search/tokenize.ts";
@@ -141,6 +142,39 @@ describe("FtsShard", () => {
     expect(shard.screen([], sequenceScreen(["upsert"])).size).toBe(0);
   });
 
+  it("reads an identifier's leaves only for the candidates whose text holds it as a run of its leaves", () => {
+    const other = FtsStore.open(join(ws.dir, "leaves"));
+    try {
+      const docs = [
+        snap("2026-11-22-03", { goal: "Fix ErrDuplicateKey in the upsert" }),
+        snap("2026-11-22-02", { goal: "A duplicate key, then an err in the upsert" }),
+        snap("2026-11-22-01", { goal: "Retry the upsert" }),
+      ].map((s) => sealedDocument(located(s)));
+      other.putMonth("2026-11", docs, []);
+      const leaves = new FtsShard(other);
+      const touched = (query: string, term: string) => {
+        leaves.begin(candidateWords(query, 10));
+        const acc = new Accumulator(0, 8);
+        const df = new Float64Array(FIELDS.length);
+        const reach = { term, ref: 0, weight: 1, exact: true };
+        leaves.countFields(reach, df);
+        leaves.score(reach, 1, df, { docs: 3, avgFieldLength: new Float64Array(FIELDS.length).fill(3) }, acc);
+        return acc.touched.map((doc) => leaves.entry(doc)?.id);
+      };
+      // Both hold all three leaves; the second not as a run of them.
+      expect(touched("ERR_DUPLICATE_KEY", "duplicate")).toEqual(["2026-11-22-03"]);
+      expect(touched("ERR_DUPLICATE_KY", "duplicate")).toEqual([]);
+      // A plain word is read for every snapshot holding it.
+      expect(touched("duplicate upsert", "duplicate").sort()).toEqual(["2026-11-22-02", "2026-11-22-03"]);
+      // Asked again (documents asked about before answered from this query's screens), the same answer.
+      const screen = sequenceScreen(["err", "duplicate"]);
+      expect([...leaves.screen([0, 1], screen)]).toEqual([0]);
+      expect([...leaves.screen([1, 0, 2], screen)]).toEqual([0]);
+    } finally {
+      other.close();
+    }
+  });
+
   it("screens folded text too: an identifier written with accents passes", () => {
     const other = FtsStore.open(join(ws.dir, "accents"));
     try {
@@ -207,6 +241,23 @@ describe("FtsShard terms", () => {
     expect(shard.termsSharingFirst("z")).toEqual([]);
     expect(shard.exactCount("upsert", 100)).toBe(2);
     expect(shard.exactCount("look", 100)).toBe(0);
+  });
+});
+
+describe("instancePostings", () => {
+  it("counts each run of one document and column as one posting", () => {
+    expect(instancePostings("")).toEqual([]);
+    expect(instancePostings("3 goal 3 goal 3 code 9 goal")).toEqual([
+      3,
+      FIELDS.indexOf("goal"),
+      2,
+      3,
+      FIELDS.indexOf("code"),
+      1,
+      9,
+      FIELDS.indexOf("goal"),
+      1,
+    ]);
   });
 });
 

@@ -1,0 +1,105 @@
+/**
+ * The words of a query as FTS5 expressions that name its candidates in the SQLite file of fts-store.ts,
+ * cheapest first ({@link candidateTiers}), and which of its terms are read for those candidates alone.
+ * Pure.
+ */
+import { MAX_QUERY_TERMS, planQuery } from "./query.ts";
+import { sequenceScreen } from "./tokenize.ts";
+
+/**
+ * The words of a query as FTS5 expressions that name its candidates: `required` (each identifier: its
+ * whole term or all its leaves, which every snapshot holding it as typed has) and `optional` (each
+ * plain word's terms); `needed` is how many candidates are enough.
+ */
+export interface CandidateWords {
+  required: readonly string[];
+  optional: readonly string[];
+  needed: number;
+  /** Leaves of the identifiers: read for the candidates alone however rare (no candidate, no exact hit). */
+  identifierTerms: ReadonlySet<string>;
+  /**
+   * Terms that are leaves of identifiers alone, with the screens of those identifiers (tokenize.ts
+   * `sequenceScreen`): read only for the candidates whose text one of them passes, since a leaf counts
+   * toward an identifier held as a run of its leaves and nothing else.
+   */
+  screens: ReadonlyMap<string, readonly RegExp[]>;
+}
+
+export const NO_WORDS: CandidateWords = {
+  required: [],
+  optional: [],
+  needed: 0,
+  identifierTerms: new Set(),
+  screens: new Map(),
+};
+export const hasWords = (w: CandidateWords) => w.required.length + w.optional.length > 0;
+
+/** An FTS5 string for a term (double quotes dropped: terms hold none that matter). */
+export const ftsString = (term: string): string => `"${term.replaceAll('"', "")}"`;
+
+/**
+ * FTS5 expressions naming a query's candidates, cheapest first: every word; every identifier and all
+ * but a third of the plain words (a phrase remembered with a wrong word or name); every identifier and
+ * any plain word.
+ * Each is cheaper than the last because FTS5 ranks only what it matches; a query with identifiers never
+ * reaches past them (a snapshot without them is no exact hit).
+ */
+export function candidateTiers(words: CandidateWords): string[] {
+  const and = (parts: readonly string[]) => parts.map((p) => `(${p})`).join(" AND ");
+  const { required, optional } = words;
+  const tiers = [and([...required, ...optional])];
+  const kept = subsets(optional, optional.length - Math.floor(optional.length / 3));
+  if (optional.length >= 3 && kept.length <= MAX_SUBSETS)
+    tiers.push(and([...required, kept.map((e) => `(${and(e)})`).join(" OR ")]));
+  if (optional.length >= 2) tiers.push(and([...required, optional.join(" OR ")]));
+  return tiers;
+}
+
+/** Most subsets of words in the middle tier of {@link candidateTiers}. */
+const MAX_SUBSETS = 64;
+
+/** Every subset of `size` items of `items`, in order. */
+function subsets<T>(items: readonly T[], size: number): T[][] {
+  if (size <= 0) return [[]];
+  if (size > items.length) return [];
+  const [first, ...rest] = items;
+  if (first === undefined) return [];
+  return [...subsets(rest, size - 1).map((s) => [first, ...s]), ...subsets(rest, size)];
+}
+
+/**
+ * The words of `query` as FTS5 expressions for its candidates ({@link CandidateWords}): an identifier
+ * as its whole term or all its leaves, a plain word as any of its terms.
+ */
+export function candidateWords(query: string, needed: number): CandidateWords {
+  const plan = planQuery(query);
+  const required: string[] = [];
+  const optional: string[] = [];
+  const identifierTerms = new Set<string>();
+  const terms = plan.terms.slice(0, MAX_QUERY_TERMS);
+  for (const word of plan.words) {
+    const whole: string[] = [];
+    const parts: string[] = [];
+    for (const t of terms) {
+      for (const role of t.roles) {
+        if (role.word !== word.word) continue;
+        (role.kind === "part" ? parts : whole).push(ftsString(t.term));
+        if (word.identifier && role.kind === "part") identifierTerms.add(t.term);
+      }
+    }
+    if (whole.length + parts.length === 0) continue;
+    if (!word.identifier) optional.push([...whole, ...parts].join(" OR "));
+    else if (parts.length === 0) required.push(whole.join(" OR "));
+    else required.push([...whole, `(${parts.join(" AND ")})`].join(" OR "));
+  }
+  const screens = new Map<string, RegExp[]>();
+  for (const t of terms) {
+    const owners = t.roles.map((role) => plan.words[role.word]);
+    if (!t.roles.every((role, i) => role.kind === "part" && owners[i]?.identifier === true)) continue;
+    screens.set(
+      t.term,
+      owners.flatMap((w) => (w === undefined ? [] : [sequenceScreen(w.leaves)])),
+    );
+  }
+  return { required, optional, needed, identifierTerms, screens };
+}
