@@ -23,6 +23,8 @@ export interface CandidateWords {
    * toward an identifier held as a run of its leaves and nothing else.
    */
   screens: ReadonlyMap<string, readonly RegExp[]>;
+  /** Every term the query is planned with: those a read for the candidates gathers at once. */
+  terms: readonly string[];
 }
 
 export const NO_WORDS: CandidateWords = {
@@ -31,11 +33,24 @@ export const NO_WORDS: CandidateWords = {
   needed: 0,
   identifierTerms: new Set(),
   screens: new Map(),
+  terms: [],
 };
 export const hasWords = (w: CandidateWords) => w.required.length + w.optional.length > 0;
 
 /** An FTS5 string for a term (double quotes dropped: terms hold none that matter). */
 export const ftsString = (term: string): string => `"${term.replaceAll('"', "")}"`;
+
+/**
+ * An FTS5 expression naming a query's candidates: `match` as FTS5 ranks it (its `bm25()` sums over each
+ * word every time the expression names it), `probe` matching the same snapshots at less cost, for a
+ * match that is not ranked.
+ */
+export interface Tier {
+  match: string;
+  probe: string;
+}
+
+const and = (parts: readonly string[]) => parts.map((p) => `(${p})`).join(" AND ");
 
 /**
  * FTS5 expressions naming a query's candidates, cheapest first: every word; every identifier and all
@@ -44,15 +59,32 @@ export const ftsString = (term: string): string => `"${term.replaceAll('"', "")}
  * Each is cheaper than the last because FTS5 ranks only what it matches; a query with identifiers never
  * reaches past them (a snapshot without them is no exact hit).
  */
-export function candidateTiers(words: CandidateWords): string[] {
-  const and = (parts: readonly string[]) => parts.map((p) => `(${p})`).join(" AND ");
+export function candidateTiers(words: CandidateWords): Tier[] {
   const { required, optional } = words;
-  const tiers = [and([...required, ...optional])];
-  const kept = subsets(optional, optional.length - Math.floor(optional.length / 3));
+  const all = and([...required, ...optional]);
+  const tiers = [{ match: all, probe: all }];
+  const size = optional.length - Math.floor(optional.length / 3);
+  const kept = subsets(optional, size);
   if (optional.length >= 3 && kept.length <= MAX_SUBSETS)
-    tiers.push(and([...required, kept.map((e) => `(${and(e)})`).join(" OR ")]));
-  if (optional.length >= 2) tiers.push(and([...required, optional.join(" OR ")]));
+    tiers.push({
+      match: and([...required, kept.map((e) => `(${and(e)})`).join(" OR ")]),
+      probe: and([...required, atLeast(optional, size)]),
+    });
+  const any = and([...required, optional.join(" OR ")]);
+  if (optional.length >= 2) tiers.push({ match: any, probe: any });
   return tiers;
+}
+
+/**
+ * An FTS5 expression matching what holds at least `size` of `parts` (1 <= size <= parts.length), each
+ * part named fewer times than in the OR of every subset of that size (at five words, four of them: 14
+ * times against 20): the first part and `size - 1` of the rest, or `size` of the rest.
+ */
+export function atLeast(parts: readonly string[], size: number): string {
+  const [first, ...rest] = parts;
+  if (first === undefined || size >= parts.length) return and(parts);
+  if (size <= 1) return parts.join(" OR ");
+  return `((${first}) AND (${atLeast(rest, size - 1)})) OR (${atLeast(rest, size)})`;
 }
 
 /** Most subsets of words in the middle tier of {@link candidateTiers}. */
@@ -101,5 +133,5 @@ export function candidateWords(query: string, needed: number): CandidateWords {
       owners.flatMap((w) => (w === undefined ? [] : [sequenceScreen(w.leaves)])),
     );
   }
-  return { required, optional, needed, identifierTerms, screens };
+  return { required, optional, needed, identifierTerms, screens, terms: terms.map((t) => t.term) };
 }

@@ -1,5 +1,6 @@
 /**
- * The forward index of the SQLite file of fts-store.ts: per snapshot, the number of each of its terms
+ * Postings as search reads them from the SQLite file of fts-store.ts: from `fts5vocab`'s instances
+ * ({@link instancePostings}), and from the forward index: per snapshot, the number of each of its terms
  * (a term id of the file's `term_ids` table) with how often it occurs in each field, packed in bytes.
  * A common term is read for a query's candidates from their forward rows (a seek each) where FTS5's
  * `fts5vocab` would walk the term's whole postings. Pure.
@@ -7,9 +8,36 @@
  * Layout: for each (term, field) of a document, sorted by term id then field: the id's distance from
  * the previous entry's id (unsigned LEB128), the field number (one byte), the count (unsigned LEB128).
  */
+import { FIELDS } from "./document.ts";
 
 /** Term frequencies of one term: document, field number and count, three numbers a posting. */
 export type Postings = number[];
+
+const FIELD_NUMBERS = new Map<string, number>(FIELDS.map((f, i) => [f, i]));
+
+/**
+ * Postings from `fts5vocab` instances listed as `doc column` pairs (column by name), in document then
+ * column order: each run of one document and column is one posting, its length the count.
+ */
+export function instancePostings(list: string): Postings {
+  const out: Postings = [];
+  if (list === "") return out;
+  const parts = list.split(" ");
+  let doc = -1;
+  let field = -1;
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const d = Number(parts[i]);
+    const f = FIELD_NUMBERS.get(parts[i + 1] ?? "") ?? -1;
+    if (d === doc && f === field) {
+      out[out.length - 1] = (out[out.length - 1] ?? 0) + 1;
+      continue;
+    }
+    doc = d;
+    field = f;
+    out.push(d, f, 1);
+  }
+  return out;
+}
 
 /** Appends `n` (a non-negative integer below 2^53) to `out` as unsigned LEB128. */
 function pushVarint(out: number[], n: number): void {
@@ -50,65 +78,59 @@ export function encodeForward(fields: readonly string[], ids: ReadonlyMap<string
 }
 
 /**
- * The forward rows of many documents, decoded once into flat arrays, then read term by term: the
- * postings of a term over these documents alone, in the order the rows were given.
+ * The forward rows of many documents, read term by term: the postings of a term over these documents
+ * alone, in the order the rows were given. The terms named at construction are gathered in one pass,
+ * each row walked only as far as the largest of their ids (ids are sorted within a row); any other term
+ * takes a pass of its own.
  */
 export class ForwardRows {
-  readonly #ids: Float64Array;
-  readonly #docs: Float64Array;
-  readonly #fields: Uint8Array;
-  readonly #counts: Float64Array;
-  readonly #length: number;
+  readonly #rows: readonly (readonly [number, Uint8Array])[];
+  readonly #gathered = new Map<number, Postings>();
 
-  /** `rows`: each document with its forward row (see {@link encodeForward}). */
-  constructor(rows: readonly (readonly [number, Uint8Array])[]) {
-    let size = 0;
-    for (const [, bytes] of rows) size += bytes.length;
-    // An entry takes three bytes at least: a third of the bytes bounds the entries.
-    const cap = Math.ceil(size / 3);
-    this.#ids = new Float64Array(cap);
-    this.#docs = new Float64Array(cap);
-    this.#fields = new Uint8Array(cap);
-    this.#counts = new Float64Array(cap);
-    let n = 0;
-    for (const [doc, bytes] of rows) {
-      let at = 0;
-      let id = 0;
-      while (at < bytes.length) {
-        let shift = 1;
-        let delta = 0;
-        let byte = 0x80;
-        while (byte >= 0x80 && at < bytes.length) {
-          byte = bytes[at++] ?? 0;
-          delta += (byte & 0x7f) * shift;
-          shift *= 0x80;
-        }
-        id += delta;
-        const field = bytes[at++] ?? 0;
-        shift = 1;
-        let count = 0;
-        byte = 0x80;
-        while (byte >= 0x80 && at < bytes.length) {
-          byte = bytes[at++] ?? 0;
-          count += (byte & 0x7f) * shift;
-          shift *= 0x80;
-        }
-        this.#ids[n] = id;
-        this.#docs[n] = doc;
-        this.#fields[n] = field;
-        this.#counts[n] = count;
-        n++;
-      }
-    }
-    this.#length = n;
+  /** `rows`: each document with its forward row (see {@link encodeForward}); `ids`: the terms to gather at once. */
+  constructor(rows: readonly (readonly [number, Uint8Array])[], ids: Iterable<number> = []) {
+    this.#rows = rows;
+    for (const id of ids) this.#gathered.set(id, []);
+    if (this.#gathered.size > 0) this.#gather(this.#gathered);
   }
 
   /** Document, field and count of every entry of term `id`, in triples. */
   postings(id: number): Postings {
-    const out: Postings = [];
-    const ids = this.#ids;
-    for (let i = 0; i < this.#length; i++)
-      if (ids[i] === id) out.push(this.#docs[i] ?? 0, this.#fields[i] ?? 0, this.#counts[i] ?? 0);
+    let out = this.#gathered.get(id);
+    if (out === undefined) {
+      out = [];
+      const one = new Map([[id, out]]);
+      this.#gather(one);
+      this.#gathered.set(id, out);
+    }
     return out;
+  }
+
+  /** Appends to each list of `wanted` (by term id) the entries of its term, walking each row once. */
+  #gather(wanted: ReadonlyMap<number, Postings>): void {
+    let last = 0;
+    for (const id of wanted.keys()) if (id > last) last = id;
+    for (const [doc, bytes] of this.#rows) {
+      let at = 0;
+      let id = 0;
+      while (at < bytes.length) {
+        let byte = bytes[at++] ?? 0;
+        let delta = byte & 0x7f;
+        for (let shift = 0x80; byte >= 0x80 && at < bytes.length; shift *= 0x80) {
+          byte = bytes[at++] ?? 0;
+          delta += (byte & 0x7f) * shift;
+        }
+        id += delta;
+        if (id > last) break;
+        const field = bytes[at++] ?? 0;
+        byte = bytes[at++] ?? 0;
+        let count = byte & 0x7f;
+        for (let shift = 0x80; byte >= 0x80 && at < bytes.length; shift *= 0x80) {
+          byte = bytes[at++] ?? 0;
+          count += (byte & 0x7f) * shift;
+        }
+        wanted.get(id)?.push(doc, field, count);
+      }
+    }
   }
 }

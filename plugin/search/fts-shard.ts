@@ -11,8 +11,8 @@
 import type { SQLOutputValue, StatementSync } from "node:sqlite";
 import { type Entry, FIELD_BOOSTS, FIELDS } from "./document.ts";
 import { type CandidateWords, candidateTiers, hasWords, NO_WORDS } from "./fts-candidates.ts";
-import { ENTRY_NAMES, LazyEntry, rowEntry } from "./fts-entry.ts";
-import { ForwardRows, type Postings } from "./fts-forward.ts";
+import { ENTRY_NAMES, LazyEntry, rowEntry, screenText } from "./fts-entry.ts";
+import { ForwardRows, instancePostings, type Postings } from "./fts-forward.ts";
 import { bytes, FIELD_COUNTS, type FtsStore, num, text } from "./fts-store.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
 import {
@@ -26,7 +26,6 @@ import {
   type TermLookup,
 } from "./scoring.ts";
 import type { Shard } from "./shard.ts";
-import { foldText } from "./tokenize.ts";
 
 /**
  * Terms held by more snapshots than this are read only for the candidates of the query (see
@@ -35,6 +34,12 @@ import { foldText } from "./tokenize.ts";
 export const COMMON_TERM = 1000;
 /** Most candidates FTS5 names for a query with a common term (see {@link FtsShard.candidates}). */
 export const CANDIDATES = 500;
+/**
+ * Up to this many times the candidates asked for are taken unranked when no more match (see
+ * {@link FtsShard.candidates}): every one is read for the query, where FTS5's `bm25()` over them
+ * would cost more (at 100k, four of six common words: 3,393 matches, 14 ms to match, 60-100 to rank).
+ */
+export const UNRANKED = 2;
 /** Snapshots per candidate beyond {@link CANDIDATES}: a larger history gets more of them. */
 export const SNAPSHOTS_PER_CANDIDATE = 50;
 
@@ -70,7 +75,7 @@ export class FtsShard implements Shard {
   readonly #entry: StatementSync;
   readonly #fields: StatementSync;
   readonly #forward: StatementSync;
-  readonly #termId: StatementSync;
+  readonly #termIds: StatementSync;
   readonly #candidates: StatementSync;
   readonly #matching: StatementSync;
   readonly #screen: StatementSync;
@@ -79,6 +84,8 @@ export class FtsShard implements Shard {
   #words: CandidateWords = NO_WORDS;
   /** This query's forward rows, by the documents they were read for (see {@link FtsShard.restrict}). */
   readonly #rows = new Map<string, ForwardRows>();
+  /** This query's term ids (undefined: not in the file). */
+  readonly #termIdOf = new Map<string, number | undefined>();
   /** This query's screens: the documents asked about and those passing, by pattern. */
   readonly #screened = new Map<string, { asked: Set<number>; passed: Set<number> }>();
   /** This query's lookups: document counts, fields and postings by term. */
@@ -106,7 +113,9 @@ export class FtsShard implements Shard {
     this.#forward = db.prepare(
       "SELECT doc, terms FROM forward WHERE doc IN (SELECT value FROM json_each(?))",
     );
-    this.#termId = db.prepare("SELECT id FROM term_ids WHERE term = ?");
+    this.#termIds = db.prepare(
+      "SELECT id, term FROM term_ids WHERE term IN (SELECT value FROM json_each(?))",
+    );
     this.#fields = db.prepare(
       `SELECT ${FIELD_COUNTS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(", ")} FROM terms WHERE term = ?`,
     );
@@ -156,6 +165,7 @@ export class FtsShard implements Shard {
     this.#docCounts.clear();
     this.#postingsOf.clear();
     this.#rows.clear();
+    this.#termIdOf.clear();
     this.#screened.clear();
     this.#only = undefined;
     this.#words = words;
@@ -169,13 +179,13 @@ export class FtsShard implements Shard {
     const found = new Set<number>();
     const limit = candidateCount(this.#size);
     const tiers = candidateTiers(this.#words);
-    for (const [i, match] of tiers.entries()) {
+    for (const [i, tier] of tiers.entries()) {
       // The last tier (any plain word) is the costly one: only when the others found too few.
       const any = i > 0 && i === tiers.length - 1;
       if (any && found.size >= this.#words.needed) break;
       // Any plain word surely matches more than the limit: ranked at once. The others mostly match fewer
       // (at 10k, most of five words in about 80 snapshots), taken unranked at a third of the cost.
-      for (const doc of this.candidates(match, limit, !any)) found.add(doc);
+      for (const doc of this.candidates(tier.match, limit, !any, tier.probe)) found.add(doc);
     }
     return [...found];
   }
@@ -188,13 +198,16 @@ export class FtsShard implements Shard {
   /**
    * The best `limit` snapshots for an FTS5 query expression by FTS5's BM25, with the field boosts of
    * document.ts as column weights: the candidates of a query with a common term. When no more than
-   * `limit` snapshots match, they are all the best and are taken as they come, without ranking: FTS5's
-   * `bm25()` costs more than the match (an absent identifier's leaves, a rare word). `probe: false`
-   * ranks at once (an expression that surely matches more: the probe would be wasted).
+   * {@link UNRANKED} times `limit` snapshots match, they are all taken as they come, without ranking
+   * (a superset of the best): FTS5's `bm25()` costs more than the match and than reading them all (an
+   * absent identifier's leaves, a rare word, most of five words). `probe: false`
+   * ranks at once (an expression that surely matches more: the probe would be wasted); `probeMatch`,
+   * matching the same snapshots as `match` at less cost, is the one probed (fts-candidates.ts `Tier`).
    */
-  candidates(match: string, limit = CANDIDATES, probe = true): number[] {
-    const matching = probe ? this.#matching.all(match, limit + 1) : [];
-    const rows = probe && matching.length <= limit ? matching : this.#candidates.all(match, limit);
+  candidates(match: string, limit = CANDIDATES, probe = true, probeMatch = match): number[] {
+    const taken = UNRANKED * limit;
+    const matching = probe ? this.#matching.all(probeMatch, taken + 1) : [];
+    const rows = probe && matching.length <= taken ? matching : this.#candidates.all(match, limit);
     return rows.map((row) => num(row, "rowid"));
   }
 
@@ -215,10 +228,29 @@ export class FtsShard implements Shard {
     return only.filter((doc) => passed.has(doc));
   }
 
-  /** Term frequencies of `term` in `docs` (sorted) alone, from their forward rows (read once a query). */
+  /** The ids of `terms` in the file (a term it does not hold has none), remembered for this query. */
+  #idsOf(terms: readonly string[]): Map<string, number> {
+    const fresh = terms.filter((t) => !this.#termIdOf.has(t));
+    if (fresh.length > 0) {
+      for (const t of fresh) this.#termIdOf.set(t, undefined);
+      for (const row of this.#termIds.all(JSON.stringify(fresh)))
+        this.#termIdOf.set(text(row, "term"), num(row, "id"));
+    }
+    const out = new Map<string, number>();
+    for (const t of terms) {
+      const id = this.#termIdOf.get(t);
+      if (id !== undefined) out.set(t, id);
+    }
+    return out;
+  }
+
+  /**
+   * Term frequencies of `term` in `docs` (sorted) alone, from their forward rows: read once a query,
+   * with the postings of every planned term of the query gathered in the same pass.
+   */
   #forwardPostings(term: string, docs: readonly number[]): Postings {
     if (docs.length === 0) return [];
-    const id = this.#termId.get(term);
+    const id = this.#idsOf([term]).get(term);
     if (id === undefined) return [];
     const key = docs === this.#only ? "" : JSON.stringify(docs);
     let rows = this.#rows.get(key);
@@ -226,10 +258,14 @@ export class FtsShard implements Shard {
       const read = this.#forward
         .all(JSON.stringify(docs))
         .map((row): [number, Uint8Array] => [num(row, "doc"), bytes(row, "terms")]);
-      rows = new ForwardRows(read.sort((a, b) => a[0] - b[0]));
+      const ids = this.#idsOf([...this.#words.terms, term]).values();
+      rows = new ForwardRows(
+        read.sort((a, b) => a[0] - b[0]),
+        ids,
+      );
       this.#rows.set(key, rows);
     }
-    return rows.postings(num(id, "id"));
+    return rows.postings(id);
   }
 
   /**
@@ -375,32 +411,6 @@ export class FtsShard implements Shard {
   }
 }
 
-const FIELD_NUMBERS = new Map<string, number>(FIELDS.map((f, i) => [f, i]));
-
-/**
- * Postings from `fts5vocab` instances listed as `doc column` pairs (column by name), in document then
- * column order: each run of one document and column is one posting, its length the count.
- */
-export function instancePostings(list: string): Postings {
-  const out: Postings = [];
-  if (list === "") return out;
-  const parts = list.split(" ");
-  let doc = -1;
-  let field = -1;
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const d = Number(parts[i]);
-    const f = FIELD_NUMBERS.get(parts[i + 1] ?? "") ?? -1;
-    if (d === doc && f === field) {
-      out[out.length - 1] = (out[out.length - 1] ?? 0) + 1;
-      continue;
-    }
-    doc = d;
-    field = f;
-    out.push(d, f, 1);
-  }
-  return out;
-}
-
 /** Terms as SQLite lists them (UTF-8 byte order), in UTF-16 code unit order: the same but past U+D7FF. */
 function sortedTerms(rows: readonly Record<string, SQLOutputValue>[]): string[] {
   const terms = rows.map((row) => text(row, "term"));
@@ -421,20 +431,4 @@ export function firstUnitRange(unit: number): [string | undefined, string | unde
   }
   const end = unit === 0xd7ff ? 0xe000 : unit + 1;
   return [String.fromCharCode(unit), String.fromCodePoint(end)];
-}
-
-const patterns = new Map<string, RegExp>();
-const NOT_ASCII = /[^\t\n\r -~]/;
-
-/** SQL function `screen_text(source, flags, text)`: 1 when the pattern matches the text as written or folded. */
-function screenText(source: unknown, flags: unknown, value: unknown): number {
-  if (typeof source !== "string" || typeof flags !== "string" || typeof value !== "string") return 0;
-  const key = `${flags}/${source}`;
-  let pattern = patterns.get(key);
-  if (pattern === undefined) {
-    if (patterns.size >= 64) patterns.clear();
-    pattern = new RegExp(source, flags);
-    patterns.set(key, pattern);
-  }
-  return pattern.test(value) || (NOT_ASCII.test(value) && pattern.test(foldText(value))) ? 1 : 0;
 }

@@ -1,5 +1,6 @@
+import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
-import { candidateTiers, candidateWords, ftsString } from "../../plugin/search/fts-candidates.ts";
+import { atLeast, candidateTiers, candidateWords, ftsString } from "../../plugin/search/fts-candidates.ts";
 import { sequenceScreen } from "../../plugin/search/tokenize.ts";
 
 describe("candidateWords", () => {
@@ -28,11 +29,43 @@ describe("candidateWords", () => {
 describe("candidateTiers", () => {
   it("asks for every word, then all but a third of the plain words, then any plain word", () => {
     const [all, most, any, ...rest] = candidateTiers(candidateWords("retry upsert fix", 10));
-    expect(all).toBe('("retry") AND ("upsert") AND ("fix")');
-    expect(most).toBe('((("retry") AND ("upsert")) OR (("retry") AND ("fix")) OR (("upsert") AND ("fix")))');
-    expect(any).toBe('("retry" OR "upsert" OR "fix")');
+    expect(all).toEqual({ match: '("retry") AND ("upsert") AND ("fix")', probe: all?.match });
+    expect(most?.match).toBe(
+      '((("retry") AND ("upsert")) OR (("retry") AND ("fix")) OR (("upsert") AND ("fix")))',
+    );
+    expect(most?.probe).toBe('((("retry") AND ("upsert" OR "fix")) OR (("upsert") AND ("fix")))');
+    expect(any).toEqual({ match: '("retry" OR "upsert" OR "fix")', probe: any?.match });
     expect(rest).toEqual([]);
-    expect(candidateTiers(candidateWords("retry", 10))).toEqual(['("retry")']);
+    expect(candidateTiers(candidateWords("retry", 10))).toEqual([{ match: '("retry")', probe: '("retry")' }]);
+  });
+});
+
+describe("atLeast", () => {
+  it("matches in FTS5 what holds at least that many of the parts, as every subset of that size would", () => {
+    const db = new DatabaseSync(":memory:");
+    try {
+      db.exec("CREATE VIRTUAL TABLE t USING fts5(body)");
+      const parts = ["alpha", "beta", "gamma", "delta", "omega"];
+      const insert = db.prepare("INSERT INTO t (rowid, body) VALUES (?, ?)");
+      for (let mask = 0; mask < 1 << parts.length; mask++)
+        insert.run(mask, `${parts.filter((_p, i) => (mask & (1 << i)) !== 0).join(" ")} filler`);
+      const bits = (mask: number) => parts.filter((_p, i) => (mask & (1 << i)) !== 0).length;
+      const quoted = parts.map(ftsString);
+      for (let size = 1; size <= parts.length; size++) {
+        const found = db
+          .prepare("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rowid")
+          .all(atLeast(quoted, size))
+          .map((row) => row.rowid);
+        const expected = Array.from({ length: 1 << parts.length }, (_x, mask) => mask).filter(
+          (mask) => bits(mask) >= size,
+        );
+        expect(found, `${size} of ${parts.length}`).toEqual(expected);
+      }
+      // Four of five: 14 words named in all, against 20 in the OR of the five subsets.
+      expect(atLeast(quoted, 4).match(/"[a-z]+"/g)?.length).toBe(14);
+    } finally {
+      db.close();
+    }
   });
 });
 

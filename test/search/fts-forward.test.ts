@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeForward, ForwardRows } from "../../plugin/search/fts-forward.ts";
+import { FIELDS } from "../../plugin/search/document.ts";
+import { encodeForward, ForwardRows, instancePostings } from "../../plugin/search/fts-forward.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
-import { instancePostings } from "../../plugin/search/fts-shard.ts";
 import { bytes, FtsStore, num, text } from "../../plugin/search/fts-store.ts";
 import { located, snap, tempWorkspace } from "./helpers.ts";
 
@@ -83,5 +83,22 @@ describe("ForwardRows", () => {
     const docs = store.db.prepare("SELECT doc FROM forward ORDER BY doc").all();
     const entries = store.db.prepare("SELECT doc FROM entries ORDER BY doc").all();
     expect(docs).toEqual(entries);
+  });
+});
+
+describe("instancePostings", () => {
+  it("counts each run of one document and column as one posting", () => {
+    expect(instancePostings("")).toEqual([]);
+    expect(instancePostings("3 goal 3 goal 3 code 9 goal")).toEqual([
+      3,
+      FIELDS.indexOf("goal"),
+      2,
+      3,
+      FIELDS.indexOf("code"),
+      1,
+      9,
+      FIELDS.indexOf("goal"),
+      1,
+    ]);
   });
 });
