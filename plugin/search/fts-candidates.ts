@@ -46,6 +46,8 @@ export const ftsString = (term: string): string => `"${term.replaceAll('"', "")}
  * match that is not ranked.
  */
 export interface Tier {
+  /** Every word; most of the plain words (with every identifier); any plain word (with every identifier). */
+  kind: "all" | "most" | "any";
   match: string;
   probe: string;
 }
@@ -62,16 +64,17 @@ const and = (parts: readonly string[]) => parts.map((p) => `(${p})`).join(" AND 
 export function candidateTiers(words: CandidateWords): Tier[] {
   const { required, optional } = words;
   const all = and([...required, ...optional]);
-  const tiers = [{ match: all, probe: all }];
+  const tiers: Tier[] = [{ kind: "all", match: all, probe: all }];
   const size = optional.length - Math.floor(optional.length / 3);
   const kept = subsets(optional, size);
   if (optional.length >= 3 && kept.length <= MAX_SUBSETS)
     tiers.push({
+      kind: "most",
       match: and([...required, kept.map((e) => `(${and(e)})`).join(" OR ")]),
       probe: and([...required, atLeast(optional, size)]),
     });
   const any = and([...required, optional.join(" OR ")]);
-  if (optional.length >= 2) tiers.push({ match: any, probe: any });
+  if (optional.length >= 2) tiers.push({ kind: "any", match: any, probe: any });
   return tiers;
 }
 

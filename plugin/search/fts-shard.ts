@@ -173,19 +173,26 @@ export class FtsShard implements Shard {
 
   /**
    * The candidates of this query: the best by FTS5's BM25 of each of {@link candidateTiers}, the last
-   * (any plain word) only when the others found fewer than {@link CandidateWords.needed}.
+   * (any plain word) only when the others found fewer than {@link CandidateWords.needed}. The middle
+   * tier holds every snapshot of the first: when it is taken whole (unranked), the first is not asked.
    */
   #candidatesOfQuery(): number[] {
     const found = new Set<number>();
     const limit = candidateCount(this.#size);
     const tiers = candidateTiers(this.#words);
-    for (const [i, tier] of tiers.entries()) {
+    const most = tiers.find((t) => t.kind === "most");
+    const whole = most === undefined ? undefined : this.#unranked(most.probe, limit);
+    for (const tier of tiers) {
       // The last tier (any plain word) is the costly one: only when the others found too few.
-      const any = i > 0 && i === tiers.length - 1;
-      if (any && found.size >= this.#words.needed) break;
+      if (tier.kind === "any" && found.size >= this.#words.needed) break;
+      if (whole !== undefined && tier.kind === "all") continue;
       // Any plain word surely matches more than the limit: ranked at once. The others mostly match fewer
       // (at 10k, most of five words in about 80 snapshots), taken unranked at a third of the cost.
-      for (const doc of this.candidates(tier.match, limit, !any, tier.probe)) found.add(doc);
+      const docs =
+        tier === most
+          ? (whole ?? this.candidates(tier.match, limit, false))
+          : this.candidates(tier.match, limit, tier.kind !== "any", tier.probe);
+      for (const doc of docs) found.add(doc);
     }
     return [...found];
   }
@@ -205,10 +212,14 @@ export class FtsShard implements Shard {
    * matching the same snapshots as `match` at less cost, is the one probed (fts-candidates.ts `Tier`).
    */
   candidates(match: string, limit = CANDIDATES, probe = true, probeMatch = match): number[] {
-    const taken = UNRANKED * limit;
-    const matching = probe ? this.#matching.all(probeMatch, taken + 1) : [];
-    const rows = probe && matching.length <= taken ? matching : this.#candidates.all(match, limit);
-    return rows.map((row) => num(row, "rowid"));
+    const taken = probe ? this.#unranked(probeMatch, limit) : undefined;
+    return taken ?? this.#candidates.all(match, limit).map((row) => num(row, "rowid"));
+  }
+
+  /** Every snapshot `match` matches, unranked, when no more than {@link UNRANKED} times `limit` do. */
+  #unranked(match: string, limit: number): number[] | undefined {
+    const rows = this.#matching.all(match, UNRANKED * limit + 1);
+    return rows.length <= UNRANKED * limit ? rows.map((row) => num(row, "rowid")) : undefined;
   }
 
   /** Reads the postings of common terms for `docs` only, until the next {@link begin}. */

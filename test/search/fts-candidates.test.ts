@@ -29,14 +29,17 @@ describe("candidateWords", () => {
 describe("candidateTiers", () => {
   it("asks for every word, then all but a third of the plain words, then any plain word", () => {
     const [all, most, any, ...rest] = candidateTiers(candidateWords("retry upsert fix", 10));
-    expect(all).toEqual({ match: '("retry") AND ("upsert") AND ("fix")', probe: all?.match });
+    expect(all).toEqual({ kind: "all", match: '("retry") AND ("upsert") AND ("fix")', probe: all?.match });
+    expect(most?.kind).toBe("most");
     expect(most?.match).toBe(
       '((("retry") AND ("upsert")) OR (("retry") AND ("fix")) OR (("upsert") AND ("fix")))',
     );
     expect(most?.probe).toBe('((("retry") AND ("upsert" OR "fix")) OR (("upsert") AND ("fix")))');
-    expect(any).toEqual({ match: '("retry" OR "upsert" OR "fix")', probe: any?.match });
+    expect(any).toEqual({ kind: "any", match: '("retry" OR "upsert" OR "fix")', probe: any?.match });
     expect(rest).toEqual([]);
-    expect(candidateTiers(candidateWords("retry", 10))).toEqual([{ match: '("retry")', probe: '("retry")' }]);
+    expect(candidateTiers(candidateWords("retry", 10))).toEqual([
+      { kind: "all", match: '("retry")', probe: '("retry")' },
+    ]);
   });
 });
 
