@@ -1,10 +1,30 @@
 /**
  * The words of a query as FTS5 expressions that name its candidates in the SQLite file of fts-store.ts,
- * cheapest first ({@link candidateTiers}), and which of its terms are read for those candidates alone.
+ * cheapest first ({@link candidateTiers}), how many it names ({@link candidateCount}), and which of its
+ * terms are read for those candidates alone.
  * Pure.
  */
 import { MAX_QUERY_TERMS, planQuery } from "./query.ts";
 import { sequenceScreen } from "./tokenize.ts";
+
+/** Most candidates FTS5 names for a query with a common term (see fts-shard.ts `FtsShard.candidates`). */
+export const CANDIDATES = 500;
+/**
+ * Up to this many times the candidates asked for are taken unranked when no more match (see
+ * fts-shard.ts `FtsShard.candidates`): every one is read for the query, where FTS5's `bm25()` over them
+ * would cost more (at 100k, four of six common words: 3,393 matches, 14 ms to match, 60-100 to rank).
+ */
+export const UNRANKED = 2;
+/** Snapshots per candidate beyond {@link CANDIDATES}: a larger history gets more of them. */
+export const SNAPSHOTS_PER_CANDIDATE = 50;
+
+/**
+ * How many candidates FTS5 names in a shard of `size` snapshots: {@link CANDIDATES}, or one in
+ * {@link SNAPSHOTS_PER_CANDIDATE} when that is more (at 100k, 500 lost a sixth of the multi-word answers).
+ */
+export function candidateCount(size: number): number {
+  return Math.max(CANDIDATES, Math.ceil(size / SNAPSHOTS_PER_CANDIDATE));
+}
 
 /**
  * The words of a query as FTS5 expressions that name its candidates: `required` (each identifier: its

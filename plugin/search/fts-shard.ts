@@ -10,7 +10,15 @@
  */
 import type { SQLOutputValue, StatementSync } from "node:sqlite";
 import { type Entry, FIELD_BOOSTS, FIELDS } from "./document.ts";
-import { type CandidateWords, candidateTiers, hasWords, NO_WORDS } from "./fts-candidates.ts";
+import {
+  CANDIDATES,
+  type CandidateWords,
+  candidateCount,
+  candidateTiers,
+  hasWords,
+  NO_WORDS,
+  UNRANKED,
+} from "./fts-candidates.ts";
 import { ENTRY_NAMES, LazyEntry, rowEntry, screenText } from "./fts-entry.ts";
 import { ForwardRows, instancePostings, type Postings } from "./fts-forward.ts";
 import { bytes, FIELD_COUNTS, type FtsStore, num, text } from "./fts-store.ts";
@@ -32,25 +40,6 @@ import type { Shard } from "./shard.ts";
  * {@link FtsShard.restrict}): their postings would cost more to carry out of SQLite than the query.
  */
 export const COMMON_TERM = 1000;
-/** Most candidates FTS5 names for a query with a common term (see {@link FtsShard.candidates}). */
-export const CANDIDATES = 500;
-/**
- * Up to this many times the candidates asked for are taken unranked when no more match (see
- * {@link FtsShard.candidates}): every one is read for the query, where FTS5's `bm25()` over them
- * would cost more (at 100k, four of six common words: 3,393 matches, 14 ms to match, 60-100 to rank).
- */
-export const UNRANKED = 2;
-/** Snapshots per candidate beyond {@link CANDIDATES}: a larger history gets more of them. */
-export const SNAPSHOTS_PER_CANDIDATE = 50;
-
-/**
- * How many candidates FTS5 names in a shard of `size` snapshots: {@link CANDIDATES}, or one in
- * {@link SNAPSHOTS_PER_CANDIDATE} when that is more (at 100k, 500 lost a sixth of the multi-word answers).
- */
-export function candidateCount(size: number): number {
-  return Math.max(CANDIDATES, Math.ceil(size / SNAPSHOTS_PER_CANDIDATE));
-}
-
 /** Most entries kept in memory between queries. */
 export const ENTRY_CACHE = 4096;
 /** Highest code point: a bound above every term that starts with a given prefix. */
@@ -181,7 +170,10 @@ export class FtsShard implements Shard {
     const limit = candidateCount(this.#size);
     const tiers = candidateTiers(this.#words);
     const most = tiers.find((t) => t.kind === "most");
-    const whole = most === undefined ? undefined : this.#unranked(most.probe, limit);
+    // Candidates of a query with identifiers are screened one by one for the identifiers' runs of
+    // leaves, which costs more than FTS5's ranking: no more are taken unranked than asked for.
+    const factor = this.#words.required.length > 0 ? 1 : UNRANKED;
+    const whole = most === undefined ? undefined : this.#unranked(most.probe, limit, factor);
     for (const tier of tiers) {
       // The last tier (any plain word) is the costly one: only when the others found too few.
       if (tier.kind === "any" && found.size >= this.#words.needed) break;
@@ -191,7 +183,7 @@ export class FtsShard implements Shard {
       const docs =
         tier === most
           ? (whole ?? this.candidates(tier.match, limit, false))
-          : this.candidates(tier.match, limit, tier.kind !== "any", tier.probe);
+          : this.candidates(tier.match, limit, tier.kind !== "any", tier.probe, factor);
       for (const doc of docs) found.add(doc);
     }
     return [...found];
@@ -209,17 +201,24 @@ export class FtsShard implements Shard {
    * (a superset of the best): FTS5's `bm25()` costs more than the match and than reading them all (an
    * absent identifier's leaves, a rare word, most of five words). `probe: false`
    * ranks at once (an expression that surely matches more: the probe would be wasted); `probeMatch`,
-   * matching the same snapshots as `match` at less cost, is the one probed (fts-candidates.ts `Tier`).
+   * matching the same snapshots as `match` at less cost, is the one probed (fts-candidates.ts `Tier`);
+   * `factor` stands for {@link UNRANKED}.
    */
-  candidates(match: string, limit = CANDIDATES, probe = true, probeMatch = match): number[] {
-    const taken = probe ? this.#unranked(probeMatch, limit) : undefined;
+  candidates(
+    match: string,
+    limit = CANDIDATES,
+    probe = true,
+    probeMatch = match,
+    factor = UNRANKED,
+  ): number[] {
+    const taken = probe ? this.#unranked(probeMatch, limit, factor) : undefined;
     return taken ?? this.#candidates.all(match, limit).map((row) => num(row, "rowid"));
   }
 
-  /** Every snapshot `match` matches, unranked, when no more than {@link UNRANKED} times `limit` do. */
-  #unranked(match: string, limit: number): number[] | undefined {
-    const rows = this.#matching.all(match, UNRANKED * limit + 1);
-    return rows.length <= UNRANKED * limit ? rows.map((row) => num(row, "rowid")) : undefined;
+  /** Every snapshot `match` matches, unranked, when no more than `factor` times `limit` do. */
+  #unranked(match: string, limit: number, factor: number): number[] | undefined {
+    const rows = this.#matching.all(match, factor * limit + 1);
+    return rows.length <= factor * limit ? rows.map((row) => num(row, "rowid")) : undefined;
   }
 
   /** Reads the postings of common terms for `docs` only, until the next {@link begin}. */

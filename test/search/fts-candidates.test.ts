@@ -1,6 +1,13 @@
 import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
-import { atLeast, candidateTiers, candidateWords, ftsString } from "../../plugin/search/fts-candidates.ts";
+import {
+  atLeast,
+  CANDIDATES,
+  candidateCount,
+  candidateTiers,
+  candidateWords,
+  ftsString,
+} from "../../plugin/search/fts-candidates.ts";
 import { sequenceScreen } from "../../plugin/search/tokenize.ts";
 
 describe("candidateWords", () => {
@@ -75,5 +82,15 @@ describe("atLeast", () => {
 describe("ftsString", () => {
   it("quotes a term, dropping double quotes", () => {
     expect(ftsString('a"b')).toBe('"ab"');
+  });
+});
+
+describe("candidateCount", () => {
+  it("names 500 candidates up to 25,000 snapshots and one in 50 beyond", () => {
+    expect(candidateCount(0)).toBe(CANDIDATES);
+    expect(candidateCount(10_000)).toBe(500);
+    expect(candidateCount(25_000)).toBe(500);
+    expect(candidateCount(100_000)).toBe(2000);
+    expect(candidateCount(100_001)).toBe(2001);
   });
 });

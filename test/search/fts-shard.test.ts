@@ -2,17 +2,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIELD_BOOSTS, FIELDS } from "../../plugin/search/document.ts";
 import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
-import { candidateTiers, candidateWords } from "../../plugin/search/fts-candidates.ts";
+import { candidateTiers, candidateWords, UNRANKED } from "../../plugin/search/fts-candidates.ts";
 import { LazyEntry } from "../../plugin/search/fts-entry.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
-import {
-  CANDIDATES,
-  candidateCount,
-  FtsShard,
-  firstUnitRange,
-  SEALED,
-  UNRANKED,
-} from "../../plugin/search/fts-shard.ts";
+import { FtsShard, firstUnitRange, SEALED } from "../../plugin/search/fts-shard.ts";
 import { FtsStore } from "../../plugin/search/fts-store.ts";
 import { Accumulator } from "../../plugin/search/scoring.ts";
 import { newerFirst } from "../../plugin/search/shard.ts";
@@ -256,15 +249,5 @@ describe("firstUnitRange", () => {
     expect(firstUnitRange(0xdbff)).toEqual(["\u{10fc00}", undefined]);
     expect(firstUnitRange(0xdc00)).toEqual([undefined, undefined]);
     expect(firstUnitRange(Number.NaN)).toEqual([undefined, undefined]);
-  });
-});
-
-describe("candidateCount", () => {
-  it("names 500 candidates up to 25,000 snapshots and one in 50 beyond", () => {
-    expect(candidateCount(0)).toBe(CANDIDATES);
-    expect(candidateCount(10_000)).toBe(500);
-    expect(candidateCount(25_000)).toBe(500);
-    expect(candidateCount(100_000)).toBe(2000);
-    expect(candidateCount(100_001)).toBe(2001);
   });
 });
