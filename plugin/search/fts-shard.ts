@@ -1,8 +1,9 @@
 /**
  * The sealed months as one shard (shard.ts) read from the SQLite file of fts-store.ts: its `terms` table
  * gives the terms a lookup reaches (exact, by prefix: a range of the sorted vocabulary) and their
- * document frequencies, in all and per field (summed over the months); FTS5 names candidates and its
- * `fts5vocab` instance table gives term frequencies per document and field; the field lengths
+ * document frequencies, in all and per field (summed over the months); FTS5 names candidates; term
+ * frequencies per document and field come from `fts5vocab`'s instance table for a rare term and from
+ * the candidates' forward rows (fts-forward.ts) for a common one or an identifier's leaf; the field lengths
  * are held in memory (two bytes a field and snapshot); entries are read by document number as ranking
  * needs them and kept in a bounded cache. Scores are those of scoring.ts, so a snapshot scores the same
  * here as in a hot (minisearch) month. What one query looked up is remembered until the next
@@ -199,10 +200,10 @@ export class FtsShard implements Shard {
    * document.ts as column weights: the candidates of a query with a common term. When no more than
    * {@link UNRANKED} times `limit` snapshots match, they are all taken as they come, without ranking
    * (a superset of the best): FTS5's `bm25()` costs more than the match and than reading them all (an
-   * absent identifier's leaves, a rare word, most of five words). `probe: false`
-   * ranks at once (an expression that surely matches more: the probe would be wasted); `probeMatch`,
-   * matching the same snapshots as `match` at less cost, is the one probed (fts-candidates.ts `Tier`);
-   * `factor` stands for {@link UNRANKED}.
+   * absent identifier's leaves, a rare word, most of five words). `probe: false` ranks at once (an
+   * expression that surely matches more: the probe would be wasted); `probeMatch`, matching the same
+   * snapshots as `match` at less cost, is the one probed (fts-candidates.ts `Tier`); `factor` stands
+   * for {@link UNRANKED}.
    */
   candidates(
     match: string,
