@@ -62,7 +62,9 @@ CREATE TABLE terms (term TEXT NOT NULL, month TEXT NOT NULL, docs INTEGER NOT NU
   (c) => `${c} INTEGER NOT NULL`,
 ).join(", ")}, PRIMARY KEY (term, month)) WITHOUT ROWID;
 CREATE INDEX terms_month ON terms (month);
-CREATE TABLE term_ids (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+CREATE TABLE term_ids (term TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE term_next (id INTEGER NOT NULL);
+INSERT INTO term_next (id) VALUES (1);
 CREATE TABLE forward (doc INTEGER PRIMARY KEY, terms BLOB NOT NULL);
 CREATE TABLE months (month TEXT PRIMARY KEY, first_doc INTEGER NOT NULL, lengths BLOB NOT NULL);
 CREATE TABLE logs (file TEXT PRIMARY KEY, month TEXT NOT NULL, size INTEGER NOT NULL,
@@ -205,7 +207,7 @@ export class FtsStore {
       `INSERT INTO terms (term, month, docs, ${FIELD_COUNTS.join(", ")}) VALUES (?, ?, ?${", ?".repeat(FIELDS.length)})`,
     );
     this.#termId = db.prepare("SELECT id FROM term_ids WHERE term = ?");
-    this.#newTermId = db.prepare("INSERT INTO term_ids (term) VALUES (?) RETURNING id");
+    this.#newTermId = db.prepare("INSERT INTO term_ids (term, id) VALUES (?, ?)");
     this.#insertForward = db.prepare("INSERT INTO forward (doc, terms) VALUES (?, ?)");
   }
 
@@ -320,12 +322,19 @@ export class FtsStore {
         lengths.push(...d.lengths);
         countTerms(d.distinct, i, counts);
       });
+      // A term keeps its id for good (ids are never reused): the next one is kept in a row of its own.
       const ids = new Map<string, number>();
+      let nextId = num(this.db.prepare("SELECT id FROM term_next").get(), "id");
       for (const term of [...counts.keys()].sort()) {
         this.#insertTerm.run(term, month, ...(counts.get(term) ?? []).slice(0, -1));
-        const known = this.#termId.get(term) ?? this.#newTermId.get(term);
-        ids.set(term, num(known, "id"));
+        const known = this.#termId.get(term);
+        if (known !== undefined) ids.set(term, num(known, "id"));
+        else {
+          this.#newTermId.run(term, nextId);
+          ids.set(term, nextId++);
+        }
       }
+      this.db.prepare("UPDATE term_next SET id = ?").run(nextId);
       documents.forEach((d, i) => {
         this.#insertForward.run(first + i, encodeForward(d.fields, ids));
       });
@@ -408,6 +417,7 @@ function check(db: DatabaseSync): string | undefined {
   db.prepare("SELECT term FROM vocab_row LIMIT 1").all();
   db.prepare(`SELECT term, docs, ${FIELD_COUNTS.join(", ")} FROM terms LIMIT 1`).all();
   db.prepare("SELECT id, term FROM term_ids LIMIT 1").all();
+  num(db.prepare("SELECT id FROM term_next").get(), "id");
   db.prepare("SELECT doc, terms FROM forward LIMIT 1").all();
   return undefined;
 }

@@ -69,6 +69,8 @@ describe("ForwardRows", () => {
     );
     const terms = store.db.prepare("SELECT id, term FROM term_ids").all();
     expect(terms.length).toBeGreaterThan(10);
+    // Each term its own id, the months written one after the other.
+    expect(new Set(terms.map((row) => num(row, "id"))).size).toBe(terms.length);
     for (const row of terms) {
       const term = text(row, "term");
       const list = instances.get(term)?.list;
