@@ -1,12 +1,13 @@
 /**
  * The stored entry of a snapshot in the SQLite file of fts-store.ts, as search reads it: checked column by
- * column ({@link rowEntry}) and read on first use of a field ({@link LazyEntry}). Pure but for the read
- * it is given.
+ * column ({@link rowEntry}) and read on first use of a field ({@link LazyEntry}); and the screen of its
+ * goal and text that runs inside SQLite ({@link screenText}). Pure but for the read it is given.
  */
 import type { SQLOutputValue } from "node:sqlite";
 import { isTrigger } from "../snapshot/format.ts";
 import type { Entry } from "./document.ts";
 import { ENTRY_COLUMNS, num, text, textOrNull } from "./fts-store.ts";
+import { foldText } from "./tokenize.ts";
 
 /** The entry columns of the file, as a select list. */
 export const ENTRY_NAMES = ENTRY_COLUMNS.map(([name]) => name).join(", ");
@@ -102,4 +103,23 @@ export function rowEntry(row: Record<string, SQLOutputValue>, doc: number): Entr
       error instanceof Error ? error.message.replace(/^big-memory: search index: /, "") : String(error);
     throw new Error(`big-memory: search index: entry of document ${doc}: ${message}`);
   }
+}
+
+const patterns = new Map<string, RegExp>();
+const NOT_ASCII = /[^\t\n\r -~]/;
+
+/**
+ * SQL function `screen_text(source, flags, text)` (fts-shard.ts registers it): 1 when the pattern matches
+ * the text as written or folded, else 0 (also for arguments that are not text). Remembers 64 patterns.
+ */
+export function screenText(source: unknown, flags: unknown, value: unknown): number {
+  if (typeof source !== "string" || typeof flags !== "string" || typeof value !== "string") return 0;
+  const key = `${flags}/${source}`;
+  let pattern = patterns.get(key);
+  if (pattern === undefined) {
+    if (patterns.size >= 64) patterns.clear();
+    pattern = new RegExp(source, flags);
+    patterns.set(key, pattern);
+  }
+  return pattern.test(value) || (NOT_ASCII.test(value) && pattern.test(foldText(value))) ? 1 : 0;
 }

@@ -9,10 +9,9 @@
  * shards (the SQLite file is read, never written).
  */
 import { type Entry, refOf } from "./document.ts";
+import { candidateWords } from "./fts-candidates.ts";
 import { type FtsShard, SEALED } from "./fts-shard.ts";
-import { type CandidateWords, ftsString } from "./fts-store.ts";
 import type { HotShard } from "./hot-shard.ts";
-import { MAX_QUERY_TERMS, planQuery } from "./query.ts";
 import { DEFAULT_LIMIT, rank } from "./rank.ts";
 import { type Accumulator, accumulatorIn } from "./scoring.ts";
 import { MONTH_SLACK_DAYS, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
@@ -187,33 +186,6 @@ export class FtsIndex {
     });
     return { word, closest };
   }
-}
-
-/**
- * The words of `query` as FTS5 expressions for its candidates (fts-shard.ts `CandidateWords`): an
- * identifier as its whole term or all its leaves, a plain word as any of its terms.
- */
-export function candidateWords(query: string, needed: number): CandidateWords {
-  const plan = planQuery(query);
-  const required: string[] = [];
-  const optional: string[] = [];
-  const identifierTerms = new Set<string>();
-  for (const word of plan.words) {
-    const whole: string[] = [];
-    const parts: string[] = [];
-    for (const t of plan.terms.slice(0, MAX_QUERY_TERMS)) {
-      for (const role of t.roles) {
-        if (role.word !== word.word) continue;
-        (role.kind === "part" ? parts : whole).push(ftsString(t.term));
-        if (word.identifier && role.kind === "part") identifierTerms.add(t.term);
-      }
-    }
-    if (whole.length + parts.length === 0) continue;
-    if (!word.identifier) optional.push([...whole, ...parts].join(" OR "));
-    else if (parts.length === 0) required.push(whole.join(" OR "));
-    else required.push([...whole, `(${parts.join(" AND ")})`].join(" OR "));
-  }
-  return { required, optional, needed, identifierTerms };
 }
 
 /** The months a filter's time bounds can touch, with a month of slack for time zones. */

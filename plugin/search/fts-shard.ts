@@ -1,8 +1,9 @@
 /**
  * The sealed months as one shard (shard.ts) read from the SQLite file of fts-store.ts: its `terms` table
  * gives the terms a lookup reaches (exact, by prefix: a range of the sorted vocabulary) and their
- * document frequencies, in all and per field (summed over the months); FTS5 names candidates and its
- * `fts5vocab` instance table gives term frequencies per document and field; the field lengths
+ * document frequencies, in all and per field (summed over the months); FTS5 names candidates; term
+ * frequencies per document and field come from `fts5vocab`'s instance table for a rare term and from
+ * the candidates' forward rows (fts-forward.ts) for a common one or an identifier's leaf; the field lengths
  * are held in memory (two bytes a field and snapshot); entries are read by document number as ranking
  * needs them and kept in a bounded cache. Scores are those of scoring.ts, so a snapshot scores the same
  * here as in a hot (minisearch) month. What one query looked up is remembered until the next
@@ -10,17 +11,18 @@
  */
 import type { SQLOutputValue, StatementSync } from "node:sqlite";
 import { type Entry, FIELD_BOOSTS, FIELDS } from "./document.ts";
-import { ENTRY_NAMES, LazyEntry, rowEntry } from "./fts-entry.ts";
 import {
+  CANDIDATES,
   type CandidateWords,
+  candidateCount,
   candidateTiers,
-  FIELD_COUNTS,
-  type FtsStore,
   hasWords,
   NO_WORDS,
-  num,
-  text,
-} from "./fts-store.ts";
+  UNRANKED,
+} from "./fts-candidates.ts";
+import { ENTRY_NAMES, LazyEntry, rowEntry, screenText } from "./fts-entry.ts";
+import { ForwardRows, instancePostings, type Postings } from "./fts-forward.ts";
+import { bytes, FIELD_COUNTS, type FtsStore, num, text } from "./fts-store.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
 import {
   type Accumulator,
@@ -33,26 +35,12 @@ import {
   type TermLookup,
 } from "./scoring.ts";
 import type { Shard } from "./shard.ts";
-import { foldText } from "./tokenize.ts";
 
 /**
  * Terms held by more snapshots than this are read only for the candidates of the query (see
  * {@link FtsShard.restrict}): their postings would cost more to carry out of SQLite than the query.
  */
 export const COMMON_TERM = 1000;
-/** Most candidates FTS5 names for a query with a common term (see {@link FtsShard.candidates}). */
-export const CANDIDATES = 500;
-/** Snapshots per candidate beyond {@link CANDIDATES}: a larger history gets more of them. */
-export const SNAPSHOTS_PER_CANDIDATE = 50;
-
-/**
- * How many candidates FTS5 names in a shard of `size` snapshots: {@link CANDIDATES}, or one in
- * {@link SNAPSHOTS_PER_CANDIDATE} when that is more (at 100k, 500 lost a sixth of the multi-word answers).
- */
-export function candidateCount(size: number): number {
-  return Math.max(CANDIDATES, Math.ceil(size / SNAPSHOTS_PER_CANDIDATE));
-}
-
 /** Most entries kept in memory between queries. */
 export const ENTRY_CACHE = 4096;
 /** Highest code point: a bound above every term that starts with a given prefix. */
@@ -61,9 +49,6 @@ const F = FIELDS.length;
 
 /** What {@link FtsShard.month} says: the shard holds every sealed month. */
 export const SEALED = "sealed";
-
-/** Term frequencies of one term: document, field and count, three numbers a posting. */
-type Postings = number[];
 
 /** The sealed months of a workspace as one read-only shard over the SQLite file. */
 export class FtsShard implements Shard {
@@ -79,13 +64,20 @@ export class FtsShard implements Shard {
   readonly #postings: StatementSync;
   readonly #entry: StatementSync;
   readonly #fields: StatementSync;
-  readonly #restricted: StatementSync;
+  readonly #forward: StatementSync;
+  readonly #termIds: StatementSync;
   readonly #candidates: StatementSync;
   readonly #matching: StatementSync;
   readonly #screen: StatementSync;
-  /** The candidates of this query as a JSON array, once a common term was read. */
-  #only: string | undefined;
+  /** The candidates of this query, once a common term or an identifier's leaf was read. */
+  #only: readonly number[] | undefined;
   #words: CandidateWords = NO_WORDS;
+  /** This query's forward rows, by the documents they were read for (see {@link FtsShard.restrict}). */
+  readonly #rows = new Map<string, ForwardRows>();
+  /** This query's term ids (undefined: not in the file). */
+  readonly #termIdOf = new Map<string, number | undefined>();
+  /** This query's screens: the documents asked about and those passing, by pattern. */
+  readonly #screened = new Map<string, { asked: Set<number>; passed: Set<number> }>();
   /** This query's lookups: document counts, fields and postings by term. */
   readonly #docCounts = new Map<string, number>();
   readonly #postingsOf = new Map<string, Postings>();
@@ -103,14 +95,17 @@ export class FtsShard implements Shard {
     // Keyed by term, then month: a term's months, and a range of terms, are one run of the tree.
     this.#range = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ? AND term < ?");
     this.#rangeFrom = db.prepare("SELECT DISTINCT term FROM terms WHERE term >= ?");
-    const fieldNumber = `CASE col ${FIELDS.map((f, i) => `WHEN '${f}' THEN ${i}`).join(" ")} END`;
-    const postings = (where: string) =>
-      db.prepare(
-        `SELECT group_concat(doc || ' ' || ${fieldNumber} || ' ' || tf, ' ') AS list FROM
-         (SELECT doc, col, count(*) AS tf FROM vocab_instance WHERE ${where} GROUP BY doc, col)`,
-      );
-    this.#postings = postings("term = ?");
-    this.#restricted = postings("term = ? AND doc IN (SELECT value FROM json_each(?))");
+    // One row per instance, in document then column order (fts5vocab's): counted into postings in
+    // JavaScript, since a GROUP BY would sort them again.
+    this.#postings = db.prepare(
+      "SELECT group_concat(doc || ' ' || col, ' ') AS list FROM vocab_instance WHERE term = ?",
+    );
+    this.#forward = db.prepare(
+      "SELECT doc, terms FROM forward WHERE doc IN (SELECT value FROM json_each(?))",
+    );
+    this.#termIds = db.prepare(
+      "SELECT id, term FROM term_ids WHERE term IN (SELECT value FROM json_each(?))",
+    );
     this.#fields = db.prepare(
       `SELECT ${FIELD_COUNTS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(", ")} FROM terms WHERE term = ?`,
     );
@@ -126,11 +121,25 @@ export class FtsShard implements Shard {
     );
   }
 
-  /** Of `docs`, those whose goal or text `screen` matches (as written or folded), in one statement. */
+  /**
+   * Of `docs`, those whose goal or text `screen` matches (as written or folded), in one statement; the
+   * answer is remembered until the next {@link begin}, and documents asked about already are not read again.
+   */
   screen(docs: readonly number[], screen: RegExp): Set<number> {
-    if (docs.length === 0) return new Set();
-    const rows = this.#screen.all(JSON.stringify(docs), screen.source, screen.flags);
-    return new Set(rows.map((row) => num(row, "doc")));
+    const key = `${screen.flags}/${screen.source}`;
+    let known = this.#screened.get(key);
+    if (known === undefined) {
+      known = { asked: new Set(), passed: new Set() };
+      this.#screened.set(key, known);
+    }
+    const { asked, passed } = known;
+    const fresh = docs.filter((doc) => !asked.has(doc));
+    if (fresh.length > 0) {
+      for (const row of this.#screen.all(JSON.stringify(fresh), screen.source, screen.flags))
+        passed.add(num(row, "doc"));
+      for (const doc of fresh) asked.add(doc);
+    }
+    return new Set(docs.filter((doc) => passed.has(doc)));
   }
 
   get size(): number {
@@ -145,23 +154,38 @@ export class FtsShard implements Shard {
   begin(words: CandidateWords = NO_WORDS): void {
     this.#docCounts.clear();
     this.#postingsOf.clear();
+    this.#rows.clear();
+    this.#termIdOf.clear();
+    this.#screened.clear();
     this.#only = undefined;
     this.#words = words;
   }
 
   /**
    * The candidates of this query: the best by FTS5's BM25 of each of {@link candidateTiers}, the last
-   * (any plain word) only when the others found fewer than {@link CandidateWords.needed}.
+   * (any plain word) only when the others found fewer than {@link CandidateWords.needed}. The middle
+   * tier holds every snapshot of the first: when it is taken whole (unranked), the first is not asked.
    */
   #candidatesOfQuery(): number[] {
     const found = new Set<number>();
     const limit = candidateCount(this.#size);
     const tiers = candidateTiers(this.#words);
-    for (const [i, match] of tiers.entries()) {
+    const most = tiers.find((t) => t.kind === "most");
+    // Candidates of a query with identifiers are screened one by one for the identifiers' runs of
+    // leaves, which costs more than FTS5's ranking: no more are taken unranked than asked for.
+    const factor = this.#words.required.length > 0 ? 1 : UNRANKED;
+    const whole = most === undefined ? undefined : this.#unranked(most.probe, limit, factor);
+    for (const tier of tiers) {
       // The last tier (any plain word) is the costly one: only when the others found too few.
-      if (i > 0 && i === tiers.length - 1 && found.size >= this.#words.needed) break;
-      // Only the first tier (every word) is likely to match no more than the limit: the others are ranked at once.
-      for (const doc of this.candidates(match, limit, i === 0)) found.add(doc);
+      if (tier.kind === "any" && found.size >= this.#words.needed) break;
+      if (whole !== undefined && tier.kind === "all") continue;
+      // Any plain word surely matches more than the limit: ranked at once. The others mostly match fewer
+      // (at 10k, most of five words in about 80 snapshots), taken unranked at a third of the cost.
+      const docs =
+        tier === most
+          ? (whole ?? this.candidates(tier.match, limit, false))
+          : this.candidates(tier.match, limit, tier.kind !== "any", tier.probe, factor);
+      for (const doc of docs) found.add(doc);
     }
     return [...found];
   }
@@ -174,19 +198,85 @@ export class FtsShard implements Shard {
   /**
    * The best `limit` snapshots for an FTS5 query expression by FTS5's BM25, with the field boosts of
    * document.ts as column weights: the candidates of a query with a common term. When no more than
-   * `limit` snapshots match, they are all the best and are taken as they come, without ranking: FTS5's
-   * `bm25()` costs more than the match (an absent identifier's leaves, a rare word). `probe: false`
-   * ranks at once (an expression that surely matches more: the probe would be wasted).
+   * {@link UNRANKED} times `limit` snapshots match, they are all taken as they come, without ranking
+   * (a superset of the best): FTS5's `bm25()` costs more than the match and than reading them all (an
+   * absent identifier's leaves, a rare word, most of five words). `probe: false` ranks at once (an
+   * expression that surely matches more: the probe would be wasted); `probeMatch`, matching the same
+   * snapshots as `match` at less cost, is the one probed (fts-candidates.ts `Tier`); `factor` stands
+   * for {@link UNRANKED}.
    */
-  candidates(match: string, limit = CANDIDATES, probe = true): number[] {
-    const matching = probe ? this.#matching.all(match, limit + 1) : [];
-    const rows = probe && matching.length <= limit ? matching : this.#candidates.all(match, limit);
-    return rows.map((row) => num(row, "rowid"));
+  candidates(
+    match: string,
+    limit = CANDIDATES,
+    probe = true,
+    probeMatch = match,
+    factor = UNRANKED,
+  ): number[] {
+    const taken = probe ? this.#unranked(probeMatch, limit, factor) : undefined;
+    return taken ?? this.#candidates.all(match, limit).map((row) => num(row, "rowid"));
+  }
+
+  /** Every snapshot `match` matches, unranked, when no more than `factor` times `limit` do. */
+  #unranked(match: string, limit: number, factor: number): number[] | undefined {
+    const rows = this.#matching.all(match, factor * limit + 1);
+    return rows.length <= factor * limit ? rows.map((row) => num(row, "rowid")) : undefined;
   }
 
   /** Reads the postings of common terms for `docs` only, until the next {@link begin}. */
   restrict(docs: readonly number[]): void {
-    this.#only = JSON.stringify(docs);
+    this.#only = [...docs].sort((a, b) => a - b);
+  }
+
+  /**
+   * The documents a restricted term is read for: the candidates, or of them, for a leaf of identifiers
+   * alone, those whose text passes one of the identifiers' screens (the leaf counts for no other).
+   */
+  #readFor(term: string, only: readonly number[]): readonly number[] {
+    const screens = this.#words.screens.get(term);
+    if (screens === undefined || only.length === 0) return only;
+    const passed = new Set<number>();
+    for (const screen of screens) for (const doc of this.screen(only, screen)) passed.add(doc);
+    return only.filter((doc) => passed.has(doc));
+  }
+
+  /** The ids of `terms` in the file (a term it does not hold has none), remembered for this query. */
+  #idsOf(terms: readonly string[]): Map<string, number> {
+    const fresh = terms.filter((t) => !this.#termIdOf.has(t));
+    if (fresh.length > 0) {
+      for (const t of fresh) this.#termIdOf.set(t, undefined);
+      for (const row of this.#termIds.all(JSON.stringify(fresh)))
+        this.#termIdOf.set(text(row, "term"), num(row, "id"));
+    }
+    const out = new Map<string, number>();
+    for (const t of terms) {
+      const id = this.#termIdOf.get(t);
+      if (id !== undefined) out.set(t, id);
+    }
+    return out;
+  }
+
+  /**
+   * Term frequencies of `term` in `docs` (sorted) alone, from their forward rows: read once a query,
+   * with the postings of every planned term of the query gathered in the same pass.
+   */
+  #forwardPostings(term: string, docs: readonly number[]): Postings {
+    if (docs.length === 0) return [];
+    const id = this.#idsOf([term]).get(term);
+    if (id === undefined) return [];
+    const key = docs === this.#only ? "" : JSON.stringify(docs);
+    let rows = this.#rows.get(key);
+    if (rows === undefined) {
+      const read = this.#forward
+        .all(JSON.stringify(docs))
+        .map((row): [number, Uint8Array] => [num(row, "doc"), bytes(row, "terms")]);
+      const ids = this.#idsOf([...this.#words.terms, term]).values();
+      rows = new ForwardRows(
+        read.sort((a, b) => a[0] - b[0]),
+        ids,
+      );
+      this.#rows.set(key, rows);
+    }
+    return rows.postings(id);
   }
 
   /**
@@ -300,15 +390,11 @@ export class FtsShard implements Shard {
       if (this.#only === undefined && hasWords(this.#words) && restricted)
         this.restrict(this.#candidatesOfQuery());
       const only = this.#only !== undefined && restricted ? this.#only : undefined;
-      // No candidate: nothing to read (the statement would walk the term's postings to find none).
-      const row =
-        only === "[]"
-          ? undefined
-          : only === undefined
-            ? this.#postings.get(term)
-            : this.#restricted.get(term, only);
-      const value = row?.list;
-      list = typeof value === "string" && value !== "" ? value.split(" ").map(Number) : [];
+      if (only !== undefined) list = this.#forwardPostings(term, this.#readFor(term, only));
+      else {
+        const value = this.#postings.get(term)?.list;
+        list = typeof value === "string" ? instancePostings(value) : [];
+      }
       this.#postingsOf.set(term, list);
     }
     return list;
@@ -356,20 +442,4 @@ export function firstUnitRange(unit: number): [string | undefined, string | unde
   }
   const end = unit === 0xd7ff ? 0xe000 : unit + 1;
   return [String.fromCharCode(unit), String.fromCodePoint(end)];
-}
-
-const patterns = new Map<string, RegExp>();
-const NOT_ASCII = /[^\t\n\r -~]/;
-
-/** SQL function `screen_text(source, flags, text)`: 1 when the pattern matches the text as written or folded. */
-function screenText(source: unknown, flags: unknown, value: unknown): number {
-  if (typeof source !== "string" || typeof flags !== "string" || typeof value !== "string") return 0;
-  const key = `${flags}/${source}`;
-  let pattern = patterns.get(key);
-  if (pattern === undefined) {
-    if (patterns.size >= 64) patterns.clear();
-    pattern = new RegExp(source, flags);
-    patterns.set(key, pattern);
-  }
-  return pattern.test(value) || (NOT_ASCII.test(value) && pattern.test(foldText(value))) ? 1 : 0;
 }

@@ -6,7 +6,9 @@
  * `fts5vocab` tables expose the vocabulary and term frequencies. Beside it, the stored entry of each
  * snapshot, the field lengths of each month, the fingerprints of the logs read, and the terms of each
  * month with their document counts, in all and per field, in a plain B-tree (`terms`): a term's counts
- * or a range of the vocabulary are a seek there, where `fts5vocab` walks each term's postings. The file
+ * or a range of the vocabulary are a seek there, where `fts5vocab` walks each term's postings; and the
+ * forward index (fts-forward.ts: each snapshot's term ids with their counts per field, the ids in
+ * `term_ids`), where a common term is read for a query's candidates alone. The file
  * and its WAL are private (0600 in a 0700 folder); a file that is corrupt, of another version or not a
  * database at all is deleted and created anew (its content comes from the logs).
  */
@@ -15,9 +17,10 @@ import { endianness } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync, type SQLOutputValue, type StatementSync } from "node:sqlite";
 import { type Entry, FIELDS } from "./document.ts";
+import { encodeForward } from "./fts-forward.ts";
 
 /** Version of the file's layout (SQLite `user_version`); a file of another version is rebuilt. */
-export const FTS_VERSION = 4;
+export const FTS_VERSION = 5;
 /** Name of the database file in the index folder. */
 export const FTS_FILE = "sealed.sqlite";
 
@@ -59,6 +62,10 @@ CREATE TABLE terms (term TEXT NOT NULL, month TEXT NOT NULL, docs INTEGER NOT NU
   (c) => `${c} INTEGER NOT NULL`,
 ).join(", ")}, PRIMARY KEY (term, month)) WITHOUT ROWID;
 CREATE INDEX terms_month ON terms (month);
+CREATE TABLE term_ids (term TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE term_next (id INTEGER NOT NULL);
+INSERT INTO term_next (id) VALUES (1);
+CREATE TABLE forward (doc INTEGER PRIMARY KEY, terms BLOB NOT NULL);
 CREATE TABLE months (month TEXT PRIMARY KEY, first_doc INTEGER NOT NULL, lengths BLOB NOT NULL);
 CREATE TABLE logs (file TEXT PRIMARY KEY, month TEXT NOT NULL, size INTEGER NOT NULL,
   mtime_ms REAL NOT NULL, crc32 TEXT NOT NULL);
@@ -147,54 +154,6 @@ export function decodeLengths(data: Uint8Array): Uint16Array {
 const LITTLE_ENDIAN = endianness() === "LE";
 
 /**
- * The words of a query as FTS5 expressions that name its candidates: `required` (each identifier: its
- * whole term or all its leaves, which every snapshot holding it as typed has) and `optional` (each
- * plain word's terms); `needed` is how many candidates are enough.
- */
-export interface CandidateWords {
-  required: readonly string[];
-  optional: readonly string[];
-  needed: number;
-  /** Leaves of the identifiers: read for the candidates alone however rare (no candidate, no exact hit). */
-  identifierTerms: ReadonlySet<string>;
-}
-
-export const NO_WORDS: CandidateWords = { required: [], optional: [], needed: 0, identifierTerms: new Set() };
-export const hasWords = (w: CandidateWords) => w.required.length + w.optional.length > 0;
-
-/** An FTS5 string for a term (double quotes dropped: terms hold none that matter). */
-export const ftsString = (term: string): string => `"${term.replaceAll('"', "")}"`;
-
-/**
- * FTS5 expressions naming a query's candidates, cheapest first: every word; every identifier and all
- * but a third of the plain words (a phrase remembered with a wrong word or name); every identifier and
- * any plain word.
- * Each is cheaper than the last because FTS5 ranks only what it matches; a query with identifiers never
- * reaches past them (a snapshot without them is no exact hit).
- */
-export function candidateTiers(words: CandidateWords): string[] {
-  const and = (parts: readonly string[]) => parts.map((p) => `(${p})`).join(" AND ");
-  const { required, optional } = words;
-  const tiers = [and([...required, ...optional])];
-  const kept = subsets(optional, optional.length - Math.floor(optional.length / 3));
-  if (optional.length >= 3 && kept.length <= MAX_SUBSETS)
-    tiers.push(and([...required, kept.map((e) => `(${and(e)})`).join(" OR ")]));
-  if (optional.length >= 2) tiers.push(and([...required, optional.join(" OR ")]));
-  return tiers;
-}
-
-/** Most subsets of words in the middle tier of {@link candidateTiers}. */
-const MAX_SUBSETS = 64;
-
-/** Every subset of `size` items of `items`, in order. */
-function subsets<T>(items: readonly T[], size: number): T[][] {
-  if (size <= 0) return [[]];
-  if (size > items.length) return [];
-  const [first, ...rest] = items as [T, ...T[]];
-  return [...subsets(rest, size - 1).map((s) => [first, ...s]), ...subsets(rest, size)];
-}
-
-/**
  * Adds a document's terms to `counts`: per term, the documents holding it anywhere, then per field (FIELDS
  * order) those holding it there, then the number of the last document counted (`doc`, distinct for each
  * document counted into the same map); `distinct` as {@link SealedDocument.distinct}.
@@ -230,6 +189,9 @@ export class FtsStore {
   readonly #insert: StatementSync;
   readonly #insertEntry: StatementSync;
   readonly #insertTerm: StatementSync;
+  readonly #termId: StatementSync;
+  readonly #newTermId: StatementSync;
+  readonly #insertForward: StatementSync;
 
   private constructor(path: string, db: DatabaseSync, status: StoreStatus) {
     this.path = path;
@@ -244,6 +206,9 @@ export class FtsStore {
     this.#insertTerm = db.prepare(
       `INSERT INTO terms (term, month, docs, ${FIELD_COUNTS.join(", ")}) VALUES (?, ?, ?${", ?".repeat(FIELDS.length)})`,
     );
+    this.#termId = db.prepare("SELECT id FROM term_ids WHERE term = ?");
+    this.#newTermId = db.prepare("INSERT INTO term_ids (term, id) VALUES (?, ?)");
+    this.#insertForward = db.prepare("INSERT INTO forward (doc, terms) VALUES (?, ?)");
   }
 
   /**
@@ -357,8 +322,22 @@ export class FtsStore {
         lengths.push(...d.lengths);
         countTerms(d.distinct, i, counts);
       });
-      for (const term of [...counts.keys()].sort())
+      // A term keeps its id for good (ids are never reused): the next one is kept in a row of its own.
+      const ids = new Map<string, number>();
+      let nextId = num(this.db.prepare("SELECT id FROM term_next").get(), "id");
+      for (const term of [...counts.keys()].sort()) {
         this.#insertTerm.run(term, month, ...(counts.get(term) ?? []).slice(0, -1));
+        const known = this.#termId.get(term);
+        if (known !== undefined) ids.set(term, num(known, "id"));
+        else {
+          this.#newTermId.run(term, nextId);
+          ids.set(term, nextId++);
+        }
+      }
+      this.db.prepare("UPDATE term_next SET id = ?").run(nextId);
+      documents.forEach((d, i) => {
+        this.#insertForward.run(first + i, encodeForward(d.fields, ids));
+      });
       this.db
         .prepare("INSERT INTO months (month, first_doc, lengths) VALUES (?, ?, ?)")
         .run(month, first, encodeLengths(lengths));
@@ -399,6 +378,7 @@ export class FtsStore {
     const docs = this.db.prepare("SELECT doc FROM entries WHERE month = ?").all(month);
     const remove = this.db.prepare("DELETE FROM postings WHERE rowid = ?");
     for (const row of docs) remove.run(num(row, "doc"));
+    this.db.prepare("DELETE FROM forward WHERE doc IN (SELECT doc FROM entries WHERE month = ?)").run(month);
     this.db.prepare("DELETE FROM entries WHERE month = ?").run(month);
     this.db.prepare("DELETE FROM months WHERE month = ?").run(month);
     this.db.prepare("DELETE FROM terms WHERE month = ?").run(month);
@@ -436,6 +416,9 @@ function check(db: DatabaseSync): string | undefined {
   db.prepare("SELECT count(*) AS n FROM logs").get();
   db.prepare("SELECT term FROM vocab_row LIMIT 1").all();
   db.prepare(`SELECT term, docs, ${FIELD_COUNTS.join(", ")} FROM terms LIMIT 1`).all();
+  db.prepare("SELECT id, term FROM term_ids LIMIT 1").all();
+  num(db.prepare("SELECT id FROM term_next").get(), "id");
+  db.prepare("SELECT doc, terms FROM forward LIMIT 1").all();
   return undefined;
 }
 

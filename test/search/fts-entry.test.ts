@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ENTRY_NAMES, LazyEntry, rowEntry } from "../../plugin/search/fts-entry.ts";
+import { ENTRY_NAMES, LazyEntry, rowEntry, screenText } from "../../plugin/search/fts-entry.ts";
+import { sequenceScreen } from "../../plugin/search/tokenize.ts";
 
 describe("rowEntry", () => {
   const row = {
@@ -67,5 +68,16 @@ describe("LazyEntry", () => {
 
   it("names every entry column in its select list", () => {
     expect(ENTRY_NAMES.split(", ")).toContain("verified");
+  });
+});
+
+describe("screenText", () => {
+  it("is 1 when the pattern matches the text as written or folded, else 0, also for what is not text", () => {
+    const { source, flags } = sequenceScreen(["cafe", "id"]);
+    expect(screenText(source, flags, "Look up CAFE_ID")).toBe(1);
+    expect(screenText(source, flags, "Look up CAFÉ_ID")).toBe(1);
+    expect(screenText(source, flags, "Look up the café")).toBe(0);
+    expect(screenText(source, flags, null)).toBe(0);
+    expect(screenText(null, flags, "CAFE_ID")).toBe(0);
   });
 });

@@ -2,17 +2,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIELD_BOOSTS, FIELDS } from "../../plugin/search/document.ts";
 import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
+import { candidateTiers, candidateWords, UNRANKED } from "../../plugin/search/fts-candidates.ts";
 import { LazyEntry } from "../../plugin/search/fts-entry.ts";
-import { candidateWords } from "../../plugin/search/fts-index.ts";
 import { sealedDocument } from "../../plugin/search/fts-service.ts";
-import {
-  CANDIDATES,
-  candidateCount,
-  FtsShard,
-  firstUnitRange,
-  SEALED,
-} from "../../plugin/search/fts-shard.ts";
-import { candidateTiers, FtsStore } from "../../plugin/search/fts-store.ts";
+import { FtsShard, firstUnitRange, SEALED } from "../../plugin/search/fts-shard.ts";
+import { FtsStore } from "../../plugin/search/fts-store.ts";
 import { Accumulator } from "../../plugin/search/scoring.ts";
 import { newerFirst } from "../../plugin/search/shard.ts";
 import { sequenceScreen } from "../../plugin/search/tokenize.ts";
@@ -67,16 +61,19 @@ describe("FtsShard", () => {
   it("names candidates by tiers: every word, all but a third of the plain words, then any plain word", () => {
     const ids = (match: string) => shard.candidates(match, 10).map((doc) => shard.entry(doc)?.id);
     const [all, most, any] = candidateTiers(candidateWords("retry the upsert fix deploy", 10));
-    expect(ids(all ?? "")).toEqual([]);
-    expect(ids(most ?? "").sort()).toEqual(["2026-11-20-01", "2026-11-20-02"]);
-    expect(ids(any ?? "").sort()).toEqual(["2026-11-20-01", "2026-11-20-02"]);
+    expect(ids(all?.match ?? "")).toEqual([]);
+    expect(ids(most?.match ?? "").sort()).toEqual(["2026-11-20-01", "2026-11-20-02"]);
+    expect(ids(most?.probe ?? "").sort()).toEqual(["2026-11-20-01", "2026-11-20-02"]);
+    expect(ids(any?.match ?? "").sort()).toEqual(["2026-11-20-01", "2026-11-20-02"]);
     // An identifier is required, whole or as all its leaves: a snapshot without it is no candidate.
     const tiers = candidateTiers(candidateWords("ERR_DUPLICATE_KEY upsert deploy", 10));
-    expect(tiers.map((match) => ids(match).sort())).toEqual([[], ["2026-11-20-01"]]);
-    expect(candidateTiers(candidateWords("ERR_DUPLICATE_KY", 10)).map(ids)).toEqual([[]]);
+    expect(tiers.map((tier) => ids(tier.match).sort())).toEqual([[], ["2026-11-20-01"]]);
+    expect(candidateTiers(candidateWords("ERR_DUPLICATE_KY", 10)).map((tier) => ids(tier.probe))).toEqual([
+      [],
+    ]);
   });
 
-  it("takes every match when no more than the limit match, and FTS5's BM25 best when more do", () => {
+  it("takes every match when no more than twice the limit match, and FTS5's BM25 best when more do", () => {
     const boosts = FIELDS.map((f) => FIELD_BOOSTS[f]).join(", ");
     const ranked = (match: string, limit: number) =>
       store.db
@@ -90,9 +87,9 @@ describe("FtsShard", () => {
         const expected = ranked(match, limit);
         const found = shard.candidates(match, limit);
         expect(shard.candidates(match, limit, false), `${match} ${limit} ranked`).toEqual(expected);
-        // Within the limit the order is FTS5's own; past it, the BM25 order.
-        if (ranked(match, 100).length <= limit)
-          expect(found.sort(), `${match} ${limit}`).toEqual(expected.sort());
+        // Within twice the limit, every match in FTS5's own order; past it, the BM25 order.
+        const all = ranked(match, 100);
+        if (all.length <= UNRANKED * limit) expect(found.sort(), `${match} ${limit}`).toEqual(all.sort());
         else expect(found, `${match} ${limit}`).toEqual(expected);
       }
     }
@@ -139,6 +136,39 @@ describe("FtsShard", () => {
       expect([...shard.screen(docs, screen)].sort()).toEqual(expected);
     }
     expect(shard.screen([], sequenceScreen(["upsert"])).size).toBe(0);
+  });
+
+  it("reads an identifier's leaves only for the candidates whose text holds it as a run of its leaves", () => {
+    const other = FtsStore.open(join(ws.dir, "leaves"));
+    try {
+      const docs = [
+        snap("2026-11-22-03", { goal: "Fix ErrDuplicateKey in the upsert" }),
+        snap("2026-11-22-02", { goal: "A duplicate key, then an err in the upsert" }),
+        snap("2026-11-22-01", { goal: "Retry the upsert" }),
+      ].map((s) => sealedDocument(located(s)));
+      other.putMonth("2026-11", docs, []);
+      const leaves = new FtsShard(other);
+      const touched = (query: string, term: string) => {
+        leaves.begin(candidateWords(query, 10));
+        const acc = new Accumulator(0, 8);
+        const df = new Float64Array(FIELDS.length);
+        const reach = { term, ref: 0, weight: 1, exact: true };
+        leaves.countFields(reach, df);
+        leaves.score(reach, 1, df, { docs: 3, avgFieldLength: new Float64Array(FIELDS.length).fill(3) }, acc);
+        return acc.touched.map((doc) => leaves.entry(doc)?.id);
+      };
+      // Both hold all three leaves; the second not as a run of them.
+      expect(touched("ERR_DUPLICATE_KEY", "duplicate")).toEqual(["2026-11-22-03"]);
+      expect(touched("ERR_DUPLICATE_KY", "duplicate")).toEqual([]);
+      // A plain word is read for every snapshot holding it.
+      expect(touched("duplicate upsert", "duplicate").sort()).toEqual(["2026-11-22-02", "2026-11-22-03"]);
+      // Asked again (documents asked about before answered from this query's screens), the same answer.
+      const screen = sequenceScreen(["err", "duplicate"]);
+      expect([...leaves.screen([0, 1], screen)]).toEqual([0]);
+      expect([...leaves.screen([1, 0, 2], screen)]).toEqual([0]);
+    } finally {
+      other.close();
+    }
   });
 
   it("screens folded text too: an identifier written with accents passes", () => {
@@ -219,15 +249,5 @@ describe("firstUnitRange", () => {
     expect(firstUnitRange(0xdbff)).toEqual(["\u{10fc00}", undefined]);
     expect(firstUnitRange(0xdc00)).toEqual([undefined, undefined]);
     expect(firstUnitRange(Number.NaN)).toEqual([undefined, undefined]);
-  });
-});
-
-describe("candidateCount", () => {
-  it("names 500 candidates up to 25,000 snapshots and one in 50 beyond", () => {
-    expect(candidateCount(0)).toBe(CANDIDATES);
-    expect(candidateCount(10_000)).toBe(500);
-    expect(candidateCount(25_000)).toBe(500);
-    expect(candidateCount(100_000)).toBe(2000);
-    expect(candidateCount(100_001)).toBe(2001);
   });
 });
