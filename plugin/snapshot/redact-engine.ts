@@ -264,14 +264,19 @@ function windowsOf(text: string, set: RuleSet, markers: readonly Span[]): (numbe
   for (const g of set.untriggeredGroups) windows[g] = [0, text.length];
   let lineStart = -1;
   // Ends of the hit's line and of the lines after it, computed as far as a rule reaches.
+  // The first `known` of `ends` hold (no truncation of the array at each line: that costs a runtime call).
   const ends: number[] = [];
+  let known = 0;
   const reachEnd = (reach: number): number => {
     if (reach === Number.POSITIVE_INFINITY) return text.length;
-    for (let last = ends.at(-1) ?? text.length; ends.length <= reach && last < text.length; ) {
+    for (
+      let last = known > 0 ? (ends[known - 1] ?? text.length) : text.length;
+      known <= reach && last < text.length;
+    ) {
       last = endOfLine(text, last + 1);
-      ends.push(last);
+      ends[known++] = last;
     }
-    return ends[Math.min(reach, ends.length - 1)] ?? text.length;
+    return ends[Math.min(reach, known - 1)] ?? text.length;
   };
   let marker = 0;
   // Every hit inside a marker is dropped below, and with no literal holding the `]` that ends a marker
@@ -284,15 +289,17 @@ function windowsOf(text: string, set: RuleSet, markers: readonly Span[]): (numbe
       const inside = markers[marker];
       const length = set.scanner.literals[literal]?.length ?? 0;
       if (inside !== undefined && inside.start <= at && at + length <= inside.end) return inside.end;
-      if (at >= (ends[0] ?? -1)) {
+      if (known === 0 || at >= (ends[0] ?? -1)) {
         lineStart = text.lastIndexOf("\n", at - 1) + 1;
-        ends.length = 0;
-        ends.push(endOfLine(text, at));
+        ends[0] = endOfLine(text, at);
+        known = 1;
       }
       // Whether every group this literal starts has its window over the line now (a case-sensitive group
       // whose trigger is here in another case has not).
       let all = true;
-      for (const { group, trigger } of set.activations[literal] ?? []) {
+      const activations = set.activations[literal] ?? [];
+      for (let k = 0; k < activations.length; k++) {
+        const { group, trigger } = activations[k] ?? { group: -1, trigger: "" };
         const g = set.groups[group];
         if (g === undefined) continue;
         if (g.caseSensitive && !text.startsWith(trigger, at)) {
