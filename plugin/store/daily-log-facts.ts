@@ -200,6 +200,8 @@ export function forgetFacts(path: string): void {
   remembered.delete(path);
 }
 
+/** An id comment alone on its line; the id is the run of non-space characters before `-->`. */
+const ID_LINE = /^\s*<!--\s*snapshot-id:\s*(\S+?)\s*-->\s*$/;
 const START_MARKER = /^[ \t]*<!--[ \t]*BIG-MEMORY-SNAPSHOT[ \t]+v\d+[ \t]*-->[ \t]*$/;
 const END_MARKER = /^[ \t]*<!--[ \t]*\/BIG-MEMORY-SNAPSHOT[ \t]*-->[ \t]*$/;
 
@@ -230,11 +232,11 @@ export function checkBlock(block: string, id: string): number {
       "rendered block has no end marker after its start marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
     );
   }
-  const idLine = new RegExp(`^\\s*<!--\\s*snapshot-id:\\s*${id}\\s*-->\\s*$`);
   let carried = false;
   for (let at = block.indexOf("snapshot-id", start.end); at !== -1 && at < end.start && !carried; ) {
     const line = lineAround(block, at);
-    carried = idLine.test(block.slice(line.start, line.end));
+    // One pattern for every id (a pattern made per id was compiled again at every append), its id compared.
+    carried = ID_LINE.exec(block.slice(line.start, line.end))?.[1] === id;
     at = block.indexOf("snapshot-id", line.end);
   }
   if (!carried) {
