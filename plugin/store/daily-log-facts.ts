@@ -7,7 +7,7 @@
  * Anything else (another process appended, a person edited, cut or replaced the log) misses, and the caller
  * reads the log whole again. Pure text functions, and a bounded in-process memory; nothing is written here.
  */
-import type { BigIntStats } from "node:fs";
+import { type BigIntStats, readSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { idsOfDay } from "./journal.ts";
 
@@ -171,7 +171,7 @@ export async function rememberedFacts(
   }
   // A change within the clock's resolution that kept the size could keep the stamp: the last bytes tell it.
   const tail = Buffer.alloc(known.tail.length);
-  const { bytesRead } = await handle.read(tail, 0, tail.length, known.facts.bytes - tail.length);
+  const bytesRead = readSync(handle.fd, tail, 0, tail.length, known.facts.bytes - tail.length);
   if (bytesRead !== tail.length || !tail.equals(known.tail)) {
     remembered.delete(path);
     return null;
