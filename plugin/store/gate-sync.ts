@@ -38,9 +38,10 @@ import {
 /** {@link ensurePrivateDir} for a process that is exiting: synchronous, the same modes and `.gitignore`. */
 export function ensurePrivateDirSync(dir: string): void {
   const target = resolve(dir);
-  refuseLinkedStateDir(target);
-  // The usual case, a folder that is there: one stat, not a mkdir that fails and a stat after it.
-  if (statSync(target, { throwIfNoEntry: false })?.isDirectory() === true) return;
+  // The usual case, a folder that is there: one stat (none for the state folder itself, which the link check
+  // found a folder), not a mkdir that fails and a stat after it.
+  if (refuseLinkedStateDir(target) || statSync(target, { throwIfNoEntry: false })?.isDirectory() === true)
+    return;
   const first = mkdirSync(target, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (first === undefined) return;
   for (let current = target; ; current = dirname(current)) {
