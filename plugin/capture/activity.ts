@@ -1,5 +1,5 @@
 import { commandCore, commandLabel, isCheckCommand } from "./command.ts";
-import type { Trail, TrailCommand } from "./trail.ts";
+import type { Trail, TrailCommand, TrailFile } from "./trail.ts";
 
 /**
  * The draft's Recent Activity section (capture/draft.ts): what the session did last, the checks it runs and
@@ -33,21 +33,27 @@ export const ACTIVITY_HEADING = "Recent Activity";
  */
 export function activityOf(trail: Trail): string {
   const items: Activity[] = trail.commands.map(commandActivity);
-  for (const f of trail.files) {
+  // Indexed loops: a for-of in code not yet optimised makes an iterator result per step.
+  for (let k = 0; k < trail.files.length; k++) {
+    const f = trail.files[k] as TrailFile;
     if (f.lastAction === "mention") continue;
     const text = `${f.lastAction === "read" ? "read" : "changed"} \`${f.path}\``;
     items.push({ at: f.lastSeen, text, i: items.length });
   }
   items.sort(newestFirst);
   const latest = new Set<string>();
-  for (const x of items) if (latest.size < ACTIVITY_LIMITS.activity) latest.add(x.text);
+  for (let k = 0; k < items.length && latest.size < ACTIVITY_LIMITS.activity; k++)
+    latest.add((items[k] as Activity).text);
   const shown = new Set<string>();
-  for (const x of items)
+  for (let k = 0; k < items.length; k++) {
+    const x = items[k] as Activity;
     if (x.i < trail.commands.length && latest.has(x.text))
       shown.add(commandCore((trail.commands[x.i] as TrailCommand).command));
+  }
   const checks: string[] = [];
   const often: (Habit & { i: number })[] = [];
-  for (const h of trail.habits) {
+  for (let k = 0; k < trail.habits.length; k++) {
+    const h = trail.habits[k] as Habit;
     if (shown.has(h.command)) continue;
     if (isCheckCommand(h.command)) checks.unshift(`\`${commandLabel(h.command)}\``);
     else if (h.runs >= 2) often.push({ ...h, i: often.length });

@@ -252,8 +252,13 @@ function filesOf(files: readonly TrailFile[]): FileInPlay[] {
     if (f.lastAction === "mention") buckets[3]?.push(f);
   }
   const out: FileInPlay[] = [];
-  for (const bucket of buckets)
-    for (const f of bucket) if (out.length < D.files) out.push({ path: f.path, note: noteOf(f) });
+  for (let b = 0; b < buckets.length; b++) {
+    const bucket = buckets[b] as TrailFile[];
+    for (let k = 0; k < bucket.length && out.length < D.files; k++) {
+      const f = bucket[k] as TrailFile;
+      out.push({ path: f.path, note: noteOf(f) });
+    }
+  }
   return out;
 }
 

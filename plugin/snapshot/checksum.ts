@@ -11,14 +11,17 @@ function field(value: string | number | boolean | null): string {
 /** A list of values as one canonical text. */
 function list(items: readonly string[]): string {
   let out = `[${items.length}`;
-  for (const v of items) out += field(v);
+  for (let i = 0; i < items.length; i++) out += field(items[i] as string);
   return out;
 }
 
-/** A list of objects as the list of their fields `a` and `b` (no array made per item, no callback per call). */
+/** A list of objects as the list of their fields `a` and `b`: indexed, no array per item, no callback per call. */
 function pairs<K extends string>(items: readonly Readonly<Record<K, string>>[], a: K, b: K): string {
   let out = `[${items.length}`;
-  for (const item of items) out += field(item[a]) + field(item[b]);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as Readonly<Record<K, string>>;
+    out += field(item[a]) + field(item[b]);
+  }
   return out;
 }
 
