@@ -1,11 +1,14 @@
 import type { Decision, FileInPlay, KeyName, SnapshotContent } from "../snapshot/snapshot.ts";
-import { commandCore, commandLabel, isCheckCommand, isTestCommand } from "./command.ts";
+import { ACTIVITY_HEADING, ACTIVITY_LIMITS, activityOf } from "./activity.ts";
+import { commandLabel, isTestCommand } from "./command.ts";
 import { planParts, statedIntents } from "./prose.ts";
 import { taskProse } from "./task.ts";
 import { clip } from "./text.ts";
 import type { NameKind, Trail, TrailCommand, TrailFailure, TrailFile, TrailName } from "./trail.ts";
 import { isScratch } from "./trail-files.ts";
 import { taskText } from "./user-text.ts";
+
+export { ACTIVITY_HEADING };
 
 /**
  * The safety net: a task snapshot drafted from the session trail, deterministically and without a model,
@@ -27,9 +30,7 @@ export const DRAFT_LIMITS = {
   /** Lines of the code block (the last failing command and its error excerpt). */
   codeLines: 20,
   /** Actions in the Recent Activity section, the checks run (tests, builds), the commands run most often. */
-  activity: 8,
-  checks: 3,
-  habits: 4,
+  ...ACTIVITY_LIMITS,
 } as const;
 const D = DRAFT_LIMITS;
 
@@ -204,15 +205,18 @@ function codeOf(f: TrailFailure | undefined): string {
   return [...lines.slice(0, D.codeLines - exit.length), ...exit].join("\n");
 }
 
+const isChanged = (f: TrailFile) => f.writes > 0;
+const isProjectChange = (f: TrailFile) => f.writes > 0 && !isScratch(f);
+
 function phaseOf(trail: Trail, last: TrailCommand | undefined): string {
   if (last?.status === "failed" || trail.failing.length > 0) return "debugging";
   if (trail.last?.kind === "command" && last !== undefined && isTestCommand(last.command)) return "testing";
-  if (trail.files.some((f) => f.writes > 0)) return "implementing";
+  if (trail.files.some(isChanged)) return "implementing";
   return "planning";
 }
 
 function progressOf(trail: Trail): string {
-  const changed = trail.files.filter((f) => f.writes > 0).length;
+  const changed = trail.files.filter(isChanged).length;
   const parts = [
     `${plural(trail.toolCalls, "tool call")} over ${plural(trail.turns, "turn")}`,
     `${plural(changed, "file")} changed`,
@@ -235,17 +239,27 @@ function baseNote(f: TrailFile): string {
   return f.writes > 0 ? `edited ${f.writes}x` : `read ${f.reads}x`;
 }
 
-/** Project files changed, then scratch files changed, then files read, then files named; newest first in each. */
+/**
+ * Project files changed, then scratch files changed, then files read, then files named; newest first in each.
+ * A loop, not callbacks made per call (activity.ts says why).
+ */
 function filesOf(files: readonly TrailFile[]): FileInPlay[] {
-  const newest = [...files].reverse();
-  const changed = newest.filter((f) => f.writes > 0);
-  const ordered = [
-    ...changed.filter((f) => !isScratch(f)),
-    ...changed.filter(isScratch),
-    ...newest.filter((f) => f.writes === 0 && f.reads > 0),
-    ...newest.filter((f) => f.lastAction === "mention"),
-  ];
-  return ordered.slice(0, D.files).map((f) => ({ path: f.path, note: noteOf(f) }));
+  const buckets: TrailFile[][] = [[], [], [], []];
+  for (let i = files.length - 1; i >= 0; i--) {
+    const f = files[i] as TrailFile;
+    if (f.writes > 0) buckets[isScratch(f) ? 1 : 0]?.push(f);
+    else if (f.writes === 0 && f.reads > 0) buckets[2]?.push(f);
+    if (f.lastAction === "mention") buckets[3]?.push(f);
+  }
+  const out: FileInPlay[] = [];
+  for (let b = 0; b < buckets.length; b++) {
+    const bucket = buckets[b] as TrailFile[];
+    for (let k = 0; k < bucket.length && out.length < D.files; k++) {
+      const f = bucket[k] as TrailFile;
+      out.push({ path: f.path, note: noteOf(f) });
+    }
+  }
+  return out;
 }
 
 /** `X because Y`, `X -- Y` and `X: Y` (X of three words or more) split into text and rationale. */
@@ -330,7 +344,7 @@ function fixStep(trail: Trail, f: TrailFailure): string {
 /** After an edit with no failure open: re-run the last check (tests or a script) against it. */
 function recheckStep(trail: Trail): string | null {
   if (trail.lastCheck === null || trail.last?.kind !== "write") return null;
-  const edited = [...trail.files].reverse().find((x) => x.writes > 0 && !isScratch(x));
+  const edited = trail.files.findLast(isProjectChange);
   const target = edited === undefined ? "" : ` to check the change to \`${edited.path}\``;
   return clip(`Re-run \`${commandLabel(trail.lastCheck)}\`${target}`, D.stepChars);
 }
@@ -359,51 +373,6 @@ function nextOf(trail: Trail, goal: string): string[] {
       ? "Ask the user what the task is"
       : "Work out the first step toward the goal (no plan was stated)",
   ];
-}
-
-/** Heading of the draft's extra section that lists the latest actions. */
-export const ACTIVITY_HEADING = "Recent Activity";
-
-/**
- * The latest actions, newest first, on one line: commands run (with their exit code when they failed)
- * and files changed or read, at most `DRAFT_LIMITS.activity`; then the commands that checked a change, most
- * recent first (`checks: \`go test ./...\`, \`rockcraft pack\``: tests, builds, linters, not among the latest);
- * then the other commands the session ran most (twice or more: `run most: \`git status\` (4x)`); "" when
- * there were none. What was done last is what an agent resuming repeats or builds on (a test re-run, the
- * file it was editing), and the checks and the commands run most are its build, test and status loop.
- */
-function activityOf(trail: Trail): string {
-  const commands = trail.commands.map((c) => ({
-    at: c.at,
-    text: `ran \`${commandLabel(c.command)}\`${c.status === "failed" ? ` (${c.exitCode === null ? "failed" : `exit ${c.exitCode}`})` : ""}`,
-    core: commandCore(c.command),
-  }));
-  const files = trail.files
-    .filter((f) => f.lastAction !== "mention")
-    .map((f) => ({ at: f.lastSeen, text: `${f.lastAction === "read" ? "read" : "changed"} \`${f.path}\`` }));
-  const items = [...commands, ...files]
-    .map((x, i) => ({ ...x, i }))
-    .sort((a, b) => (a.at === b.at ? b.i - a.i : a.at < b.at ? 1 : -1))
-    .map((x) => x.text);
-  const latest = [...new Set(items)].slice(0, D.activity);
-  const shown = new Set(commands.filter((c) => latest.includes(c.text)).map((c) => c.core));
-  const habits = trail.habits.filter((h) => !shown.has(h.command));
-  const checks = habits
-    .filter((h) => isCheckCommand(h.command))
-    .reverse()
-    .slice(0, D.checks)
-    .map((h) => `\`${commandLabel(h.command)}\``);
-  const often = habits
-    .map((h, i) => ({ ...h, i }))
-    .filter((h) => h.runs >= 2 && !isCheckCommand(h.command))
-    .sort((a, b) => b.runs - a.runs || b.i - a.i)
-    .slice(0, D.habits)
-    .map((h) => `\`${commandLabel(h.command)}\` (${h.runs}x)`);
-  return [
-    ...latest,
-    ...(checks.length === 0 ? [] : [`checks: ${checks.join(", ")}`]),
-    ...(often.length === 0 ? [] : [`run most: ${often.join(", ")}`]),
-  ].join("; ");
 }
 
 /**

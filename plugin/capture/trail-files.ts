@@ -155,7 +155,12 @@ export function samePath(a: string, b: string): boolean {
  * that did not change goes first, so a file edited early stays in a long session.
  */
 export function touchFile(files: readonly TrailFile[], op: FileOp, at: string, max: number): TrailFile[] {
-  const old = files.find((f) => samePath(f.path, op.path));
+  let old: TrailFile | undefined;
+  for (const f of files)
+    if (samePath(f.path, op.path)) {
+      old = f;
+      break;
+    }
   const path = old === undefined ? op.path : preferred(old.path, op.path);
   if (op.action === "mention") {
     if (old !== undefined) return [...files];
@@ -178,7 +183,11 @@ export function touchFile(files: readonly TrailFile[], op: FileOp, at: string, m
     lastAction: op.action,
     lastSeen: at,
   };
-  return bound([...files.filter((f) => f !== old), next], max);
+  // Loops, not callbacks made per call: those lose their optimised code at every full collection.
+  const kept: TrailFile[] = [];
+  for (const f of files) if (f !== old) kept.push(f);
+  kept.push(next);
+  return bound(kept, max);
 }
 
 /** Of two spellings of one file: a relative one over an absolute one, then the longer (more specific) one. */
@@ -187,14 +196,13 @@ function preferred(a: string, b: string): string {
   return b.length > a.length ? b : a;
 }
 
+/** `files` (a new array of the caller's, cut in place) at most `max` long: unchanged files go first. */
 function bound(files: TrailFile[], max: number): TrailFile[] {
-  const kept = [...files];
-  while (kept.length > max) {
-    const unchanged = kept.findIndex((f) => f.writes === 0);
-    kept.splice(Math.max(unchanged, 0), 1);
-  }
-  return kept;
+  while (files.length > max) files.splice(Math.max(files.findIndex(isUnchanged), 0), 1);
+  return files;
 }
+
+const isUnchanged = (f: TrailFile) => f.writes === 0;
 
 /** Names a harness or an agent gives throw-away files: `reproduce_issue.py`, `debug.js`, `test_fix.py`. */
 const SCRATCH_NAME =

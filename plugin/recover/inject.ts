@@ -13,6 +13,7 @@ import {
   cleanInline,
   estimateTokens,
   fitToBudget,
+  type LineMeter,
   lineMeter,
   type TrimStep,
   truncateToTokens,
@@ -149,13 +150,25 @@ const VERIFIED = (v: boolean | null): string => (v === null ? "unverified" : v ?
 /** The cleaned notes (empty entries left out) and the fixed lines around them. */
 type Content = ReturnType<typeof contentOf>;
 
+const cleanCode = (x: string): string => cleanBlock(x).replace(/^\n+|\s+$/gu, "");
+
+/** The values shown within `budget`, empty ones left out: a loop, no callback made per call. */
+function shownLines(values: readonly string[], budget: number): string[] {
+  const out: string[] = [];
+  for (const v of values) {
+    const line = shown(v, budget);
+    if (line !== "") out.push(line);
+  }
+  return out;
+}
+
 function contentOf(input: RestoreInput, budget: number) {
   const s = input.snapshot;
   // No value can be shown longer than the whole budget: cutting there first changes no result and
   // keeps every later render proportional to the budget, not to the snapshot.
   const one = (v: string): string => shown(v, budget);
-  const block = (v: string): string => shown(v, budget, (x) => cleanBlock(x).replace(/^\n+|\s+$/gu, ""));
-  const lines = (values: string[]): string[] => values.map(one).filter((v) => v !== "");
+  const block = (v: string): string => shown(v, budget, cleanCode);
+  const lines = (values: string[]): string[] => shownLines(values, budget);
   const warnings = lines(input.warnings);
   // Callers may already say so; say it once, first.
   const modified = input.verified === false && !warnings.some((w) => /checksum mismatch/iu.test(w));
@@ -241,6 +254,70 @@ function instruction(snapshot: string, reason: RestoreReason, hasNext: boolean):
 
 const isLong = (note: string): boolean => !withinTokens(note, LONG_NOTE);
 
+/**
+ * The lines of one render as the meter lets them in, and how values are cut at the limits: methods and
+ * module-level line makers, not closures made per render (those lose their optimised code at every full
+ * collection, and a restore renders many times while it fits its budget).
+ */
+class Page {
+  readonly lines: string[] = [];
+  private readonly meter: LineMeter;
+  private readonly l: Limits;
+
+  constructor(meter: LineMeter, l: Limits) {
+    this.meter = meter;
+    this.l = l;
+  }
+
+  /** Each value is clean on its own; a line is cleaned again so that no two parts form a tag together. */
+  put(items: readonly string[]): void {
+    for (const item of items) {
+      if (this.meter.over()) return;
+      const line = escapeSites(item);
+      if (this.meter.add(line)) this.lines.push(line);
+    }
+  }
+
+  p(v: string): string {
+    return truncateToTokens(v, this.l.primaryCap);
+  }
+
+  q(v: string): string {
+    return truncateToTokens(v, this.l.secondaryCap);
+  }
+
+  note(n: string): string {
+    return n === "" || this.l.notes === 0 || (this.l.longNotes === 0 && isLong(n)) ? "" : ` — ${this.q(n)}`;
+  }
+
+  why(r: string): string {
+    return r === "" || this.l.rationale === 0 ? "" : ` — ${this.q(r)}`;
+  }
+
+  section<T>(title: string, items: readonly T[], line: (page: Page, item: T, i: number) => string): void {
+    if (items.length === 0 || this.meter.over()) return;
+    const out = [`## ${title}`];
+    for (let i = 0; i < items.length; i++) out.push(line(this, items[i] as T, i));
+    this.put(out);
+  }
+}
+
+const item = (text: string): string => `- ${text}`;
+const goalLine = (page: Page, goal: string): string => page.p(goal);
+const stateLine = (page: Page, x: Content["state"][number]): string => item(`${x.label}: ${page.p(x.value)}`);
+const fileLine = (page: Page, f: Content["files"][number]): string =>
+  item(`${page.p(f.path) || "(no path)"}${page.note(f.note)}`);
+const nameLine = (page: Page, n: Content["names"][number]): string =>
+  item(`${n.label && `${page.p(n.label)}: `}${page.p(n.value)}`);
+const nextLine = (page: Page, n: string, i: number): string => `${i + 1}. ${page.p(n)}`;
+const decisionLine = (page: Page, x: Content["decisions"][number]): string =>
+  item(`${page.q(x.text)}${page.why(x.rationale)}`);
+const blockerLine = (page: Page, b: string): string => item(page.q(b));
+const asIs = (_page: Page, x: string): string => x;
+const warningLine = (page: Page, w: string): string => item(page.p(w));
+const relatedLine = (page: Page, r: Content["related"][number]): string =>
+  item(`${r.head}: ${page.q(r.goal)}${r.snippet && ` — ${page.q(r.snippet)}`}`);
+
 /** The whole text and the notes, or null as soon as the text is known to exceed `budget` tokens. */
 function render(
   c: Content,
@@ -251,41 +328,19 @@ function render(
   const meter = lineMeter(budget);
   const head = [c.preamble, c.opening];
   for (const line of head) meter.add(line);
-  const lines: string[] = [];
-  // Each value is clean on its own; a line is cleaned again so that no two parts form a tag together.
-  const put = (...items: string[]): void => {
-    for (const item of items) {
-      if (meter.over()) return;
-      const line = escapeSites(item);
-      if (meter.add(line)) lines.push(line);
-    }
-  };
-  const p = (v: string): string => truncateToTokens(v, l.primaryCap);
-  const q = (v: string): string => truncateToTokens(v, l.secondaryCap);
-  const note = (n: string): string =>
-    n === "" || l.notes === 0 || (l.longNotes === 0 && isLong(n)) ? "" : ` — ${q(n)}`;
-  const why = (r: string): string => (r === "" || l.rationale === 0 ? "" : ` — ${q(r)}`);
-  const section = <T>(title: string, items: T[], line: (item: T, i: number) => string): void => {
-    if (items.length > 0 && !meter.over()) put(`## ${title}`, ...items.map(line));
-  };
-  const item = (text: string): string => `- ${text}`;
-  section("Goal", c.goal === "" || l.goal === 0 ? [] : [c.goal], p);
-  section("State", l.state === 0 ? [] : c.state, (x) => item(`${x.label}: ${p(x.value)}`));
-  section("Files in play", c.files.slice(0, l.files), (f) =>
-    item(`${p(f.path) || "(no path)"}${note(f.note)}`),
-  );
-  section("Key names", c.names.slice(0, l.names), (n) =>
-    item(`${n.label && `${p(n.label)}: `}${p(n.value)}`),
-  );
-  section("Next steps", c.next.slice(0, l.next), (n, i) => `${i + 1}. ${p(n)}`);
-  section("Decisions", c.decisions.slice(0, l.decisions), (x) => item(`${q(x.text)}${why(x.rationale)}`));
-  section("Blockers", c.blockers.slice(0, l.blockers), (b) => item(q(b)));
-  section("Code", c.code === "" || l.code === 0 ? [] : [c.fence, c.code, c.fence], (x) => x);
-  for (const x of c.extra.slice(0, l.extra)) section(x.heading || "Notes", [x.body || "none"], (b) => b);
-  section("Warnings", c.warnings.slice(0, l.warnings), (w) => item(p(w)));
-  section("Related snapshots", c.related.slice(0, l.related), (r) =>
-    item(`${r.head}: ${q(r.goal)}${r.snippet && ` — ${q(r.snippet)}`}`),
-  );
+  const page = new Page(meter, l);
+  page.section("Goal", c.goal === "" || l.goal === 0 ? [] : [c.goal], goalLine);
+  page.section("State", l.state === 0 ? [] : c.state, stateLine);
+  page.section("Files in play", c.files.slice(0, l.files), fileLine);
+  page.section("Key names", c.names.slice(0, l.names), nameLine);
+  page.section("Next steps", c.next.slice(0, l.next), nextLine);
+  page.section("Decisions", c.decisions.slice(0, l.decisions), decisionLine);
+  page.section("Blockers", c.blockers.slice(0, l.blockers), blockerLine);
+  page.section("Code", c.code === "" || l.code === 0 ? [] : [c.fence, c.code, c.fence], asIs);
+  for (const x of c.extra.slice(0, l.extra)) page.section(x.heading || "Notes", [x.body || "none"], asIs);
+  page.section("Warnings", c.warnings.slice(0, l.warnings), warningLine);
+  page.section("Related snapshots", c.related.slice(0, l.related), relatedLine);
+  const lines = page.lines;
   const tail = [c.closing, instruction(c.snapshot, reason, l.next > 0 && c.next.length > 0)];
   for (const line of tail) meter.add(line);
   return meter.over() ? null : { text: [...head, ...lines, ...tail].join("\n"), notes: lines.join("\n") };

@@ -78,18 +78,29 @@ export interface LineMeter {
  * Reads no further than the budget, so a caller can stop building a text that is already too long.
  */
 export function lineMeter(maxTokens: number): LineMeter {
-  let room = Math.floor(maxTokens) * 4;
-  let lines = 0;
-  return {
-    add: (line) => {
-      if (room < 0) return false;
-      const separator = lines++ === 0 ? 0 : 1;
-      const r = scan(line, room - separator);
-      room = r.over ? -1 : room - separator - r.quarters;
-      return room >= 0;
-    },
-    over: () => room < 0,
-  };
+  return new Meter(maxTokens);
+}
+
+/** The {@link LineMeter}: methods, not closures made per meter (those lose their optimised code at every full collection). */
+class Meter implements LineMeter {
+  private room: number;
+  private lines = 0;
+
+  constructor(maxTokens: number) {
+    this.room = Math.floor(maxTokens) * 4;
+  }
+
+  add(line: string): boolean {
+    if (this.room < 0) return false;
+    const separator = this.lines++ === 0 ? 0 : 1;
+    const r = scan(line, this.room - separator);
+    this.room = r.over ? -1 : this.room - separator - r.quarters;
+    return this.room >= 0;
+  }
+
+  over(): boolean {
+    return this.room < 0;
+  }
 }
 
 /** The ellipsis appended to a truncated value, and its cost in quarter tokens. */

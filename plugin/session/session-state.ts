@@ -125,9 +125,17 @@ export function withCapture(
   return {
     ...state,
     cycle: { ...state.cycle, captured: capture.id },
-    snapshots: [...state.snapshots.filter((s) => s.id !== capture.id), capture].slice(-50),
+    snapshots: withSnapshot(state.snapshots, capture),
     updatedAt: capture.at,
   };
+}
+
+/** The newest 50 of `snapshots` without `capture`'s id, then `capture`: a loop, no callback made per call. */
+function withSnapshot<S extends { id: string }>(snapshots: readonly S[], capture: S): S[] {
+  const out: S[] = [];
+  for (const s of snapshots) if (s.id !== capture.id) out.push(s);
+  out.push(capture);
+  return out.length > 50 ? out.slice(-50) : out;
 }
 
 /**

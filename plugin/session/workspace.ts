@@ -169,8 +169,8 @@ export class Workspace {
   }
 
   /** The snapshots of a log, with the workspace's memory of judged blocks (the one every reader shares). */
-  #parse(log: LogText | string, file: string): LocatedSnapshot[] {
-    const { snapshots } = parseDailyLog(log, file, { judged: judgedFor(this.dir) });
+  #parse(log: LogText | string, file: string, remember = false): LocatedSnapshot[] {
+    const { snapshots } = parseDailyLog(log, file, { judged: judgedFor(this.dir), remember });
     noteJudged(this.dir);
     return snapshots;
   }
@@ -199,7 +199,7 @@ export class Workspace {
   #blockIn(bytes: Buffer, file: string, id: string): LocatedSnapshot | undefined {
     const span = findBlockSpan(bytes, id);
     if (span === null) return undefined;
-    const read = this.#parse(bytes.toString("utf8", span.start, span.end), file);
+    const read = this.#parse(bytes.toString("utf8", span.start, span.end), file, true);
     const [one] = read;
     if (read.length !== 1 || one === undefined || one.line !== 1 || one.snapshot.id !== id) return undefined;
     return { ...one, line: span.line };

@@ -8,9 +8,20 @@ function field(value: string | number | boolean | null): string {
   return `${text.length}:${text}`;
 }
 
-function list(items: readonly (readonly string[])[]): string {
+/** A list of values as one canonical text. */
+function list(items: readonly string[]): string {
   let out = `[${items.length}`;
-  for (const item of items) for (const v of item) out += field(v);
+  for (let i = 0; i < items.length; i++) out += field(items[i] as string);
+  return out;
+}
+
+/** A list of objects as the list of their fields `a` and `b`: indexed, no array per item, no callback per call. */
+function pairs<K extends string>(items: readonly Readonly<Record<K, string>>[], a: K, b: K): string {
+  let out = `[${items.length}`;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as Readonly<Record<K, string>>;
+    out += field(item[a]) + field(item[b]);
+  }
   return out;
 }
 
@@ -35,13 +46,13 @@ export function canonicalForm(s: Snapshot): string {
     field(s.state.branch) +
     field(s.state.blocked) +
     field(s.state.progress) +
-    list(s.files.map((f) => [f.path, f.note])) +
-    list(s.decisions.map((d) => [d.text, d.rationale])) +
+    pairs(s.files, "path", "note") +
+    pairs(s.decisions, "text", "rationale") +
     field(s.code) +
-    list(s.names.map((n) => [n.label, n.value])) +
-    list(s.blockers.map((b) => [b])) +
-    list(s.next.map((n) => [n])) +
-    list(s.extra.map((e) => [e.heading, e.body]))
+    pairs(s.names, "label", "value") +
+    list(s.blockers) +
+    list(s.next) +
+    pairs(s.extra, "heading", "body")
   );
 }
 

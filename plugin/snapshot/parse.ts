@@ -221,7 +221,7 @@ export function parseDailyLog(log: string | LogText, file: string, options: Pars
     else {
       diagnostics.push(duplicateId(s, { file, line: first }));
     }
-    snapshots.push(redactLocated(f, memory));
+    snapshots.push(redactLocated(f, memory, options.remember === true));
   }
   diagnostics.sort((a, b) => a.line - b.line);
   return { snapshots, diagnostics };
@@ -231,6 +231,12 @@ export function parseDailyLog(log: string | LogText, file: string, options: Pars
 export interface ParseOptions {
   /** Checksums of blocks the current rules judged clean; blocks judged clean now are added. */
   readonly judged?: JudgedBlocks;
+  /**
+   * Redact with the process's memory of texts found clean (`redactDeep`'s `remember`: the same answers, the
+   * texts read before not read again). For one block this process likely wrote itself (a restore), not for
+   * whole logs, whose texts would crowd the memory out. Default false.
+   */
+  readonly remember?: boolean;
 }
 
 /** A block read from the log, before redaction. */
@@ -252,7 +258,7 @@ function spanAt(log: string | LogText, start: number): { end: number; key: strin
  * text or checksum `memory` remembers is returned as it is; a verified block found clean is remembered by
  * its checksum and, when the fast reader read it, by its text.
  */
-function redactLocated(found: Found, memory: JudgedBlocks | null): LocatedSnapshot {
+function redactLocated(found: Found, memory: JudgedBlocks | null, remember: boolean): LocatedSnapshot {
   const { located, span } = found;
   if (found.trusted) return located;
   const checksum = located.verified === true && memory !== null ? located.checksum : null;
@@ -260,7 +266,7 @@ function redactLocated(found: Found, memory: JudgedBlocks | null): LocatedSnapsh
     if (span !== null) memory.add(span);
     return located;
   }
-  const redacted = redactDeep(located.snapshot);
+  const redacted = redactDeep(located.snapshot, { remember });
   if (redacted.total > 0) return { ...located, snapshot: redacted.value };
   if (checksum !== null) {
     memory?.add(checksum);

@@ -90,9 +90,9 @@ export class CachedState<T> {
       this.writing = writing;
       try {
         return await this.file.update(
-          async (value) => {
+          async (value, stamp) => {
             // Under the lock, right after the read: nobody else writes the file until this update ends.
-            writing.readStamp = this.file.stamp();
+            writing.readStamp = stamp ?? this.file.stamp();
             // The file as this process wrote it, and no change since the queue was taken: the value in memory
             // is those changes applied to it already (each change is applied once, not replayed).
             const view = this.view;

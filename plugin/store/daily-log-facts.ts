@@ -7,7 +7,7 @@
  * Anything else (another process appended, a person edited, cut or replaced the log) misses, and the caller
  * reads the log whole again. Pure text functions, and a bounded in-process memory; nothing is written here.
  */
-import type { BigIntStats } from "node:fs";
+import { type BigIntStats, readSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { idsOfDay } from "./journal.ts";
 
@@ -171,7 +171,7 @@ export async function rememberedFacts(
   }
   // A change within the clock's resolution that kept the size could keep the stamp: the last bytes tell it.
   const tail = Buffer.alloc(known.tail.length);
-  const { bytesRead } = await handle.read(tail, 0, tail.length, known.facts.bytes - tail.length);
+  const bytesRead = readSync(handle.fd, tail, 0, tail.length, known.facts.bytes - tail.length);
   if (bytesRead !== tail.length || !tail.equals(known.tail)) {
     remembered.delete(path);
     return null;
@@ -200,6 +200,8 @@ export function forgetFacts(path: string): void {
   remembered.delete(path);
 }
 
+/** An id comment alone on its line; the id is the run of non-space characters before `-->`. */
+const ID_LINE = /^\s*<!--\s*snapshot-id:\s*(\S+?)\s*-->\s*$/;
 const START_MARKER = /^[ \t]*<!--[ \t]*BIG-MEMORY-SNAPSHOT[ \t]+v\d+[ \t]*-->[ \t]*$/;
 const END_MARKER = /^[ \t]*<!--[ \t]*\/BIG-MEMORY-SNAPSHOT[ \t]*-->[ \t]*$/;
 
@@ -230,11 +232,11 @@ export function checkBlock(block: string, id: string): number {
       "rendered block has no end marker after its start marker (expected <!-- /BIG-MEMORY-SNAPSHOT -->)",
     );
   }
-  const idLine = new RegExp(`^\\s*<!--\\s*snapshot-id:\\s*${id}\\s*-->\\s*$`);
   let carried = false;
   for (let at = block.indexOf("snapshot-id", start.end); at !== -1 && at < end.start && !carried; ) {
     const line = lineAround(block, at);
-    carried = idLine.test(block.slice(line.start, line.end));
+    // One pattern for every id (a pattern made per id was compiled again at every append), its id compared.
+    carried = ID_LINE.exec(block.slice(line.start, line.end))?.[1] === id;
     at = block.indexOf("snapshot-id", line.end);
   }
   if (!carried) {

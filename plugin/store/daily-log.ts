@@ -3,7 +3,7 @@
  * append, and reads. A daily log is append-only here: nothing in this module rewrites, truncates or reorders
  * one, and nothing outside `memory/` is touched.
  */
-import { type BigIntStats, statSync } from "node:fs";
+import { type BigIntStats, fstatSync, statSync } from "node:fs";
 import { constants, type FileHandle, open, readdir, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import {
@@ -206,7 +206,7 @@ async function appendLocked(
       const after = factsAfter(facts, separator + block, date);
       const joined = facts.endsWithCr && separator.startsWith("\n") ? 1 : 0;
       const line = facts.lines + countLineEndings(separator) - joined + markerLine + 1;
-      const info = await handle.stat({ bigint: true });
+      const info = fstatSync(handle.fd, { bigint: true });
       // Remembered only when nobody else wrote between our write and this fstat (rememberFacts checks the size).
       rememberFacts(path, info, after, payload);
       if (journalProblem === null)
@@ -299,7 +299,8 @@ async function openForAppend(path: string, create: boolean): Promise<OpenedLog |
     throw error;
   }
   // Only a regular file is a log, as the open handle says: a FIFO or a device is never read or written.
-  const info = await handle.stat({ bigint: true });
+  // Synchronous on the descriptor, as the append's other small calls (fs-durable.ts `writeAll` says why).
+  const info = fstatSync(handle.fd, { bigint: true });
   if (!info.isFile()) {
     await handle.close();
     throw new Error(

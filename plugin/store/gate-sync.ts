@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   closeSync,
+  constants,
   fchmodSync,
   fstatSync,
   fsyncSync,
@@ -22,8 +23,11 @@ import {
 import { basename, dirname, join, resolve } from "node:path";
 import { errorCode } from "./fs-durable.ts";
 import {
+  type GatedText,
   type GateReport,
+  gatedTextOf,
   gateJson,
+  gateText,
   PRIVATE_DIR_MODE,
   PRIVATE_FILE_MODE,
   refuseLinkedStateDir,
@@ -34,9 +38,10 @@ import {
 /** {@link ensurePrivateDir} for a process that is exiting: synchronous, the same modes and `.gitignore`. */
 export function ensurePrivateDirSync(dir: string): void {
   const target = resolve(dir);
-  refuseLinkedStateDir(target);
-  // The usual case, a folder that is there: one stat, not a mkdir that fails and a stat after it.
-  if (statSync(target, { throwIfNoEntry: false })?.isDirectory() === true) return;
+  // The usual case, a folder that is there: one stat (none for the state folder itself, which the link check
+  // found a folder), not a mkdir that fails and a stat after it.
+  if (refuseLinkedStateDir(target) || statSync(target, { throwIfNoEntry: false })?.isDirectory() === true)
+    return;
   const first = mkdirSync(target, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (first === undefined) return;
   for (let current = target; ; current = dirname(current)) {
@@ -139,4 +144,43 @@ export function appendPrivateJsonLineUnsynced(
   }
   if (size > opts.rotateAt) renameSync(path, `${path}.1`);
   return { counts: gated.counts, total: gated.total };
+}
+
+/**
+ * Redacts `text` (a text the gate gave back: as it is) and appends it to `path` (created 0600, its folder
+ * private) in one write, without an fsync: gate.ts `appendPrivateText` with `sync: false`, made without
+ * round trips through the thread pool (the journal's copy of a block the append just made durable).
+ * `created`: this call made the file.
+ */
+export function appendPrivateTextUnsynced(
+  path: string,
+  text: string | GatedText,
+): GateReport & { created: boolean } {
+  const gated = typeof text === "string" ? gateText(text) : { text: gatedTextOf(text), counts: {}, total: 0 };
+  ensurePrivateDirSync(dirname(path));
+  const { fd, created } = openAppendingSync(path);
+  try {
+    const data = Buffer.from(gated.text, "utf8");
+    for (let at = 0; at < data.length; ) at += writeSync(fd, data, at, data.length - at);
+  } finally {
+    closeSync(fd);
+  }
+  return { counts: gated.counts, total: gated.total, created };
+}
+
+/** gate.ts `openAppending`, synchronous: one `open` of a file that is there, an exclusive create otherwise. */
+function openAppendingSync(path: string): { fd: number; created: boolean } {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return { fd: openSync(path, constants.O_WRONLY | constants.O_APPEND), created: false };
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") throw error;
+    }
+    try {
+      return { fd: openSync(path, "ax", PRIVATE_FILE_MODE), created: true };
+    } catch (error) {
+      // Made by another writer meanwhile (open it again), or a link to nowhere (refused).
+      if (errorCode(error) !== "EEXIST" || attempt >= 3) throw error;
+    }
+  }
 }

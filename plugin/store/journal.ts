@@ -17,6 +17,7 @@ import { readdir, readFile, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { errorCode, errorMessage } from "./fs-durable.ts";
 import { appendPrivateText, type GatedText, gateJsonLineWith, gateText, STATE_DIR_NAME } from "./gate.ts";
+import { appendPrivateTextUnsynced as appendUnsynced } from "./gate-sync.ts";
 import type { BaselineReason, JournalRecord } from "./journal-schema.ts";
 
 /** The journal's folder inside the state folder. */
@@ -213,7 +214,7 @@ export async function appendRecord(
       : typeof block === "string"
         ? `${JSON.stringify({ ...line, block })}\n`
         : gateJsonLineWith(line, "block", block);
-  const { created } = await appendPrivateText(path, gated, { sync: options.sync ?? false });
+  const { created } = options.sync ? await appendPrivateText(path, gated) : appendUnsynced(path, gated);
   if (created) await pruneJournal(workspaceDir);
 }
 
@@ -235,8 +236,7 @@ export function holdsId(text: string, id: string): boolean {
 
 /** The later of two ids of one date (`2026-11-22-10` after `2026-11-22-09`). */
 export function laterId(a: string, b: string): string {
-  const n = (id: string) => BigInt(id.slice(id.lastIndexOf("-") + 1));
-  return n(b) > n(a) ? b : a;
+  return BigInt(b.slice(b.lastIndexOf("-") + 1)) > BigInt(a.slice(a.lastIndexOf("-") + 1)) ? b : a;
 }
 
 /** What daily-log.ts knows of a block it just appended, under the workspace lock. */

@@ -168,7 +168,8 @@ export class JsonState<T> {
   /**
    * Reads, applies `fn`, and writes the result atomically, under the file's lock. When `fn` returns the
    * value it was given and the file held it, nothing is written. `onWritten` runs with the value as written
-   * while the lock is still held (a caller's bookkeeping that must not lag behind the file).
+   * while the lock is still held (a caller's bookkeeping that must not lag behind the file). `fn` also gets
+   * the file's {@link stamp} when its value is the caller's `known` one (the stamp was just compared), else null.
    *
    * With `durable: false` the new file is renamed into place without its fsyncs, which follow behind
    * ({@link settled}): every process reads it at once and it survives the writer's crash; a power cut before
@@ -176,7 +177,7 @@ export class JsonState<T> {
    * cut (a compaction's held restore: the snapshot itself is durable in its log and journal).
    */
   async update(
-    fn: (value: T) => T | Promise<T>,
+    fn: (value: T, stamp: string | null) => T | Promise<T>,
     opts: {
       onWritten?: (value: T) => void;
       durable?: boolean;
@@ -191,11 +192,12 @@ export class JsonState<T> {
       async () => {
         // Under the lock nobody else writes the file: a stamp unchanged since the caller saw it says it holds that value.
         const known = opts.known?.() ?? null;
+        const stamp = known === null || known.stamp === "none" ? null : this.stamp();
         const { value, good } =
-          known !== null && known.stamp !== "none" && known.stamp === this.stamp()
+          known !== null && stamp === known.stamp
             ? { value: known.value, good: true }
             : await this.readChecked();
-        const next = await fn(value);
+        const next = await fn(value, stamp === known?.stamp ? stamp : null);
         // The file replaced becomes the previous good copy only if it read well; a corrupt one is not kept.
         const written =
           good && next === value

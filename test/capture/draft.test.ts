@@ -7,7 +7,8 @@ import {
   NO_TASK,
   planSteps,
 } from "../../plugin/capture/draft.ts";
-import { emptyTrail, reduceTrail, type Trail } from "../../plugin/capture/trail.ts";
+import { emptyTrail, reduceTrail, type Trail, type TrailFile } from "../../plugin/capture/trail.ts";
+import { isScratch } from "../../plugin/capture/trail-files.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
 import { renderSnapshot } from "../../plugin/snapshot/render.ts";
 import { SnapshotContent } from "../../plugin/snapshot/snapshot.ts";
@@ -529,6 +530,45 @@ describe("draftSnapshot properties", () => {
         expect(inline.filter((value) => /[\r\n]/.test(value))).toEqual([]);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("lists files in the order the filters first written gave, over random file lists", () => {
+    const file: fc.Arbitrary<TrailFile> = fc.record({
+      path: fc.constantFrom(
+        "src/a.ts",
+        "src/b.py",
+        "debug.js",
+        "/tmp/x.txt",
+        "README.md",
+        "lib/c/d.go",
+        "e.ts",
+      ),
+      reads: fc.nat(2),
+      writes: fc.nat(2),
+      created: fc.boolean(),
+      lastAction: fc.constantFrom("read", "create", "write", "edit", "delete", "move", "mention"),
+      lastSeen: fc.constant("2026-11-22T10:00:00Z"),
+    });
+    // The reference: filters over the newest-first list, as the draft first chose its files.
+    const reference = (files: readonly TrailFile[]): string[] => {
+      const newest = [...files].reverse();
+      const changed = newest.filter((f) => f.writes > 0);
+      return [
+        ...changed.filter((f) => !isScratch(f)),
+        ...changed.filter(isScratch),
+        ...newest.filter((f) => f.writes === 0 && f.reads > 0),
+        ...newest.filter((f) => f.lastAction === "mention"),
+      ]
+        .slice(0, DRAFT_LIMITS.files)
+        .map((f) => f.path);
+    };
+    fc.assert(
+      fc.property(fc.array(file, { maxLength: 24 }), (files) => {
+        const trail: Trail = { ...emptyTrail(), files, toolCalls: 1 };
+        expect(draftSnapshot(trail).files.map((f) => f.path)).toEqual(reference(files));
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { TrailFile } from "../../plugin/capture/trail.ts";
 import {
@@ -95,6 +96,46 @@ describe("touchFile", () => {
     expect(touchFile([], { path: "migrations/0042_unique_session.sql", action: "mention" }, AT, 40)).toEqual([
       file("migrations/0042_unique_session.sql", 0, { lastAction: "mention" }),
     ]);
+  });
+  it("answers as find, filter and a copy cut from the front would, over random touches", () => {
+    // The reference: the first file of the same spelling replaced, unchanged files dropped first past `max`.
+    const reference = (files: TrailFile[], op: { path: string; action: "read" | "edit" }, max: number) => {
+      const old = files.find((f) => samePath(f.path, op.path));
+      const read = op.action === "read";
+      const next: TrailFile = {
+        path: old === undefined ? op.path : (touchFile([old], op, AT, 1)[0]?.path ?? ""),
+        reads: (old?.reads ?? 0) + (read ? 1 : 0),
+        writes: (old?.writes ?? 0) + (read ? 0 : 1),
+        created: old?.created ?? false,
+        lastAction: op.action,
+        lastSeen: AT,
+      };
+      const kept = [...files.filter((f) => f !== old), next];
+      while (kept.length > max)
+        kept.splice(
+          Math.max(
+            kept.findIndex((f) => f.writes === 0),
+            0,
+          ),
+          1,
+        );
+      return kept;
+    };
+    const op = fc.record({
+      path: fc.constantFrom("a.py", "src/a.py", "/repo/src/a.py", "lib/b.py", "c.py"),
+      action: fc.constantFrom("read" as const, "edit" as const),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 30 }), fc.integer({ min: 1, max: 6 }), (ops, max) => {
+        let files: TrailFile[] = [];
+        for (const o of ops) {
+          const expected = reference(files, o, max);
+          files = touchFile(files, o, AT, max);
+          expect(files).toEqual(expected);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

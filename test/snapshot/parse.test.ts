@@ -36,6 +36,31 @@ describe("parseDailyLog", () => {
     );
   });
 
+  it("redacts with the memory of clean texts (remember) exactly as without it, first and second time", () => {
+    const token = `ghp_${"Pr5e".repeat(9)}`;
+    const value = fc.constantFrom(
+      "src/auth/a.ts",
+      `push with ${token}`,
+      token,
+      "password",
+      "API_KEY",
+      "Tr0ub4dor&3-horse-Battery9",
+      "X9f!kq2Lm#Pz7",
+      "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",
+      "",
+    );
+    const pair = fc.record({ label: value, value });
+    fc.assert(
+      fc.property(snapshotArb, value, fc.array(pair, { maxLength: 3 }), value, (s, goal, names, note) => {
+        const text = renderSnapshot({ ...s, goal, names, files: [{ path: "src/a.ts", note }] });
+        const plain = parseDailyLog(text, FILE);
+        expect(parseDailyLog(text, FILE, { remember: true })).toEqual(plain);
+        expect(parseDailyLog(text, FILE, { remember: true })).toEqual(plain);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("reads a log written by hand in the original skill's format", () => {
     const { snapshots, diagnostics } = parseDailyLog(skillLog, FILE);
     expect(diagnostics).toEqual([]);

@@ -118,6 +118,42 @@ describe("checkBlock", () => {
       .concat("<!-- snapshot-id: 2026-11-22-03 -->\n");
     expect(() => checkBlock(after, "2026-11-22-03")).toThrow(/does not carry its id/);
   });
+
+  it("finds the id line as a pattern made of the id would, over random id lines and ids", () => {
+    const id = fc.constantFrom("2026-11-22-03", "2026-11-22-3", "2026-11-22-030", "2026-11-22-0", "1-2");
+    const space = fc.constantFrom("", " ", "  ", "\t", "\u00a0", "\u2028", " x", "x", "-", ">");
+    const bit = fc.constantFrom("<!--", "<!-- ", "snapshot-id:", "snapshot-id: ", "-->", "->", "--", "x");
+    const line = fc
+      .tuple(space, fc.array(fc.oneof(bit, id, space), { maxLength: 8 }), space)
+      .map(([a, parts, b]) => a + parts.join("") + b);
+    // Id comments with every kind of space or stray text around each part.
+    const shaped = fc
+      .tuple(fc.array(space, { minLength: 5, maxLength: 5 }), id)
+      .map(([s, i]) => `${s[0]}<!--${s[1]}snapshot-id:${s[2]}${i}${s[3]}-->${s[4]}`);
+    const lines = fc.array(fc.oneof(line, shaped), { maxLength: 4 });
+    fc.assert(
+      fc.property(lines, id, (idLines, want) => {
+        const text = [
+          "<!-- BIG-MEMORY-SNAPSHOT v1 -->",
+          ...idLines,
+          "<!-- /BIG-MEMORY-SNAPSHOT -->",
+          "",
+        ].join("\n");
+        // The reference: a pattern made of the id, tested on every line of the block.
+        const pattern = new RegExp(`^\\s*<!--\\s*snapshot-id:\\s*${want}\\s*-->\\s*$`);
+        const carried = text.split(/\r\n|\r|\n/).some((l) => pattern.test(l));
+        const outcome = () => {
+          try {
+            return checkBlock(text, want);
+          } catch (error) {
+            return String(error);
+          }
+        };
+        expect(outcome()).toEqual(carried ? 0 : expect.stringContaining("does not carry its id"));
+      }),
+      { numRuns: 5000 },
+    );
+  });
 });
 
 describe("factsOf and factsAfter", () => {

@@ -7,6 +7,7 @@ import {
   errorCode,
   errorMessage,
   fsyncDirectory,
+  SYNC_WRITE_BYTES,
   writeAll,
 } from "../../plugin/store/fs-durable.ts";
 
@@ -39,6 +40,22 @@ describe("writeAll", () => {
       await handle.close();
     }
     expect(await readFile(path, "utf8")).toBe(`head\n${data.toString()}`);
+  });
+
+  it("writes every byte on either side of the size it writes synchronously", async () => {
+    const path = join(dir, "state.json");
+    const small = Buffer.alloc(SYNC_WRITE_BYTES, "a");
+    const large = Buffer.alloc(SYNC_WRITE_BYTES + 1, "b");
+    const handle = await open(path, "a");
+    try {
+      expect([await writeAll(handle, small), await writeAll(handle, large)]).toEqual([
+        small.length,
+        large.length,
+      ]);
+    } finally {
+      await handle.close();
+    }
+    expect(await readFile(path)).toEqual(Buffer.concat([small, large]));
   });
 });
 

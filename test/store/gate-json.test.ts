@@ -66,6 +66,43 @@ describe("redactJsonParts", () => {
     );
   });
 
+  it("judges again what changed in place since it was found clean, given or given back (property)", () => {
+    // Every string value of every object and array, in place, becomes `to`.
+    const mutate = (value: unknown, to: string): void => {
+      if (Array.isArray(value)) {
+        value.forEach((v, i) => {
+          if (typeof v === "string") value[i] = to;
+          else mutate(v, to);
+        });
+      } else if (typeof value === "object" && value !== null) {
+        const record = value as Record<string, unknown>;
+        for (const k of Object.keys(record)) {
+          if (typeof record[k] === "string") record[k] = to;
+          else mutate(record[k], to);
+        }
+      }
+    };
+    fc.assert(
+      fc.property(json, fc.constantFrom(`push with ${TOKEN}`, TOKEN, "plain words"), (value, to) => {
+        const first = redactJsonParts(value);
+        mutate(value, to);
+        expect(redactJsonParts(value)).toEqual(redactDeep(value));
+        mutate(first.value, to);
+        expect(redactJsonParts(first.value)).toEqual(redactDeep(first.value));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("judges again a flat object outside any array that changed since it was found clean", () => {
+    const state = { env: { name: "region", value: "eu-west-1" }, turns: 1 };
+    expect(redactJsonParts(state).total).toBe(0);
+    state.env.value = TOKEN;
+    const again = redactJsonParts(state);
+    expect(again.total).toBe(1);
+    expect(again).toEqual(redactDeep(state));
+  });
+
   it("judges a split label and value, and a named value, in the object that holds them", () => {
     const state = {
       version: 1,

@@ -2,8 +2,10 @@ import { mkdtempSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { gatedTextOf, gateTextOnce } from "../../plugin/store/gate.ts";
 import {
   appendPrivateJsonLineUnsynced,
+  appendPrivateTextUnsynced,
   ensurePrivateDirSync,
   writePrivateJsonSync,
 } from "../../plugin/store/gate-sync.ts";
@@ -67,5 +69,33 @@ describe("appendPrivateJsonLineUnsynced", () => {
     expect(readFileSync(`${path}.1`, "utf8")).toContain('"n":2');
     appendPrivateJsonLineUnsynced(path, { n: 4 }, { rotateAt: 1000 });
     expect(readFileSync(path, "utf8")).toBe('{"n":4}\n');
+  });
+});
+
+describe("appendPrivateTextUnsynced", () => {
+  it("appends redacted text 0600 in a private folder, a gated text as it is, and says which call created the file", () => {
+    const root = mkdtempSync(join(tmpdir(), "bm-gate-sync-"));
+    const path = join(root, ".big-memory", "journal", "2026-11-22.jsonl");
+    const token = `ghp_${"S7nc".repeat(9)}`;
+    const gated = gateTextOnce("two\n").gated;
+    expect(appendPrivateTextUnsynced(path, `one ${token}\n`)).toEqual({
+      counts: { "github-token": 1 },
+      total: 1,
+      created: true,
+    });
+    expect(appendPrivateTextUnsynced(path, gated)).toEqual({ counts: {}, total: 0, created: false });
+    expect(readFileSync(path, "utf8")).toBe(`one [REDACTED:github-token]\n${gatedTextOf(gated)}`);
+    expect(mode(path)).toBe(0o600);
+    expect(mode(join(root, ".big-memory", "journal"))).toBe(0o700);
+    expect(readFileSync(join(root, ".big-memory", ".gitignore"), "utf8")).toContain("*");
+  });
+
+  it("refuses a link to nowhere in the file's place, writing nothing through it", () => {
+    const root = mkdtempSync(join(tmpdir(), "bm-gate-sync-"));
+    ensurePrivateDirSync(join(root, ".big-memory"));
+    const path = join(root, ".big-memory", "x.jsonl");
+    symlinkSync(join(root, "elsewhere.jsonl"), path);
+    expect(() => appendPrivateTextUnsynced(path, "one\n")).toThrow(/EEXIST/);
+    expect(() => statSync(join(root, "elsewhere.jsonl"))).toThrow(/ENOENT/);
   });
 });

@@ -22,6 +22,7 @@ import {
   gateJsonLineWith,
   gateTextOnce,
   OutsideWorkspaceError,
+  refuseLinkedStateDir,
   resolveInside,
   rewriteUserLog,
   STATE_GITIGNORE,
@@ -244,6 +245,23 @@ describe("rewriteUserLog", () => {
     await rewriteUserLog(path, "new");
     expect(await readFile(path, "utf8")).toBe("new");
     expect(await mode(path)).toBe("640");
+  });
+});
+
+describe("refuseLinkedStateDir", () => {
+  it("says whether the target is itself a state folder found a real folder, and refuses one that is a link", async () => {
+    const state = join(dir, ".big-memory");
+    expect(refuseLinkedStateDir(state)).toBe(false);
+    await mkdir(join(state, "sessions"), { recursive: true });
+    expect([refuseLinkedStateDir(state), refuseLinkedStateDir(join(state, "sessions"))]).toEqual([
+      true,
+      false,
+    ]);
+    const linked = join(dir, "linked");
+    await mkdir(linked);
+    await symlink(state, join(linked, ".big-memory"));
+    expect(() => refuseLinkedStateDir(join(linked, ".big-memory"))).toThrow(/refusing to write through/);
+    expect(() => refuseLinkedStateDir(join(linked, ".big-memory", "sessions"))).toThrow(/it is a link to/);
   });
 });
 

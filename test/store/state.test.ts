@@ -93,6 +93,36 @@ describe("JsonState", () => {
   });
 });
 
+describe("JsonState update with a known value", () => {
+  it("uses the known value and tells fn the stamp while the file is unchanged, else reads it and tells null", async () => {
+    const s = state();
+    const written = await s.update((v) => ({ ...v, n: 1 }));
+    const stamp = s.stamp();
+    const seen: [Counter, string | null][] = [];
+    const known = { stamp, value: { ...written, pending: "from memory" } };
+    await s.update(
+      (v, at) => {
+        seen.push([v, at]);
+        return v;
+      },
+      { known: () => known },
+    );
+    // Another process's write: the stamp changes, the file is read again.
+    await state().update((v) => ({ ...v, n: 2 }));
+    await s.update(
+      (v, at) => {
+        seen.push([v, at]);
+        return v;
+      },
+      { known: () => known },
+    );
+    expect(seen).toEqual([
+      [known.value, stamp],
+      [{ version: 1, n: 2, pending: null }, null],
+    ]);
+  });
+});
+
 describe("JsonState readCached", () => {
   it("answers as read does, and sees every write since, of this process or another", async () => {
     const mine = state();
