@@ -26,17 +26,22 @@ const SAVES = [
   { goal: "Write the release notes for timeouts" },
 ];
 
+/** A workspace holding SAVES (saved through the CLI), its page data and the page's search over it. */
+async function savedWorkspace() {
+  const dir = workspace();
+  for (const [i, input] of SAVES.entries()) {
+    const at = new Date(`2026-11-25T1${i}:00:00Z`);
+    expect((await cli(["save", "--dir", dir], { stdin: JSON.stringify(input), now: at })).code).toBe(0);
+  }
+  const data = await readWholeView(dir, new Date("2026-11-26T00:00:00Z"));
+  return { dir, data, search: pageSearch(data.snapshots) };
+}
+
 describe("VIEW_SCRIPT_SEARCH", () => {
   // The CLI ranks and keeps its best hits (a hit far below the best is dropped); the page lists every
   // snapshot that holds the identifier: each CLI hit is a page hit, and both find nothing alike.
   it("finds every snapshot big-memory search finds for an identifier, and names what no snapshot mentions", async () => {
-    const dir = workspace();
-    for (const [i, input] of SAVES.entries()) {
-      const at = new Date(`2026-11-25T1${i}:00:00Z`);
-      expect((await cli(["save", "--dir", dir], { stdin: JSON.stringify(input), now: at })).code).toBe(0);
-    }
-    const data = await readWholeView(dir, new Date("2026-11-26T00:00:00Z"));
-    const search = pageSearch(data.snapshots);
+    const { dir, data, search } = await savedWorkspace();
     for (const query of [
       "ERR_DB_TIMEOUT",
       "ERR_DB_TIMEOUT_MS",
@@ -63,13 +68,7 @@ describe("VIEW_SCRIPT_SEARCH", () => {
   });
 
   it("finds by prefix what big-memory search finds by prefix, and names what the start begins", async () => {
-    const dir = workspace();
-    for (const [i, input] of SAVES.entries()) {
-      const at = new Date(`2026-11-25T1${i}:00:00Z`);
-      expect((await cli(["save", "--dir", dir], { stdin: JSON.stringify(input), now: at })).code).toBe(0);
-    }
-    const data = await readWholeView(dir, new Date("2026-11-26T00:00:00Z"));
-    const search = pageSearch(data.snapshots);
+    const { dir, data, search } = await savedWorkspace();
     for (const [query, begun] of [
       ["parseDai", "parseDailyLog"],
       ["oauth-call", "oauth-callback.ts"],
