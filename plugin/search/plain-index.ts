@@ -25,7 +25,12 @@ export function toPlainIndex(p: FrozenParts): AsPlainObject {
     const byField: Record<string, Record<string, number>> = {};
     for (let k = u32(p.termStart, i); k < u32(p.termStart, i + 1); k++) {
       const fieldTf = u16(p.postFieldTf, k);
-      const docs = (byField[fieldTf >>> 12] ??= {});
+      const field = fieldTf >>> 12;
+      let docs = byField[field];
+      if (docs === undefined) {
+        docs = {};
+        byField[field] = docs;
+      }
       docs[u32(p.postDoc, k)] = fieldTf & MAX_TF;
     }
     return [term, byField];
