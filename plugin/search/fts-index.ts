@@ -16,7 +16,7 @@ import { DEFAULT_LIMIT, rank } from "./rank.ts";
 import { type Accumulator, accumulatorIn } from "./scoring.ts";
 import { MONTH_SLACK_DAYS, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
 import type { SearchHit } from "./snapshot-index.ts";
-import { asWritten, closestTerms } from "./suggest.ts";
+import { asWritten, begins, closestTerms, MAX_COMPLETIONS } from "./suggest.ts";
 import { foldText, leavesOf } from "./tokenize.ts";
 import { FUZZY_FIXED_PREFIX, fuzzyTerms, prefixRange } from "./vocabulary.ts";
 
@@ -41,10 +41,6 @@ export interface FtsQueryOptions {
   /** Find the closest identifiers for those no snapshot holds ("did you mean"). Default false. */
   suggest?: boolean;
 }
-
-/** Most completions listed for an identifier typed as a prefix. */
-export const MAX_COMPLETIONS = 5;
-const ALNUM = /[\p{L}\p{N}]/u;
 
 /** The sealed shard and the hot months of a workspace. */
 export class FtsIndex {
@@ -124,8 +120,7 @@ export class FtsIndex {
   completions(term: string): string[] {
     const out = new Set<string>();
     const take = (t: string) => {
-      if (out.size < MAX_COMPLETIONS && t.length > term.length && ALNUM.test(t.charAt(term.length)))
-        out.add(t);
+      if (out.size < MAX_COMPLETIONS && begins(term, t)) out.add(t);
     };
     for (const t of this.#sealed.termsStartingWith(term)) take(t);
     for (const shard of this.#hot.values()) {

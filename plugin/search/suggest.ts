@@ -23,18 +23,27 @@ const LETTER = /\p{L}/u;
  */
 export function completionsIn(vocabularies: readonly (readonly string[])[], term: string): string[] {
   const out = new Set<string>();
-  if (!LETTER.test(term.slice(-1))) return [];
   for (const terms of vocabularies) {
     const [start, end] = prefixRange(terms, term);
     let taken = 0;
     for (let i = start; i < end && taken < MAX_COMPLETIONS; i++) {
       const t = terms[i] ?? "";
-      if (t.length < term.length + 2 || !LETTER.test(t.charAt(term.length)) || out.has(t)) continue;
+      if (!begins(term, t) || out.has(t)) continue;
       out.add(t);
       taken++;
     }
   }
   return [...out].sort().slice(0, MAX_COMPLETIONS);
+}
+
+/** Whether `term` is the start of `longer`, cut inside a word, as {@link completionsIn} takes it. */
+export function begins(term: string, longer: string): boolean {
+  return (
+    longer.length >= term.length + 2 &&
+    LETTER.test(term.slice(-1)) &&
+    LETTER.test(longer.charAt(term.length)) &&
+    longer.startsWith(term)
+  );
 }
 
 /** Indexed terms (lower case) closest to `term` (an identifier as typed, lower-cased), best first. */
