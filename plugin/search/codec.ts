@@ -4,9 +4,11 @@
  * then the entries' snippet text and the typed arrays. The JSON header has its own CRC-32, so that
  * `list`, `show` and `status` can read it alone; the body has another. Decoding validates everything and
  * throws a message saying what is wrong, so a corrupt, truncated or foreign file is refused whole, never
- * half-read. Version 2 files (no problems recorded, fingerprints without ctime) still load. Pure.
+ * half-read. Version 2 files (no problems recorded, fingerprints without ctime) still load. Pure, but for
+ * the snippet texts of a file decoded with its descriptor, which are read from it when asked.
  */
 
+import { closeSync } from "node:fs";
 import { crc32 } from "node:zlib";
 import { z } from "zod";
 import { Trigger } from "../snapshot/snapshot.ts";
@@ -15,6 +17,7 @@ import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
 import { entryFromRow } from "./saved-header.ts";
+import { FileEntry, SnippetFile } from "./snippet-file.ts";
 import { tallyOf } from "./tally.ts";
 
 /** Version of the shard file format written; 2 is still read, any other is refused (and rebuilt). */
@@ -271,8 +274,23 @@ export function decodeShardHeader(data: Buffer): ShardHeader {
   return { month: h.month, entries: h.entries.map((r) => entryFromRow(r, "")), files: h.files };
 }
 
-/** Decodes a shard file; throws an Error naming the first problem found. */
-export function decodeShard(data: Buffer): ShardFile {
+/**
+ * Decodes a shard file; throws an Error naming the first problem found. With `fd`, the descriptor `data`
+ * was read from, which it takes over (closing it on a throw or a version 2 file): the entries' snippet
+ * texts are then read from it when asked (see snippet-file.ts) instead of held.
+ */
+export function decodeShard(data: Buffer, fd?: number): ShardFile {
+  try {
+    const { version, ...file } = decodeShardBytes(data, fd);
+    if (fd !== undefined && version === 2) closeSync(fd);
+    return file;
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    throw error;
+  }
+}
+
+function decodeShardBytes(data: Buffer, fd: number | undefined): ShardFile & { version: 2 | 3 } {
   const { version, headerLength, fixed } = shardPrefix(data);
   if (fixed + headerLength > data.length) fail("file is truncated (header runs past the end)");
   const header = data.subarray(fixed, fixed + headerLength);
@@ -283,7 +301,7 @@ export function decodeShard(data: Buffer): ShardFile {
       fail("checksum mismatch (file is corrupt or truncated)");
     const h = parseHeader(HeaderV2, header);
     const entries = h.entries.map((r) => entryFromRow(r.slice(0, 12) as RefTuple, r[12]));
-    return { shard: new FrozenShard(partsOf(h.month, entries, body, h.sections)), files: h.files };
+    return { shard: new FrozenShard(partsOf(h.month, entries, body, h.sections)), files: h.files, version };
   }
   if (crc32(header) !== data.readUInt32LE(12) || crc32(body) !== data.readUInt32LE(16))
     fail("checksum mismatch (file is corrupt or truncated)");
@@ -292,13 +310,17 @@ export function decodeShard(data: Buffer): ShardFile {
   const textStart = readArray(body, s.textStart, Uint32Array);
   if (textStart.length !== h.entries.length + 1) fail("snippet offsets do not match the snapshots");
   const texts = body.subarray(s.texts.offset, s.texts.offset + s.texts.length);
-  const entries = h.entries.map((r, i) => {
-    const from = u32(textStart, i);
-    const to = u32(textStart, i + 1);
-    if (from > to || to > texts.length) fail("snippet offsets run past their section");
-    return entryFromRow(r, texts.subarray(from, to).toString("utf8"));
-  });
-  return { shard: new FrozenShard(partsOf(h.month, entries, body, s)), files: h.files };
+  for (let i = 0; i < h.entries.length; i++) {
+    if (u32(textStart, i) > u32(textStart, i + 1) || u32(textStart, i + 1) > texts.length)
+      fail("snippet offsets run past their section");
+  }
+  const file = fd === undefined ? undefined : new SnippetFile(fd, bodyStart + s.texts.offset, textStart);
+  const entries = h.entries.map((r, i) =>
+    file === undefined
+      ? entryFromRow(r, texts.toString("utf8", u32(textStart, i), u32(textStart, i + 1)))
+      : new FileEntry(r, file, i),
+  );
+  return { shard: new FrozenShard(partsOf(h.month, entries, body, s)), files: h.files, version };
 }
 
 function partsOf(
