@@ -15,13 +15,17 @@ import { Trigger } from "../snapshot/snapshot.ts";
 import { at, u16, u32 } from "./checked.ts";
 import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
+import { packArrays, postingsProblem } from "./postings.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
 import { entryFromRow } from "./saved-header.ts";
 import { FileEntry, SnippetFile } from "./snippet-file.ts";
 import { tallyOf } from "./tally.ts";
 
-/** Version of the shard file format written; 2 is still read, any other is refused (and rebuilt). */
-export const SHARD_FORMAT_VERSION = 3;
+/**
+ * Version of the shard file format written; 2 and 3 (postings as arrays of documents and of field and
+ * frequency, packed as they load) are still read, any other is refused (and rebuilt).
+ */
+export const SHARD_FORMAT_VERSION = 4;
 /**
  * What the stored postings depend on besides the format: the tokenizer and the fields. A file built
  * with another analysis is refused like an unknown version.
@@ -82,7 +86,8 @@ const RefRow = z.tuple(REF);
 const EntryRowV2 = z.tuple([...REF, z.string()]);
 
 const Section = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative() });
-const POSTINGS = {
+/** Sections of the postings as versions 2 and 3 wrote them: arrays of documents and of field and frequency. */
+const ARRAYS = {
   terms: Section,
   termStart: Section,
   postDoc: Section,
@@ -90,19 +95,27 @@ const POSTINGS = {
   fieldLength: Section,
   avgFieldLength: Section,
 };
+const PACKED = {
+  terms: Section,
+  termStart: Section,
+  postings: Section,
+  fieldLength: Section,
+  avgFieldLength: Section,
+};
+const TEXTS = { texts: Section, textStart: Section };
 const Header = z.object({
   analysis: z.literal(ANALYSIS),
   month: z.string(),
   files: z.record(z.string(), LogRecord),
   entries: z.array(RefRow),
-  sections: z.object({ ...POSTINGS, texts: Section, textStart: Section }),
+  sections: z.union([z.object({ ...PACKED, ...TEXTS }), z.object({ ...ARRAYS, ...TEXTS })]),
 });
 const HeaderV2 = z.object({
   analysis: z.literal(ANALYSIS),
   month: z.string(),
   files: z.record(z.string(), Fingerprint),
   entries: z.array(EntryRowV2),
-  sections: z.object(POSTINGS),
+  sections: z.object(ARRAYS),
 });
 
 /** A decoded shard file. */
@@ -141,8 +154,7 @@ export function encodeShard(shard: FrozenShard, files: Record<string, LogRecord>
   const blobs = {
     terms: Buffer.from(p.terms.join("\n"), "utf8"),
     termStart: bytesOf(p.termStart),
-    postDoc: bytesOf(p.postDoc),
-    postFieldTf: bytesOf(p.postFieldTf),
+    postings: bytesOf(p.postings),
     fieldLength: bytesOf(p.fieldLength),
     avgFieldLength: bytesOf(p.avgFieldLength),
     texts: Buffer.concat(texts),
@@ -230,11 +242,11 @@ function readArray<T>(body: Buffer, s: Section, type: ArrayType<T>): T {
 }
 
 /** The version and header length of a shard file from its first bytes; throws on a foreign or unknown file. */
-export function shardPrefix(data: Buffer): { version: 2 | 3; headerLength: number; fixed: number } {
+export function shardPrefix(data: Buffer): { version: 2 | 3 | 4; headerLength: number; fixed: number } {
   if (data.length < FIXED_V2) fail(`file is truncated (${data.length} bytes)`);
   if (data.readUInt32LE(0) !== MAGIC) fail("not a big-memory search shard (bad magic number)");
   const version = data.readUInt32LE(4);
-  if (version !== SHARD_FORMAT_VERSION && version !== 2)
+  if (version !== SHARD_FORMAT_VERSION && version !== 2 && version !== 3)
     fail(`unknown format version ${version} (expected ${SHARD_FORMAT_VERSION})`);
   return { version, headerLength: data.readUInt32LE(8), fixed: version === 2 ? FIXED_V2 : FIXED };
 }
@@ -260,13 +272,13 @@ function parseHeader<T extends z.ZodType>(schema: T, bytes: Buffer): z.infer<T> 
 export type RefTuple = z.infer<typeof RefRow>;
 
 /**
- * Decodes the header of a version 3 shard file from its first `FIXED + headerLength` bytes (more may
+ * Decodes the header of a version 3 or 4 shard file from its first `FIXED + headerLength` bytes (more may
  * follow); throws an Error naming the first problem found. Version 2 headers need the whole file
  * ({@link decodeShard}).
  */
 export function decodeShardHeader(data: Buffer): ShardHeader {
   const { version, headerLength } = shardPrefix(data);
-  if (version !== SHARD_FORMAT_VERSION) fail(`version ${version} headers are read with the whole file`);
+  if (version === 2) fail(`version ${version} headers are read with the whole file`);
   if (FIXED + headerLength > data.length) fail("file is truncated (header runs past the end)");
   const header = data.subarray(FIXED, FIXED + headerLength);
   if (crc32(header) !== data.readUInt32LE(12)) fail("checksum mismatch (file is corrupt or truncated)");
@@ -290,7 +302,7 @@ export function decodeShard(data: Buffer, fd?: number): ShardFile {
   }
 }
 
-function decodeShardBytes(data: Buffer, fd: number | undefined): ShardFile & { version: 2 | 3 } {
+function decodeShardBytes(data: Buffer, fd: number | undefined): ShardFile & { version: 2 | 3 | 4 } {
   const { version, headerLength, fixed } = shardPrefix(data);
   if (fixed + headerLength > data.length) fail("file is truncated (header runs past the end)");
   const header = data.subarray(fixed, fixed + headerLength);
@@ -327,16 +339,25 @@ function partsOf(
   month: string,
   entries: Entry[],
   body: Buffer,
-  s: z.infer<typeof HeaderV2>["sections"],
+  s: Record<keyof typeof PACKED, Section> | Record<keyof typeof ARRAYS, Section>,
 ): FrozenParts {
   const termText = body.subarray(s.terms.offset, s.terms.offset + s.terms.length).toString("utf8");
+  const terms = termText === "" ? [] : termText.split("\n");
+  let termStart: Uint32Array = readArray(body, s.termStart, Uint32Array);
+  let postings: Uint8Array;
+  if ("postings" in s) postings = readArray(body, s.postings, Uint8Array);
+  else {
+    const postDoc = readArray(body, s.postDoc, Uint32Array);
+    const postFieldTf = readArray(body, s.postFieldTf, Uint16Array);
+    checkArrays(termStart, postDoc, postFieldTf, entries.length);
+    ({ bytes: postings, starts: termStart } = packArrays(termStart, postDoc, postFieldTf));
+  }
   const parts: FrozenParts = {
     month,
     entries,
-    terms: termText === "" ? [] : termText.split("\n"),
-    termStart: readArray(body, s.termStart, Uint32Array),
-    postDoc: readArray(body, s.postDoc, Uint32Array),
-    postFieldTf: readArray(body, s.postFieldTf, Uint16Array),
+    terms,
+    termStart,
+    postings,
     fieldLength: readArray(body, s.fieldLength, Uint16Array),
     avgFieldLength: readArray(body, s.avgFieldLength, Float64Array),
   };
@@ -344,21 +365,40 @@ function partsOf(
   return parts;
 }
 
+/** Structural checks of postings laid out as arrays (versions 2 and 3), before they are packed. */
+function checkArrays(
+  termStart: Uint32Array,
+  postDoc: Uint32Array,
+  postFieldTf: Uint16Array,
+  docs: number,
+): void {
+  const terms = termStart.length - 1;
+  if (terms < 0) fail("term offsets do not match the vocabulary");
+  if (postDoc.length !== postFieldTf.length) fail("posting arrays differ in length");
+  if (termStart[0] !== 0 || termStart[terms] !== postDoc.length)
+    fail("term offsets do not cover the postings");
+  for (let t = 0; t < terms; t++) {
+    const end = u32(termStart, t + 1);
+    if (u32(termStart, t) > end) fail("term offsets go backwards");
+    for (let i = u32(termStart, t); i < end; i++) {
+      if (u32(postDoc, i) >= docs) fail("a posting names a missing snapshot");
+      if (u16(postFieldTf, i) >>> 12 >= FIELDS.length) fail("a posting names a missing field");
+      if (i > u32(termStart, t) && u32(postDoc, i) < u32(postDoc, i - 1))
+        fail("postings are out of document order");
+    }
+  }
+}
+
 /** Structural checks that keep a search from reading out of bounds. */
 function checkParts(p: FrozenParts): void {
   const docs = p.entries.length;
   const F = FIELDS.length;
   if (p.termStart.length !== p.terms.length + 1) fail("term offsets do not match the vocabulary");
-  if (p.postDoc.length !== p.postFieldTf.length) fail("posting arrays differ in length");
-  if (p.termStart[p.terms.length] !== p.postDoc.length) fail("term offsets do not cover the postings");
-  for (let i = 0; i < p.terms.length; i++) {
-    if (u32(p.termStart, i) > u32(p.termStart, i + 1)) fail("term offsets go backwards");
-    if (i > 0 && !(at(p.terms, i - 1) < at(p.terms, i))) fail("vocabulary is not sorted");
+  for (let i = 1; i < p.terms.length; i++) {
+    if (!(at(p.terms, i - 1) < at(p.terms, i))) fail("vocabulary is not sorted");
   }
-  for (let i = 0; i < p.postDoc.length; i++) {
-    if (u32(p.postDoc, i) >= docs) fail("a posting names a missing snapshot");
-    if (u16(p.postFieldTf, i) >>> 12 >= F) fail("a posting names a missing field");
-  }
+  const problem = postingsProblem(p.postings, p.termStart, docs, F);
+  if (problem !== undefined) fail(problem);
   if (p.fieldLength.length !== docs * F) fail("field lengths do not match the snapshots");
   if (p.avgFieldLength.length !== F) fail("average field lengths do not match the fields");
 }

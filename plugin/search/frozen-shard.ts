@@ -1,6 +1,6 @@
 /**
- * A read-only month of snapshots in compact form: a sorted vocabulary and postings in typed arrays,
- * about 6 bytes per (term, field, snapshot) instead of a few dozen in minisearch's maps. It holds the
+ * A read-only month of snapshots in compact form: a sorted vocabulary and postings packed in bytes
+ * (postings.ts), about 2 bytes per (term, field, snapshot) instead of a few dozen in minisearch's maps. It holds the
  * same data as a minisearch index (term frequencies per field, field lengths, average field lengths)
  * and scores with the same BM25+, so freezing a hot shard changes no result. Why a second engine beside
  * minisearch: `npm run bench` (search) runs one plain minisearch index over the same corpus; at 100k
@@ -11,6 +11,7 @@
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { at, f64, num, u16, u32 } from "./checked.ts";
 import { type Entry, entryOf, FIELDS, fieldsOf } from "./document.ts";
+import { PostingCursor, packLists } from "./postings.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
 import {
   type Accumulator,
@@ -40,12 +41,13 @@ export interface FrozenParts {
   entries: Entry[];
   /** Distinct terms, sorted by UTF-16 code units. */
   terms: string[];
-  /** Postings of term i are [termStart[i], termStart[i + 1]). */
+  /** Postings of term i are bytes [termStart[i], termStart[i + 1]) of `postings`. */
   termStart: Uint32Array;
-  /** Document of each posting; within a term, postings are ordered by document, then field. */
-  postDoc: Uint32Array;
-  /** `field << 12 | min(tf, 4095)` of each posting. */
-  postFieldTf: Uint16Array;
+  /**
+   * Postings packed as postings.ts lays them out: per term, ordered by document, then field, each with
+   * its field and `min(tf, 4095)`.
+   */
+  postings: Uint8Array;
   /** Number of distinct terms of document d in field f at `d * FIELDS.length + f`. */
   fieldLength: Uint16Array;
   /** Average field length per field, as minisearch keeps it. */
@@ -148,23 +150,12 @@ export function assemble(
   avgFieldLength: Float64Array,
 ): FrozenParts {
   const terms = [...postings.keys()].sort();
-  let total = 0;
-  for (const list of postings.values()) total += list.length / 2;
-  const termStart = new Uint32Array(terms.length + 1);
-  const postDoc = new Uint32Array(total);
-  const postFieldTf = new Uint16Array(total);
-  let written = 0;
-  terms.forEach((term, i) => {
-    termStart[i] = written;
-    const list = postings.get(term) ?? [];
-    for (let j = 0; j < list.length; j += 2) {
-      postDoc[written] = num(list, j);
-      postFieldTf[written] = num(list, j + 1);
-      written++;
-    }
-  });
-  termStart[terms.length] = written;
-  return { month, entries, terms, termStart, postDoc, postFieldTf, fieldLength, avgFieldLength };
+  const packed = packLists(
+    terms.map((term) => postings.get(term) ?? []),
+    terms.length,
+  );
+  const termStart = packed.starts;
+  return { month, entries, terms, termStart, postings: packed.bytes, fieldLength, avgFieldLength };
 }
 
 /**
@@ -191,9 +182,11 @@ export function sortPostings(list: number[]): void {
 export class FrozenShard implements Shard {
   readonly parts: FrozenParts;
   readonly lengthSums: Float64Array;
+  readonly #cursor: PostingCursor;
 
   constructor(parts: FrozenParts) {
     this.parts = parts;
+    this.#cursor = new PostingCursor(parts.postings);
     this.lengthSums = new Float64Array(F);
     for (let i = 0; i < parts.fieldLength.length; i++) {
       const f = i % F;
@@ -225,13 +218,14 @@ export class FrozenShard implements Shard {
   exactCount(term: string, cap: number): number {
     const i = findTerm(this.parts.terms, term);
     if (i < 0) return 0;
-    const { termStart, postDoc } = this.parts;
+    const { termStart } = this.parts;
+    const c = this.#cursor.reset(u32(termStart, i), u32(termStart, i + 1));
     // Postings are in document order, so each document is one run.
     let count = 0;
     let previous = -1;
-    for (let p = u32(termStart, i); p < u32(termStart, i + 1) && count < cap; p++) {
-      if (postDoc[p] !== previous) count++;
-      previous = u32(postDoc, p);
+    while (count < cap && c.next()) {
+      if (c.doc !== previous) count++;
+      previous = c.doc;
     }
     return count;
   }
@@ -280,25 +274,19 @@ export class FrozenShard implements Shard {
   }
 
   countFields(reach: Reach, df: Float64Array): void {
-    const { termStart, postFieldTf } = this.parts;
-    const end = u32(termStart, reach.ref + 1);
-    for (let p = u32(termStart, reach.ref); p < end; p++) {
-      const field = u16(postFieldTf, p) >>> FIELD_SHIFT;
-      df[field] = f64(df, field) + 1;
-    }
+    const { termStart } = this.parts;
+    const c = this.#cursor.reset(u32(termStart, reach.ref), u32(termStart, reach.ref + 1));
+    while (c.next()) df[c.field] = f64(df, c.field) + 1;
   }
 
   score(reach: Reach, bit: number, df: Float64Array, stats: CorpusStats, acc: Accumulator): void {
-    const { termStart, postDoc, postFieldTf, fieldLength } = this.parts;
+    const { termStart, fieldLength } = this.parts;
     const factors = fieldFactors(reach.weight, df, stats);
-    const end = u32(termStart, reach.ref + 1);
-    for (let p = u32(termStart, reach.ref); p < end; p++) {
-      const field = u16(postFieldTf, p) >>> FIELD_SHIFT;
-      const doc = u32(postDoc, p);
-      const tf = u16(postFieldTf, p) & MAX_TF;
-      const length = u16(fieldLength, doc * F + field);
-      const score = bm25(tf, f64(factors, field), length, f64(stats.avgFieldLength, field));
-      acc.add(doc, bit, field, score, reach.exact);
+    const c = this.#cursor.reset(u32(termStart, reach.ref), u32(termStart, reach.ref + 1));
+    while (c.next()) {
+      const length = u16(fieldLength, c.doc * F + c.field);
+      const score = bm25(c.tf, f64(factors, c.field), length, f64(stats.avgFieldLength, c.field));
+      acc.add(c.doc, bit, c.field, score, reach.exact);
     }
   }
 }

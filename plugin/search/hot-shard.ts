@@ -5,10 +5,11 @@
  */
 import MiniSearch, { type Options } from "minisearch";
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
-import { at, f64, u16, u32 } from "./checked.ts";
+import { at, f64, u32 } from "./checked.ts";
 import { type Entry, entryOf, FIELDS, fieldsOf, type IndexDocument } from "./document.ts";
-import { FrozenShard, MAX_TF } from "./frozen-shard.ts";
+import { FrozenShard } from "./frozen-shard.ts";
 import { fromPlainIndex, toPlainIndex } from "./plain-index.ts";
+import { PostingCursor } from "./postings.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
 import {
   type Accumulator,
@@ -85,11 +86,10 @@ export class HotShard implements Shard {
         tf: FIELDS.map(() => new Map<string, number>()),
       }),
     );
+    const c = new PostingCursor(p.postings);
     p.terms.forEach((term, i) => {
-      for (let k = u32(p.termStart, i); k < u32(p.termStart, i + 1); k++) {
-        const fieldTf = u16(p.postFieldTf, k);
-        stats[u32(p.postDoc, k)]?.tf[fieldTf >>> 12]?.set(term, fieldTf & MAX_TF);
-      }
+      c.reset(u32(p.termStart, i), u32(p.termStart, i + 1));
+      while (c.next()) stats[c.doc]?.tf[c.field]?.set(term, c.tf);
     });
     const shard = new HotShard(p.month, MiniSearch.loadJS(toPlainIndex(p), MINISEARCH_OPTIONS));
     p.entries.forEach((entry, doc) => {

@@ -5,9 +5,10 @@
  */
 
 import type { AsPlainObject } from "minisearch";
-import { got, u16, u32 } from "./checked.ts";
+import { got, u32 } from "./checked.ts";
 import { type Entry, FIELDS } from "./document.ts";
 import { assemble, type FrozenParts, MAX_TF, sortPostings } from "./frozen-shard.ts";
+import { PostingCursor } from "./postings.ts";
 import { newerFirst } from "./shard.ts";
 
 const F = FIELDS.length;
@@ -21,17 +22,17 @@ export function toPlainIndex(p: FrozenParts): AsPlainObject {
     ids[doc] = doc;
     lengths[doc] = Array.from(p.fieldLength.subarray(doc * F, (doc + 1) * F));
   }
+  const c = new PostingCursor(p.postings);
   const index: AsPlainObject["index"] = p.terms.map((term, i) => {
     const byField: Record<string, Record<string, number>> = {};
-    for (let k = u32(p.termStart, i); k < u32(p.termStart, i + 1); k++) {
-      const fieldTf = u16(p.postFieldTf, k);
-      const field = fieldTf >>> 12;
-      let docs = byField[field];
+    c.reset(u32(p.termStart, i), u32(p.termStart, i + 1));
+    while (c.next()) {
+      let docs = byField[c.field];
       if (docs === undefined) {
         docs = {};
-        byField[field] = docs;
+        byField[c.field] = docs;
       }
-      docs[u32(p.postDoc, k)] = fieldTf & MAX_TF;
+      docs[c.doc] = c.tf;
     }
     return [term, byField];
   });

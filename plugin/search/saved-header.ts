@@ -31,7 +31,8 @@ export function shardPath(dir: string, month: string): string {
 }
 
 const MAGIC = 0x42_4d_53_58; // "BMSX", as codec.ts writes it
-const VERSION = 3;
+/** The version codec.ts writes; version 3 lays its header out the same way (only the postings differ). */
+const VERSION = 4;
 const FIXED = 20; // magic, version, header length, crc32 of the header, crc32 of the body
 
 /** The snapshot triggers a row may name. */
@@ -70,7 +71,7 @@ export function readHeaderBytes(
       return { kind: "unreadable", problem: "not a big-memory search shard (bad magic number)" };
     const version = prefix.readUInt32LE(4);
     if (version === 2) return { kind: "old" };
-    if (version !== VERSION)
+    if (version !== VERSION && version !== 3)
       return { kind: "unreadable", problem: `unknown format version ${version} (expected ${VERSION})` };
     const length = prefix.readUInt32LE(8);
     const bytes = Buffer.allocUnsafe(length);
@@ -112,7 +113,7 @@ const isTextOrNull = (v: unknown) => v === null || typeof v === "string";
 /** Where the rows start in a header as codec.ts writes it: the logs' records come before. */
 const ROWS = Buffer.from(',"entries":[');
 
-/** Decodes the JSON header of a version 3 shard (its bytes after the fixed prefix); throws naming the problem. */
+/** Decodes the JSON header of a version 3 or 4 shard (its bytes after the fixed prefix); throws naming the problem. */
 export function decodeHeaderJson(bytes: Buffer): ShardHeader {
   const json = parseObject(bytes.toString("utf8"));
   const { month, entries } = json;

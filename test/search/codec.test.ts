@@ -69,6 +69,14 @@ describe("encodeShard and decodeShard", () => {
     expect(shard.parts.terms).toContain("err_duplicate_key");
   });
 
+  it("still reads the version 3 fixture, its postings packed as they load, and scores it as the shard it was built from", () => {
+    const data = readFileSync(new URL("./fixtures/shard-v3.bmx", import.meta.url));
+    const { shard, files } = decodeShard(data);
+    expect(files).toEqual(FILES);
+    expect(shard.parts).toEqual(sample().parts);
+    expect(decodeShardHeader(data).entries.map((e) => e.id)).toEqual(shard.parts.entries.map((e) => e.id));
+  });
+
   it("reads the header alone: refs without snippet text, and the problems found in each log", () => {
     const files = {
       "memory/2026-11-20.md": {

@@ -4,6 +4,7 @@ import { decodeShard, encodeShard } from "../../plugin/search/codec.ts";
 import { FIELDS } from "../../plugin/search/document.ts";
 import { buildFrozen, FrozenBuilder, MAX_TF, sortPostings } from "../../plugin/search/frozen-shard.ts";
 import { HotShard } from "../../plugin/search/hot-shard.ts";
+import { readPostings } from "../../plugin/search/postings.ts";
 import { Accumulator } from "../../plugin/search/scoring.ts";
 import type { Shard } from "../../plugin/search/shard.ts";
 import type { LocatedSnapshot } from "../../plugin/snapshot/snapshot.ts";
@@ -22,13 +23,14 @@ describe("buildFrozen", () => {
     expect(p.entries.map((e) => e.id)).toEqual(["2026-11-21-01", "2026-11-20-01"]);
     expect(p.terms).toEqual(["alpha", "beta"]);
     // alpha: document 1 (the older), twice in the goal, once in next; beta: once in each goal.
-    expect([...p.termStart]).toEqual([0, 2, 4]);
-    expect([...p.postDoc]).toEqual([1, 1, 0, 1]);
-    expect([...p.postFieldTf]).toEqual([
-      (GOAL << 12) | 2,
-      (NEXT << 12) | 1,
-      (GOAL << 12) | 1,
-      (GOAL << 12) | 1,
+    expect([...p.termStart]).toEqual([0, 4, 8]);
+    expect(readPostings(p.postings, 0, 4)).toEqual([
+      [1, GOAL, 2],
+      [1, NEXT, 1],
+    ]);
+    expect(readPostings(p.postings, 4, 8)).toEqual([
+      [0, GOAL, 1],
+      [1, GOAL, 1],
     ]);
     expect([
       p.fieldLength[GOAL],
@@ -42,7 +44,7 @@ describe("buildFrozen", () => {
 
   it("stores a term frequency above 4095 as 4095", () => {
     const shard = buildFrozen("2026-11", [located(snap("2026-11-20-01", { goal: "ledger ".repeat(5000) }))]);
-    expect(shard.parts.postFieldTf[0]).toBe((GOAL << 12) | MAX_TF);
+    expect(readPostings(shard.parts.postings, 0, shard.parts.postings.length)).toEqual([[0, GOAL, MAX_TF]]);
   });
 
   it("counts documents holding a term, not postings, no further than the cap", () => {

@@ -68,7 +68,7 @@ describe("readSavedHeader", () => {
     await writeFile(path, future);
     expect(readSavedHeader(dir, "2026-11")).toEqual({
       kind: "unreadable",
-      problem: "unknown format version 9 (expected 3)",
+      problem: "unknown format version 9 (expected 4)",
     });
     future.writeUInt32LE(2, 4);
     await writeFile(path, future);
