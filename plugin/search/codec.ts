@@ -17,7 +17,7 @@ import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { packArrays, postingsProblem } from "./postings.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
-import { entryFromRow } from "./saved-header.ts";
+import { checkFiles, entriesOfHeader, entryFromRow, parseHeaderObject } from "./saved-header.ts";
 import { FileEntry, SnippetFile } from "./snippet-file.ts";
 import { tallyOf } from "./tally.ts";
 
@@ -103,11 +103,13 @@ const PACKED = {
   avgFieldLength: Section,
 };
 const TEXTS = { texts: Section, textStart: Section };
+/**
+ * A version 3 or 4 header but its logs' records and rows, which saved-header.ts checks (a cheap typed check
+ * per row, against this schema's dozens of microseconds for the tens of thousands of rows of a long history).
+ */
 const Header = z.object({
   analysis: z.literal(ANALYSIS),
   month: z.string(),
-  files: z.record(z.string(), LogRecord),
-  entries: z.array(RefRow),
   sections: z.union([z.object({ ...PACKED, ...TEXTS }), z.object({ ...ARRAYS, ...TEXTS })]),
 });
 const HeaderV2 = z.object({
@@ -258,6 +260,10 @@ function parseHeader<T extends z.ZodType>(schema: T, bytes: Buffer): z.infer<T> 
   } catch {
     fail("header is not valid JSON");
   }
+  return checkHeader(schema, json);
+}
+
+function checkHeader<T extends z.ZodType>(schema: T, json: unknown): z.infer<T> {
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -282,8 +288,10 @@ export function decodeShardHeader(data: Buffer): ShardHeader {
   if (FIXED + headerLength > data.length) fail("file is truncated (header runs past the end)");
   const header = data.subarray(FIXED, FIXED + headerLength);
   if (crc32(header) !== data.readUInt32LE(12)) fail("checksum mismatch (file is corrupt or truncated)");
-  const h = parseHeader(Header, header);
-  return { month: h.month, entries: h.entries.map((r) => entryFromRow(r, "")), files: h.files };
+  const json = parseHeaderObject(header);
+  const h = checkHeader(Header, json);
+  const files = checkFiles(json);
+  return { month: h.month, entries: entriesOfHeader(json, (r) => entryFromRow(r, "")), files };
 }
 
 /**
@@ -317,22 +325,26 @@ function decodeShardBytes(data: Buffer, fd: number | undefined): ShardFile & { v
   }
   if (crc32(header) !== data.readUInt32LE(12) || crc32(body) !== data.readUInt32LE(16))
     fail("checksum mismatch (file is corrupt or truncated)");
-  const h = parseHeader(Header, header);
+  const json = parseHeaderObject(header);
+  const h = checkHeader(Header, json);
+  const files = checkFiles(json);
   const s = h.sections;
   const textStart = readArray(body, s.textStart, Uint32Array);
-  if (textStart.length !== h.entries.length + 1) fail("snippet offsets do not match the snapshots");
+  if (!Array.isArray(json.entries)) fail("header is invalid at entries: expected an array");
+  const rows = json.entries.length;
+  if (textStart.length !== rows + 1) fail("snippet offsets do not match the snapshots");
   const texts = body.subarray(s.texts.offset, s.texts.offset + s.texts.length);
-  for (let i = 0; i < h.entries.length; i++) {
+  for (let i = 0; i < rows; i++) {
     if (u32(textStart, i) > u32(textStart, i + 1) || u32(textStart, i + 1) > texts.length)
       fail("snippet offsets run past their section");
   }
   const file = fd === undefined ? undefined : new SnippetFile(fd, bodyStart + s.texts.offset, textStart);
-  const entries = h.entries.map((r, i) =>
+  const entries = entriesOfHeader(json, (r, i) =>
     file === undefined
       ? entryFromRow(r, texts.toString("utf8", u32(textStart, i), u32(textStart, i + 1)))
       : new FileEntry(r, file, i),
   );
-  return { shard: new FrozenShard(partsOf(h.month, entries, body, s)), files: h.files, version };
+  return { shard: new FrozenShard(partsOf(h.month, entries, body, s)), files, version };
 }
 
 function partsOf(

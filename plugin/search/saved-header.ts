@@ -115,14 +115,23 @@ const ROWS = Buffer.from(',"entries":[');
 
 /** Decodes the JSON header of a version 3 or 4 shard (its bytes after the fixed prefix); throws naming the problem. */
 export function decodeHeaderJson(bytes: Buffer): ShardHeader {
-  const json = parseObject(bytes.toString("utf8"));
-  const { month, entries } = json;
+  const json = parseHeaderObject(bytes);
+  const { month } = json;
   const files = checkFiles(json);
   if (typeof month !== "string") fail("header is invalid at month: expected a string");
+  return { month, entries: entriesOfHeader(json, (r) => entryFromRow(r, "")), files };
+}
+
+/** The rows of a parsed header, each checked as a snapshot ref row and made into an entry by `make`. */
+export function entriesOfHeader(
+  json: Record<string, unknown>,
+  make: (row: RefTuple, i: number) => Entry,
+): Entry[] {
+  const { entries } = json;
   if (!Array.isArray(entries)) fail("header is invalid at entries: expected an array");
   const out: Entry[] = new Array(entries.length);
-  for (let i = 0; i < entries.length; i++) out[i] = entryOfRow(entries[i], i);
-  return { month, entries: out, files };
+  for (let i = 0; i < entries.length; i++) out[i] = make(checkedRow(entries[i], i), i);
+  return out;
 }
 
 /**
@@ -145,6 +154,11 @@ export function decodeHeaderPrefix(bytes: Buffer): { files: Record<string, LogRe
   return { files: checkFiles(json), tally: checkedTally(json.tally) };
 }
 
+/** The JSON object of a header's bytes; throws when they are not one. */
+export function parseHeaderObject(bytes: Buffer): Record<string, unknown> {
+  return parseObject(bytes.toString("utf8"));
+}
+
 function parseObject(text: string): Record<string, unknown> {
   let json: unknown;
   try {
@@ -156,7 +170,8 @@ function parseObject(text: string): Record<string, unknown> {
   return json;
 }
 
-function checkFiles(json: Record<string, unknown>): Record<string, LogRecord> {
+/** The logs' records of a parsed header, each checked; throws naming the first that is not one. */
+export function checkFiles(json: Record<string, unknown>): Record<string, LogRecord> {
   const { files } = json;
   if (!isObject(files)) fail("header is invalid at files: expected an object");
   for (const [file, record] of Object.entries(files)) checkRecord(record, `files.${file}`);
@@ -182,8 +197,8 @@ function isProblem(p: unknown): p is LogProblem {
   return isObject(p) && isCount(p.line) && isText(p.message) && (p.id === undefined || isText(p.id));
 }
 
-/** The entry of a header row `[id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal]`. */
-function entryOfRow(r: unknown, i: number): Entry {
+/** A header row `[id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal]`, checked. */
+function checkedRow(r: unknown, i: number): RefTuple {
   if (
     !Array.isArray(r) ||
     r.length !== 12 ||
@@ -201,7 +216,7 @@ function entryOfRow(r: unknown, i: number): Entry {
     !isText(r[11])
   )
     fail(`header is invalid at entries.${i}: expected a snapshot ref row`);
-  return entryFromRow(r as RefTuple, "");
+  return r as RefTuple;
 }
 
 /** The entry of a checked header row, with `text` (empty when the postings are not loaded). */
