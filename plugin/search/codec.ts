@@ -339,11 +339,22 @@ function decodeShardBytes(data: Buffer, fd: number | undefined): ShardFile & { v
       fail("snippet offsets run past their section");
   }
   const file = fd === undefined ? undefined : new SnippetFile(fd, bodyStart + s.texts.offset, textStart);
-  const entries = entriesOfHeader(json, (r, i) =>
-    file === undefined
+  // The file, session and agent of a row repeat across a month's rows: one string each, not one a row.
+  const seen = new Map<string, string>();
+  const once = (v: string): string => {
+    const known = seen.get(v);
+    if (known !== undefined) return known;
+    seen.set(v, v);
+    return v;
+  };
+  const entries = entriesOfHeader(json, (r, i) => {
+    r[2] = once(r[2]);
+    if (r[4] !== null) r[4] = once(r[4]);
+    if (r[5] !== null) r[5] = once(r[5]);
+    return file === undefined
       ? entryFromRow(r, texts.toString("utf8", u32(textStart, i), u32(textStart, i + 1)))
-      : new FileEntry(r, file, i),
-  );
+      : new FileEntry(r, file, i);
+  });
   return { shard: new FrozenShard(partsOf(h.month, entries, body, s)), files, version };
 }
 
@@ -353,8 +364,7 @@ function partsOf(
   body: Buffer,
   s: Record<keyof typeof PACKED, Section> | Record<keyof typeof ARRAYS, Section>,
 ): FrozenParts {
-  const termText = body.subarray(s.terms.offset, s.terms.offset + s.terms.length).toString("utf8");
-  const terms = termText === "" ? [] : termText.split("\n");
+  const terms = termsOf(body.subarray(s.terms.offset, s.terms.offset + s.terms.length));
   let termStart: Uint32Array = readArray(body, s.termStart, Uint32Array);
   let postings: Uint8Array;
   if ("postings" in s) postings = readArray(body, s.postings, Uint8Array);
@@ -375,6 +385,22 @@ function partsOf(
   };
   checkParts(parts);
   return parts;
+}
+
+/**
+ * The vocabulary of a terms section (UTF-8, one term a line), each term a string of its own: pieces split
+ * from one string of the whole section would each keep all of it alive.
+ */
+function termsOf(bytes: Buffer): string[] {
+  const terms: string[] = [];
+  if (bytes.length === 0) return terms;
+  let from = 0;
+  for (;;) {
+    const end = bytes.indexOf(0x0a, from);
+    terms.push(bytes.toString("utf8", from, end < 0 ? bytes.length : end));
+    if (end < 0) return terms;
+    from = end + 1;
+  }
 }
 
 /** Structural checks of postings laid out as arrays (versions 2 and 3), before they are packed. */
