@@ -26,7 +26,7 @@ import {
 import { MAX_QUERY_TERMS, type PlannedTerm, planQuery } from "./query.ts";
 import { Accumulator, type CorpusStats, type Reach, type TermLookup } from "./scoring.ts";
 import { matchesFilter, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
-import { foldText, holdsSequence, type QueryWord, sequenceScreen } from "./tokenize.ts";
+import { holdsSequence, mayHoldRun, type QueryWord, sequenceScreen } from "./tokenize.ts";
 
 export interface RankOptions {
   /** Maximum number of hits. Default 10. */
@@ -398,7 +398,7 @@ function identifierWords(words: readonly QueryWord[], wordMap: ReadonlyMap<numbe
  * the start of a line read `fsrc/auth/...`. The screen rules most entries out without splitting them.
  */
 function linesHold(entry: Entry, leaves: readonly string[], screen: RegExp): boolean {
-  if (!screen.test(entry.text) && !screen.test(foldText(entry.text))) return false;
+  if (!mayHoldRun(entry.text, leaves, screen)) return false;
   return snippetLines(entry).some((line) => holdsSequence(line.text, leaves, screen));
 }
 
