@@ -8,7 +8,7 @@
  * `fuzzy`. Hits far below the best one are dropped (see {@link relevant}). Pure.
  */
 import { at, f64, got } from "./checked.ts";
-import { type Entry, FIELDS, HAS_LINES, snippetLines } from "./document.ts";
+import { type Entry, FIELDS, HAS_LINES } from "./document.ts";
 import {
   compareHits,
   compareLines,
@@ -23,10 +23,11 @@ import {
   together,
   type Word,
 } from "./hit.ts";
+import { anyDoc, bitsMayHold, type IdWord, identifierWords, linesHold } from "./identifier-words.ts";
 import { MAX_QUERY_TERMS, type PlannedTerm, planQuery } from "./query.ts";
 import { Accumulator, type CorpusStats, type Reach, type TermLookup } from "./scoring.ts";
 import { matchesFilter, type Shard, type SnapshotFilter, timeBounds } from "./shard.ts";
-import { foldText, holdsSequence, type QueryWord, sequenceScreen } from "./tokenize.ts";
+import { holdsSequence } from "./tokenize.ts";
 
 export interface RankOptions {
   /** Maximum number of hits. Default 10. */
@@ -124,18 +125,6 @@ function lookupOf(
   const lookup: TermLookup = { term, bit: 1 << i, part, prefix: rare && term.prefix, fuzzy };
   if (fuzzy > 0 && fuzzyTerms !== undefined) lookup.fuzzyTerms = fuzzyTerms(term.term, fuzzy);
   return lookup;
-}
-
-/** An identifier word of the query with the masks of its whole term and its leaves. */
-interface IdWord {
-  raw: string;
-  leaves: string[];
-  /** See tokenize.ts `sequenceScreen`. */
-  screen: RegExp;
-  whole: number;
-  parts: number;
-  /** The bits of its two rarest leaves, looked up when no snapshot holds the word whole; 0 otherwise. */
-  rare: number;
 }
 
 /** Searches `shards` for `query`: at most `limit` hits, best first, and how they match. */
@@ -241,7 +230,7 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
   /** Whether `entry` (document `doc` of searched shard `s`) holds identifier word `w` as typed (whole, or as a run of its leaves). */
   const holds = (entry: Entry, exact: number, w: IdWord, s: number, doc: number): boolean => {
     if ((exact & w.whole) !== 0) return true;
-    if (w.rare === 0 || (exact & w.rare) !== w.rare) return false;
+    if (!bitsMayHold(w, exact)) return false;
     if (!mayHold(w, s, doc)) return false;
     let known = sequences.get(entry);
     if (known === undefined) {
@@ -257,15 +246,25 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
   };
   const holdsAll = (entry: Entry, exact: number, s: number, doc: number) =>
     idWords.every((w) => holds(entry, exact, w, s, doc));
+  // What `holds` asks of the exact terms before it reads an entry: most touched documents fail it.
+  const mayHoldAll = (exact: number) => idWords.every((w) => bitsMayHold(w, exact));
+  const wholeBits = idWords.reduce((bits, w) => bits | w.whole, 0);
   const missing = idWords
     .filter(
-      (w) => !anyDoc(searched, accs, eligible, (exact, entry, s, doc) => holds(entry, exact, w, s, doc)),
+      (w) =>
+        !anyDoc(
+          searched,
+          accs,
+          eligible,
+          (exact) => bitsMayHold(w, exact),
+          (exact, entry, s, doc) => holds(entry, exact, w, s, doc),
+        ),
     )
     .map((w) => w.raw);
   let match: MatchKind = "exact";
   if (
     idWords.length > 0 &&
-    !anyDoc(searched, accs, eligible, (exact, entry, s, doc) => holdsAll(entry, exact, s, doc))
+    !anyDoc(searched, accs, eligible, mayHoldAll, (exact, entry, s, doc) => holdsAll(entry, exact, s, doc))
   ) {
     // Nothing holds every identifier as typed: widen the identifiers, and say so.
     match = "fuzzy";
@@ -295,6 +294,8 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
       const acc = at(accs, s);
       for (const doc of acc.touched) {
         const matched = acc.matched(doc);
+        // Every identifier must be matched whole, or possible from its leaves (see `satisfies`).
+        if (idWords.length > 0 && !mayHoldAll(acc.exact(doc) | (matched & wholeBits))) continue;
         let any = 0;
         for (const w of words) if ((matched & w.any) !== 0) any++;
         // Skip what cannot enter the pool even with every word together on a line, in order.
@@ -372,50 +373,6 @@ function cachedLines(lineOf: ReturnType<typeof lineMatcher>): ReturnType<typeof 
     }
     return found;
   };
-}
-
-/** The identifier words of a plan that kept a term (a query may hold more terms than are looked up). */
-function identifierWords(words: readonly QueryWord[], wordMap: ReadonlyMap<number, Word>): IdWord[] {
-  const out: IdWord[] = [];
-  for (const w of words) {
-    const masks = wordMap.get(w.word);
-    if (!w.identifier || masks === undefined) continue;
-    out.push({
-      raw: w.raw,
-      leaves: w.leaves,
-      screen: sequenceScreen(w.leaves),
-      whole: masks.whole,
-      parts: masks.parts,
-      rare: 0,
-    });
-  }
-  return out;
-}
-
-/**
- * Whether one of an entry's lines holds `leaves` as a run of tokens, each line read without its field
- * tag (document.ts `snippetLines`): glued to the first word, the tag would make `src/auth/session.ts` at
- * the start of a line read `fsrc/auth/...`. The screen rules most entries out without splitting them.
- */
-function linesHold(entry: Entry, leaves: readonly string[], screen: RegExp): boolean {
-  if (!screen.test(entry.text) && !screen.test(foldText(entry.text))) return false;
-  return snippetLines(entry).some((line) => holdsSequence(line.text, leaves, screen));
-}
-
-/** Whether some touched, eligible document of the searched shards passes `test`. */
-function anyDoc(
-  shards: readonly Shard[],
-  accs: readonly Accumulator[],
-  eligible: (entry: Entry | undefined) => entry is Entry,
-  test: (exact: number, entry: Entry, shard: number, doc: number) => boolean,
-): boolean {
-  return shards.some((shard, s) => {
-    const acc = at(accs, s);
-    return acc.touched.some((doc) => {
-      const entry = shard.entry(doc);
-      return eligible(entry) && test(acc.exact(doc), entry, s, doc);
-    });
-  });
 }
 
 /** The hits (best first) down to the first one below the relevance floor (see {@link RELEVANCE_FLOOR}). */

@@ -340,6 +340,19 @@ function containsRun(haystack: { leaves: string[]; seps: number[] }, leaves: rea
 }
 
 /**
+ * Whether `text` may hold `leaves` as a run (`screen` is their {@link sequenceScreen}): the screen passes
+ * the text, or its folded form. Folding only matters for text holding letters that fold to others
+ * (accented, full-width), and only for leaves that are not plain ASCII: an ASCII identifier written with
+ * accents is found whole. Most texts a search screens fail both, so the fold is rarely made.
+ */
+export function mayHoldRun(text: string, leaves: readonly string[], screen: RegExp): boolean {
+  return (
+    screen.test(text) ||
+    (!ASCII_LEAVES.test(leaves.join("")) && FOLDABLE.test(text) && screen.test(foldText(text)))
+  );
+}
+
+/**
  * Whether `text` holds a word whose tokens contain `leaves` as a run of their own (see containsRun): the
  * identifier itself, written with any connectors or case (`ErrDbTimeout` for err, db, timeout), or as a
  * part of a path or dotted name (`src/auth/oauth-callback.ts` holds oauth, callback, ts). A token must
@@ -350,14 +363,7 @@ export function holdsSequence(
   leaves: readonly string[],
   screen: RegExp = sequenceScreen(leaves),
 ): boolean {
-  if (leaves.length === 0) return false;
-  // Folding only matters for text holding letters that fold to others (accented, full-width), and only
-  // for leaves that are not plain ASCII: an ASCII identifier written with accents is found whole.
-  if (
-    !screen.test(text) &&
-    (ASCII_LEAVES.test(leaves.join("")) || !FOLDABLE.test(text) || !screen.test(foldText(text)))
-  )
-    return false;
+  if (leaves.length === 0 || !mayHoldRun(text, leaves, screen)) return false;
   let found = false;
   scan(
     text,

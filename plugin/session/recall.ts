@@ -104,11 +104,13 @@ async function byWords(
   if (result.match === "prefix" && result.hits.length > 0) {
     const typed = result.prefixes.map((p) => echo(p.word)).join(", ");
     const note = `No snapshot ${where} mentions ${typed} whole. Matches by prefix (identifiers that begin so):\n`;
-    // Only what a snapshot shown holds (the index's vocabulary is the whole workspace's).
-    const held = (term: string) =>
-      result.hits.some((h) => JSON.stringify(h.located.snapshot).toLowerCase().includes(term.toLowerCase()));
+    // Only what a snapshot shown holds (the index's vocabulary is the whole workspace's): each shown
+    // snapshot's text read once, not once per completion.
+    const shown = result.hits.slice(0, limit);
+    const texts = shown.map((h) => JSON.stringify(h.located.snapshot).toLowerCase());
+    const held = (term: string) => texts.some((text) => text.includes(term.toLowerCase()));
     const begun = result.prefixes.flatMap((p) => p.completions.filter(held)).join(", ") || query;
-    return { ...listed(req, begun, result.hits.slice(0, limit), { text: note, reply: note }), found: false };
+    return { ...listed(req, begun, shown, { text: note, reply: note }), found: false };
   }
   // No snapshot in scope holds every identifier as typed: said to be absent, never answered with another one.
   const near =

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { analyse, foldText, MAX_TERM_LENGTH, tokenize } from "../../plugin/search/tokenize.ts";
+import {
+  analyse,
+  foldText,
+  holdsSequence,
+  MAX_TERM_LENGTH,
+  mayHoldRun,
+  sequenceScreen,
+  tokenize,
+} from "../../plugin/search/tokenize.ts";
 
 describe("tokenize", () => {
   it.each([
@@ -79,5 +87,23 @@ describe("analyse", () => {
 
   it("marks terms of unspaced scripts as cjk", () => {
     expect(analyse("数据库").every((t) => t.kind === "cjk" && t.word === 0)).toBe(true);
+  });
+});
+
+describe("mayHoldRun", () => {
+  const run = (text: string, leaves: string[]) => mayHoldRun(text, leaves, sequenceScreen(leaves));
+
+  it("passes a text holding the leaves with any connectors or case", () => {
+    expect(run("retry on ErrDbTimeout twice", ["err", "db", "timeout"])).toBe(true);
+    expect(run("ERR-DB: TIMEOUT", ["err", "db", "timeout"])).toBe(true);
+    expect(run("the database timed out", ["err", "db", "timeout"])).toBe(false);
+  });
+
+  it("reads the folded text only for leaves that are not plain ASCII", () => {
+    // Full-width letters fold to ASCII: a Cyrillic identifier written with them is screened folded.
+    expect(run("ошибка_ａｐｉ", ["ошибка", "api"])).toBe(true);
+    // ASCII leaves are held whole in the index: the text is not folded for them, as holdsSequence does.
+    expect(run("err_ａｐｉ", ["err", "api"])).toBe(false);
+    expect(holdsSequence("err_ａｐｉ", ["err", "api"])).toBe(false);
   });
 });

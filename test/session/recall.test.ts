@@ -166,6 +166,31 @@ describe("recall by words", () => {
     expect(`${r.text}\n${r.reply}`).not.toContain("ops's audit");
   });
 
+  it("names only what the snapshots it shows hold when a start begins identifiers of several", async () => {
+    const ws = await fourSnapshots();
+    await ws.save(
+      {
+        ...emptyContent(),
+        goal: "main's retry audit",
+        names: [{ label: "Error", value: "ERR_WEBHOOK_REPEATED" }],
+      },
+      { trigger: "manual", session: MAIN.sessionKey, agent: "main", name: null },
+    );
+    const both = await recall(ws, request("session", { query: "ERR_WEBHOOK_REP", limit: 2 }));
+    expect(both.ids).toHaveLength(2);
+    expect(both.text).toMatch(
+      /query="ERR_WEBHOOK_(REPLAY, ERR_WEBHOOK_REPEATED|REPEATED, ERR_WEBHOOK_REPLAY)"/,
+    );
+    const one = await recall(ws, request("session", { query: "ERR_WEBHOOK_REP", limit: 1 }));
+    expect(one.ids).toHaveLength(1);
+    const [shown, hidden] =
+      one.ids[0] === "2026-11-22-01"
+        ? ["ERR_WEBHOOK_REPLAY", "ERR_WEBHOOK_REPEATED"]
+        : ["ERR_WEBHOOK_REPEATED", "ERR_WEBHOOK_REPLAY"];
+    expect(one.text).toContain(`query="${shown}"`);
+    expect(`${one.text}\n${one.reply}`).not.toContain(hidden);
+  });
+
   it("gives no close match, nor names one, that only another session's snapshots hold", async () => {
     const ws = await fourSnapshots();
     const r = await recall(
