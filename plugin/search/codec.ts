@@ -4,11 +4,10 @@
  * then the entries' snippet text and the typed arrays. The JSON header has its own CRC-32, so that
  * `list`, `show` and `status` can read it alone; the body has another. Decoding validates everything and
  * throws a message saying what is wrong, so a corrupt, truncated or foreign file is refused whole, never
- * half-read. Version 2 files (no problems recorded, fingerprints without ctime) still load. Pure, but for
- * the snippet texts of a file decoded with its descriptor, which are read from it when asked.
+ * half-read. Version 2 files (no problems recorded, fingerprints without ctime) and version 3 files
+ * (postings as arrays) still load. Pure.
  */
 
-import { closeSync } from "node:fs";
 import { crc32 } from "node:zlib";
 import { z } from "zod";
 import { Trigger } from "../snapshot/snapshot.ts";
@@ -18,7 +17,6 @@ import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { packArrays, postingsProblem } from "./postings.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
 import { checkFiles, entriesOfHeader, entryFromRow, parseHeaderObject } from "./saved-header.ts";
-import { FileEntry, SnippetFile } from "./snippet-file.ts";
 import { tallyOf } from "./tally.ts";
 
 /**
@@ -294,23 +292,8 @@ export function decodeShardHeader(data: Buffer): ShardHeader {
   return { month: h.month, entries: entriesOfHeader(json, (r) => entryFromRow(r, "")), files };
 }
 
-/**
- * Decodes a shard file; throws an Error naming the first problem found. With `fd`, the descriptor `data`
- * was read from, which it takes over (closing it on a throw or a version 2 file): the entries' snippet
- * texts are then read from it when asked (see snippet-file.ts) instead of held.
- */
-export function decodeShard(data: Buffer, fd?: number): ShardFile {
-  try {
-    const { version, ...file } = decodeShardBytes(data, fd);
-    if (fd !== undefined && version === 2) closeSync(fd);
-    return file;
-  } catch (error) {
-    if (fd !== undefined) closeSync(fd);
-    throw error;
-  }
-}
-
-function decodeShardBytes(data: Buffer, fd: number | undefined): ShardFile & { version: 2 | 3 | 4 } {
+/** Decodes a shard file; throws an Error naming the first problem found. */
+export function decodeShard(data: Buffer): ShardFile {
   const { version, headerLength, fixed } = shardPrefix(data);
   if (fixed + headerLength > data.length) fail("file is truncated (header runs past the end)");
   const header = data.subarray(fixed, fixed + headerLength);
@@ -321,7 +304,7 @@ function decodeShardBytes(data: Buffer, fd: number | undefined): ShardFile & { v
       fail("checksum mismatch (file is corrupt or truncated)");
     const h = parseHeader(HeaderV2, header);
     const entries = h.entries.map((r) => entryFromRow(r.slice(0, 12) as RefTuple, r[12]));
-    return { shard: new FrozenShard(partsOf(h.month, entries, body, h.sections)), files: h.files, version };
+    return { shard: new FrozenShard(partsOf(h.month, entries, body, h.sections)), files: h.files };
   }
   if (crc32(header) !== data.readUInt32LE(12) || crc32(body) !== data.readUInt32LE(16))
     fail("checksum mismatch (file is corrupt or truncated)");
@@ -338,7 +321,6 @@ function decodeShardBytes(data: Buffer, fd: number | undefined): ShardFile & { v
     if (u32(textStart, i) > u32(textStart, i + 1) || u32(textStart, i + 1) > texts.length)
       fail("snippet offsets run past their section");
   }
-  const file = fd === undefined ? undefined : new SnippetFile(fd, bodyStart + s.texts.offset, textStart);
   // The file, session and agent of a row repeat across a month's rows: one string each, not one a row.
   const seen = new Map<string, string>();
   const once = (v: string): string => {
@@ -351,11 +333,9 @@ function decodeShardBytes(data: Buffer, fd: number | undefined): ShardFile & { v
     r[2] = once(r[2]);
     if (r[4] !== null) r[4] = once(r[4]);
     if (r[5] !== null) r[5] = once(r[5]);
-    return file === undefined
-      ? entryFromRow(r, texts.toString("utf8", u32(textStart, i), u32(textStart, i + 1)))
-      : new FileEntry(r, file, i);
+    return entryFromRow(r, texts.toString("utf8", u32(textStart, i), u32(textStart, i + 1)));
   });
-  return { shard: new FrozenShard(partsOf(h.month, entries, body, s)), files, version };
+  return { shard: new FrozenShard(partsOf(h.month, entries, body, s)), files };
 }
 
 function partsOf(

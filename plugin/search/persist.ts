@@ -3,12 +3,10 @@
  * `<workspace>/.big-memory/search/` (or `<stateDir>/search/<workspace hash>/`), written atomically
  * through the store's persistence gate (atomic, mode 0600) with the previous copy kept as `<month>.bmx.prev`.
  */
-import { closeSync, readFile } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
-import { promisify } from "node:util";
 import { errorCode } from "../store/fs-durable.ts";
 import { writePrivateBytes } from "../store/gate.ts";
-import { openStateFileSync, readStateFileSync } from "../store/log-open.ts";
+import { readStateFile, readStateFileSync } from "../store/log-open.ts";
 import { decodeShard, encodeShard, type LogRecord, type ShardFile, type ShardHeader } from "./codec.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
@@ -26,29 +24,14 @@ export type ShardLoad =
   | { kind: "loaded"; file: ShardFile; fromPrevious: boolean; problem?: string }
   | { kind: "unreadable"; problem: string };
 
-const readWhole = promisify(readFile);
-
-/**
- * A shard file decoded with its descriptor kept open for its snippet texts (see codec.ts `decodeShard`),
- * or null when there is none. Opened without blocking and only as a regular file: a FIFO in its place is
- * a problem, not a hang.
- */
-async function decodeIfPresent(path: string): Promise<ShardFile | null> {
-  let fd: number;
+async function readIfPresent(path: string): Promise<Buffer | null> {
   try {
-    fd = openStateFileSync(path, path).fd;
+    // Opened without blocking and only as a regular file: a FIFO in its place is a problem, not a hang.
+    return await readStateFile(path, path);
   } catch (error) {
     if (errorCode(error) === "ENOENT") return null;
     throw error;
   }
-  let data: Buffer;
-  try {
-    data = await readWhole(fd);
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-  return decodeShard(data, fd);
 }
 
 /**
@@ -59,14 +42,15 @@ export async function loadShardFile(dir: string, month: string): Promise<ShardLo
   const path = shardPath(dir, month);
   let problem: string | undefined;
   try {
-    const file = await decodeIfPresent(path);
-    if (file !== null) return { kind: "loaded", file, fromPrevious: false };
+    const data = await readIfPresent(path);
+    if (data !== null) return { kind: "loaded", file: decodeShard(data), fromPrevious: false };
   } catch (error) {
     problem = error instanceof Error ? error.message : String(error);
   }
   try {
-    const file = await decodeIfPresent(path + PREVIOUS);
-    if (file !== null) {
+    const previous = await readIfPresent(path + PREVIOUS);
+    if (previous !== null) {
+      const file = decodeShard(previous);
       return problem === undefined
         ? { kind: "loaded", file, fromPrevious: true }
         : { kind: "loaded", file, fromPrevious: true, problem };
