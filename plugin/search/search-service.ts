@@ -29,8 +29,9 @@ import {
   buildMonth,
   groupByMonth,
   isUnreadable,
-  type LogStat,
   listLogs,
+  logsByMonth,
+  presentLogs,
   readLog,
   snapshotsOf,
   statLog,
@@ -48,8 +49,8 @@ export class SearchService {
   readonly #options: SearchServiceOptions;
   readonly #index = new SnapshotIndex();
   readonly #book = new LogBook();
-  /** Months not loaded yet, with their logs as listed at open. */
-  readonly #pending = new Map<string, LogStat[]>();
+  /** Months not loaded yet, with their logs as listed (by name) at open. */
+  readonly #pending = new Map<string, string[]>();
   readonly #dirty = new Set<string>();
   #queue: Promise<void> = Promise.resolve();
   #ready: Promise<void> = Promise.resolve();
@@ -89,8 +90,7 @@ export class SearchService {
     }
     await this.#readClaims();
     if (this.#options.skipLoad === true) return;
-    for (const [month, logs] of groupByMonth(await listLogs(this.workspaceDir)))
-      this.#pending.set(month, logs);
+    for (const [month, files] of logsByMonth(this.workspaceDir)) this.#pending.set(month, files);
     const months = [...this.#pending.keys()].sort().reverse();
     this.#monthsTotal = months.length;
     const newest = months[0];
@@ -149,9 +149,10 @@ export class SearchService {
   }
 
   async #loadMonth(month: string): Promise<void> {
-    const logs = this.#pending.get(month);
-    if (logs === undefined) return; // loaded meanwhile (by reindex)
+    const listed = this.#pending.get(month);
+    if (listed === undefined) return; // loaded meanwhile (by reindex)
     this.#pending.delete(month);
+    const logs = presentLogs(this.workspaceDir, listed);
     if (this.#options.entriesOnly === true) await this.#loadEntries(month, logs);
     else await this.#loadFull(month, logs);
     claimEntries(this.#claims, this.#index.shard(month)?.documents() ?? []);
@@ -169,7 +170,7 @@ export class SearchService {
       this.#warn(`big-memory: search index ${shardPath(this.indexDir, month)}: ${problem}; ${remedy}`);
   }
 
-  async #loadFull(month: string, logs: readonly LogStat[]): Promise<void> {
+  async #loadFull(month: string, logs: readonly string[]): Promise<void> {
     const load = await loadShardFile(this.indexDir, month);
     const problem = load.kind === "unreadable" || load.kind === "loaded" ? load.problem : undefined;
     if (problem !== undefined) {
@@ -180,34 +181,28 @@ export class SearchService {
       this.#badShard(month, problem, remedy);
     }
     if (load.kind !== "loaded") {
-      await this.#build(
-        month,
-        logs.map((l) => l.file),
-      );
+      await this.#build(month, logs);
       return;
     }
     this.#index.setShard(load.file.shard);
     this.#book.remember(load.file.files);
     if (load.fromPrevious) this.#dirty.add(month);
     // Each log is checked against its fingerprint now (a stat each), not against the listing made at open.
-    await this.#refreshChanged([...logs.map((l) => l.file), ...Object.keys(load.file.files)]);
+    await this.#refreshChanged([...logs, ...Object.keys(load.file.files)]);
     this.#scheduleSave();
   }
 
   /** Entries only (see SearchServiceOptions.entriesOnly): the header of the saved shard, else a build. */
-  async #loadEntries(month: string, logs: readonly LogStat[]): Promise<void> {
+  async #loadEntries(month: string, logs: readonly string[]): Promise<void> {
     const load = await loadShardHeader(this.indexDir, month);
     if (load.kind !== "loaded") {
       if (load.kind === "unreadable") this.#badShard(month, load.problem, "rebuilding from the daily logs");
-      await this.#build(
-        month,
-        logs.map((l) => l.file),
-      );
+      await this.#build(month, logs);
       return;
     }
     this.#index.setShard(new LightShard(month, load.header.entries));
     this.#book.remember(load.header.files);
-    await this.#refreshChanged([...logs.map((l) => l.file), ...Object.keys(load.header.files)]);
+    await this.#refreshChanged([...logs, ...Object.keys(load.header.files)]);
   }
 
   /** Stats `files` together and re-reads those whose fingerprint no longer holds (see sources.ts `unchanged`). */

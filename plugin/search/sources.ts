@@ -5,7 +5,7 @@
  */
 import { listDailyLogs } from "../store/daily-log.ts";
 import { FrozenBuilder, type FrozenShard } from "./frozen-shard.ts";
-import { contentHash, type LogStat, statLog, unchanged } from "./log-files.ts";
+import { contentHash, type LogStat, logsByMonth, statLog, statLogSync, unchanged } from "./log-files.ts";
 import {
   isUnreadable,
   type LogRead,
@@ -21,6 +21,7 @@ export {
   isUnreadable,
   type LogRead,
   type LogStat,
+  logsByMonth,
   readLog,
   redactionsIn,
   snapshotsOf,
@@ -33,6 +34,21 @@ export {
 export async function listLogs(workspaceDir: string): Promise<LogStat[]> {
   const logs = await listDailyLogs(workspaceDir);
   return logs.map(({ file, size, mtimeMs }) => ({ file, size, mtimeMs }));
+}
+
+/**
+ * The logs of a month listed by name alone (log-files.ts `logsByMonth`), in the order of `listDailyLogs`,
+ * without those gone since or that are folders (a stat each): a month's logs are stat'ed as it loads, not
+ * every log of the workspace before the first answer.
+ */
+export function presentLogs(workspaceDir: string, files: readonly string[]): string[] {
+  const rank = (file: string) => {
+    const date = file.slice(file.lastIndexOf("/") + 1).slice(0, 10);
+    return `${date}${file === `memory/${date}.md` ? "0" : "1"}${file}`;
+  };
+  return files
+    .filter((file) => statLogSync(workspaceDir, file) !== null)
+    .sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0));
 }
 
 /** Logs grouped by the month of their date (see shard.ts `monthOf`). */
