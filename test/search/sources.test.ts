@@ -1,7 +1,7 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { buildMonth, groupByMonth, listLogs } from "../../plugin/search/sources.ts";
+import { buildMonth, groupByMonth, listLogs, logsByMonth, presentLogs } from "../../plugin/search/sources.ts";
 import { makeUnreadable, snap, tempWorkspace, unreadableMessage, writeLog } from "./helpers.ts";
 
 describe("listLogs and groupByMonth", () => {
@@ -18,6 +18,32 @@ describe("listLogs and groupByMonth", () => {
     const logs = await listLogs(ws.dir);
     expect(logs.map((l) => l.file)).toEqual(["memory/2026-10-01.md", "memory/2026-11-20.md"]);
     expect([...groupByMonth(logs).keys()]).toEqual(["2026-10", "2026-11"]);
+  });
+});
+
+describe("presentLogs", () => {
+  it("gives a month's logs listed by name in listLogs's order, without a folder or a log gone since", async () => {
+    const ws = await tempWorkspace();
+    try {
+      await writeLog(ws.dir, "2026-11-21", [snap("2026-11-21-01")]);
+      await writeLog(ws.dir, "2026-11-20-0431", [snap("2026-11-20-02")]);
+      await writeLog(ws.dir, "2026-11-20", [snap("2026-11-20-01")]);
+      await mkdir(join(ws.dir, "memory/.big-memory-archive"));
+      await writeLog(ws.dir, ".big-memory-archive/2026-11-20", [snap("2026-11-20-03")]);
+      await mkdir(join(ws.dir, "memory/2026-11-22.md"));
+      const listed = logsByMonth(ws.dir).get("2026-11") ?? [];
+      expect(listed).toHaveLength(5);
+      const present = presentLogs(ws.dir, [...listed, "memory/2026-11-23.md"]);
+      expect(present).toEqual((await listLogs(ws.dir)).map((l) => l.file));
+      expect(present).toEqual([
+        "memory/2026-11-20.md",
+        "memory/.big-memory-archive/2026-11-20.md",
+        "memory/2026-11-20-0431.md",
+        "memory/2026-11-21.md",
+      ]);
+    } finally {
+      await ws.cleanup();
+    }
   });
 });
 
