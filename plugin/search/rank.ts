@@ -9,6 +9,7 @@
  */
 import { at, f64, got } from "./checked.ts";
 import { type Entry, FIELDS, HAS_LINES } from "./document.ts";
+import { FrozenShard } from "./frozen-shard.ts";
 import {
   compareHits,
   compareLines,
@@ -100,10 +101,32 @@ export function corpusStats(shards: readonly Shard[]): CorpusStats {
 function documentFrequency(shards: readonly Shard[], term: string, cap: number): number {
   let df = 0;
   for (const shard of shards) {
-    df += shard.exactCount(term, cap - df);
+    df += countIn(shard, term, cap - df);
     if (df >= cap) break;
   }
   return df;
+}
+
+/**
+ * Whole counts of terms in frozen shards, kept once counted: a frozen shard never changes, and a query
+ * counts each leaf of an identifier in every month (the common words of a large history are long lists).
+ */
+const frozenCounts = new WeakMap<Shard, Map<string, number>>();
+
+function countIn(shard: Shard, term: string, cap: number): number {
+  if (!(shard instanceof FrozenShard)) return shard.exactCount(term, cap);
+  let counts = frozenCounts.get(shard);
+  if (counts === undefined) {
+    counts = new Map();
+    frozenCounts.set(shard, counts);
+  }
+  const known = counts.get(term);
+  if (known !== undefined) return Math.min(known, cap);
+  // A capped count (a widening decision) stops early and is not kept.
+  if (cap < Number.MAX_SAFE_INTEGER) return shard.exactCount(term, cap);
+  const whole = shard.exactCount(term, cap);
+  counts.set(term, whole);
+  return whole;
 }
 
 /** The lookup of planned term `i`: widened by prefix and typos when `widen` and fewer than `limit` snapshots hold it. */

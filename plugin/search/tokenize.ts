@@ -285,11 +285,23 @@ export function queryWords(text: string): QueryWord[] {
   return out;
 }
 
+/** ASCII letters and the non-ASCII letters that fold to them under Unicode case folding. */
+const ASCII_FOLDS: Readonly<Record<string, string>> = { s: "[s\u017f]", k: "[k\u212a]" };
+
 /**
  * A necessary condition of {@link holdsSequence}, as one regular expression: the leaves in order,
- * case-insensitive, with nothing but non-alphanumerics between them.
+ * case-insensitive, with nothing but non-alphanumerics between them. Leaves of plain ASCII (most
+ * identifiers) get a pattern without the `u` flag, about four times faster over a snapshot's text: it
+ * lets anything but an ASCII letter or digit stand between leaves (a superset of the Unicode form's
+ * non-letters), and spells out the two non-ASCII letters whose Unicode case folding is an ASCII one (`ſ`
+ * for s, the Kelvin sign for k), so it passes every text the Unicode form passes.
  */
 export function sequenceScreen(leaves: readonly string[]): RegExp {
+  if (ASCII_LEAVES.test(leaves.join("")))
+    return new RegExp(
+      leaves.map((l) => l.replace(/[sk]/g, (c) => ASCII_FOLDS[c] ?? c)).join("[^a-z0-9]*"),
+      "i",
+    );
   const literal = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return new RegExp(leaves.map(literal).join("[^\\p{L}\\p{N}]*"), "iu");
 }

@@ -83,4 +83,19 @@ describe("rank", () => {
     ]);
     expect(ids(shards, "src/billing")).toEqual([]);
   });
+
+  it("ranks the same whether the months' counts of a query's leaves were kept by earlier queries or not", () => {
+    const snapshots = [
+      located(snap("2026-11-21-01", { goal: "misc", next: ["retry when ErrDbTimeout fires"] })),
+      located(snap("2026-11-20-01", { goal: "misc", next: ["the db timeout and the err log"] })),
+      located(snap("2026-11-19-01", { goal: "misc", next: ["db err timeout timeout db"] })),
+    ];
+    const answer = (shards: readonly Shard[], query: string) =>
+      rank(shards, query).hits.map((h) => [h.entry.id, h.score]);
+    const warm = shardOf(snapshots);
+    // Counts kept by queries sharing the leaves, capped (a widening decision) and whole.
+    for (const query of ["timeout", "db err", "ERR_DB_TIMEOUT", "ERR_DB_TIMEOUTS"]) answer(warm, query);
+    for (const query of ["ERR_DB_TIMEOUT", "ERR_DB_TIMEOUTS", "err_db", "timeout db"])
+      expect(answer(warm, query)).toEqual(answer(shardOf(snapshots), query));
+  });
 });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   analyse,
@@ -105,5 +106,43 @@ describe("mayHoldRun", () => {
     // ASCII leaves are held whole in the index: the text is not folded for them, as holdsSequence does.
     expect(run("err_ａｐｉ", ["err", "api"])).toBe(false);
     expect(holdsSequence("err_ａｐｉ", ["err", "api"])).toBe(false);
+  });
+});
+
+describe("sequenceScreen", () => {
+  /** The screen of any leaves in its Unicode form: what a screen of ASCII leaves must never reject. */
+  const unicodeScreen = (leaves: readonly string[]) => new RegExp(leaves.join("[^\\p{L}\\p{N}]*"), "iu");
+
+  it("passes every text the Unicode form passes, for leaves of plain ASCII", () => {
+    const char = fc.constantFrom(..."seKkrv01_-./ :Sé\u017f\u212aж—\u00a0".split(""));
+    const leaf = fc.stringMatching(/^[a-z0-9]{1,4}$/);
+    /** Every way a letter of a leaf may be written that the Unicode form takes for it. */
+    const spellings = (c: string) => [
+      c,
+      c.toUpperCase(),
+      ...(c === "s" ? ["\u017f"] : c === "k" ? ["\u212a"] : []),
+    ];
+    fc.assert(
+      fc.property(
+        fc.array(leaf, { minLength: 1, maxLength: 3 }),
+        fc.array(char, { maxLength: 40 }),
+        fc.array(fc.nat(2), { minLength: 12, maxLength: 12 }),
+        (leaves, chars, picks) => {
+          const written = leaves.map((l) =>
+            [...l].map((c, i) => spellings(c)[(picks[i] ?? 0) % spellings(c).length]).join(""),
+          );
+          // The leaves as written, with the random characters around and between them.
+          const text = chars.join("") + written.join(chars.slice(0, 2).join("")) + chars.join("");
+          if (unicodeScreen(leaves).test(text)) expect(sequenceScreen(leaves).test(text)).toBe(true);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("finds a leaf written with a letter whose case folding is ASCII", () => {
+    expect(sequenceScreen(["services", "ts"]).test("\u017fervices.t\u017f")).toBe(true);
+    expect(sequenceScreen(["kafka"]).test("\u212aAFKA")).toBe(true);
+    expect(sequenceScreen(["err", "db"]).test("err d b")).toBe(false);
   });
 });
