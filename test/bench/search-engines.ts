@@ -1,7 +1,6 @@
 /**
  * The engines the search benchmark compares, behind one interface, all reading the same daily logs:
- * big-memory's SearchService, the sealed months on SQLite FTS5 under big-memory's query layer, plain
- * minisearch (one index, lean options, big-memory's tokenizer and fields, its own search), SQLite FTS5 with BM25 queried the way OpenClaw's memory-core builds its
+ * big-memory's SearchService, plain minisearch (one index, lean options, big-memory's tokenizer and fields, its own search), SQLite FTS5 with BM25 queried the way OpenClaw's memory-core builds its
  * queries, and a plain full scan of the files (grep-like: case-insensitive substring per query word).
  */
 import { readFileSync } from "node:fs";
@@ -10,7 +9,6 @@ import { join } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import MiniSearch, { type Options, type SearchOptions } from "minisearch";
 import { FIELD_BOOSTS, FIELDS, type Field, fieldsOf } from "../../plugin/search/document.ts";
-import { FtsService } from "../../plugin/search/fts-service.ts";
 import { SearchService } from "../../plugin/search/search-service.ts";
 import { tokenize } from "../../plugin/search/tokenize.ts";
 import { parseDailyLog } from "../../plugin/snapshot/parse.ts";
@@ -122,70 +120,6 @@ export class BigMemoryEngine implements Engine {
 
   async close(): Promise<void> {
     await this.#service?.close();
-  }
-}
-
-/**
- * The sealed months in SQLite FTS5 fed with big-memory's terms, under big-memory's query layer
- * (fts-service.ts): candidates and statistics from FTS5's vocabulary tables, identifiers and line-level
- * ranking from rank.ts; a month whose log changes moves to minisearch.
- */
-export class SealedFtsEngine implements Engine {
-  readonly name = "FTS5 + query layer";
-  readonly workspaceDir: string;
-  readonly dir: string;
-  #service: FtsService | undefined;
-  constructor(workspaceDir: string) {
-    this.workspaceDir = workspaceDir;
-    this.dir = join(workspaceDir, ".big-memory-fts");
-  }
-
-  #open(): Promise<FtsService> {
-    return FtsService.open(this.workspaceDir, { dir: this.dir, logger: { warn: () => {} } });
-  }
-
-  async build(): Promise<void> {
-    (await this.#open()).close();
-  }
-
-  async open(firstQuery: string): Promise<number> {
-    const started = performance.now();
-    this.#service = await this.#open();
-    this.#service.query(firstQuery);
-    return performance.now() - started;
-  }
-
-  async loaded(): Promise<void> {
-    await this.#service?.verify();
-  }
-
-  get service(): FtsService | undefined {
-    return this.#service;
-  }
-
-  search(query: string, limit: number): string[] {
-    return this.#service?.query(query, { limit }).hits.map((h) => h.id) ?? [];
-  }
-
-  /** Whether the answer claims the query is there: hits holding every identifier as typed or as its start. */
-  claims(query: string, limit: number): boolean {
-    const result = this.#service?.query(query, { limit });
-    return result !== undefined && result.match !== "fuzzy" && result.hits.length > 0;
-  }
-
-  async appendAndFind(file: string, block: string, query: string, id: string): Promise<number> {
-    const started = performance.now();
-    await appendFile(join(this.workspaceDir, file), block);
-    await this.#service?.refresh(file);
-    return pollUntil(() => this.search(query, 1)[0] === id, started);
-  }
-
-  diskBytes(): Promise<number> {
-    return dirBytes(this.dir);
-  }
-
-  async close(): Promise<void> {
-    this.#service?.close();
   }
 }
 
@@ -306,8 +240,8 @@ export interface Fts5Hit {
 /**
  * SQLite FTS5 (unicode61 tokenizer, bm25 ranking), one row per snapshot block. Each hit carries what
  * memory-core's keyword search reads for it (id, path, text, rank: `SELECT id, path, source, start_line,
- * end_line, text, bm25(...)`), the text cut to a snippet, as the arm hands back a snippet with each hit:
- * both engines answer the same question, not the ids alone.
+ * end_line, text, bm25(...)`), the text cut to a snippet, as big-memory hands back a snippet with each
+ * hit: both engines answer the same question, not the ids alone.
  */
 export class Fts5Engine implements Engine {
   readonly name = "SQLite FTS5";

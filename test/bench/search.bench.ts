@@ -1,13 +1,11 @@
 /**
- * Search benchmark: big-memory (and its candidate engine, sealed months on SQLite FTS5 under the same
- * query layer: see search-decision.ts for its table) against plain minisearch (one index, lean options,
+ * Search benchmark: big-memory against plain minisearch (one index, lean options,
  * the same tokenizer), SQLite FTS5 (BM25, queried like OpenClaw's memory-core) and a plain full scan of the logs, on the same
  * generated corpus and the same labelled queries, at each size asked for. Prints one table (with ratios
  * against FTS5 and the full scan) and the targets met or missed, among them the evidence for keeping
  * big-memory's own engine beside minisearch.
  *
  *   npx tsx test/bench/search.bench.ts [--sizes 1000,10000,100000] [--queries 40] [--scan-queries 10]
- *     [--arm-only]   (the FTS5 arm and plain FTS5 alone: see SearchBenchOptions.armOnly)
  */
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -24,7 +22,6 @@ import {
   type QueryCategory,
   writeCorpus,
 } from "./corpus.ts";
-import { decisionTable, decisionTargets } from "./search-decision.ts";
 import {
   BigMemoryEngine,
   type Engine,
@@ -32,8 +29,8 @@ import {
   MiniSearchEngine,
   memoryCoreFtsQuery,
   ScanEngine,
-  SealedFtsEngine,
 } from "./search-engines.ts";
+import { goalsMet, goalsTable } from "./search-goals.ts";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
@@ -48,11 +45,6 @@ export interface SearchBenchOptions {
    * time), and plain minisearch at 100k and more, once each.
    */
   scanQueries?: number;
-  /**
-   * Only the FTS5 arm and plain FTS5 (the decision table alone, the current engine's column left
-   * empty): the arm's figures at a size where the other engines take most of an hour. Default false.
-   */
-  armOnly?: boolean;
   /** Where lines go. Default console.log. */
   print?: (line: string) => void;
 }
@@ -141,10 +133,7 @@ async function runQueries(
       const found = engine.search(q.query, 10);
       // An absent identifier or path is answered right when nothing claims it is there: no hit at all,
       // or (big-memory) only near matches marked fuzzy, which the CLI answers with exit 1.
-      const claimed =
-        engine instanceof BigMemoryEngine || engine instanceof SealedFtsEngine
-          ? engine.claims(q.query, 10)
-          : found.length > 0;
+      const claimed = engine instanceof BigMemoryEngine ? engine.claims(q.query, 10) : found.length > 0;
       if (isAbsent(category) && found.length > 0)
         result.absentHits[category] = (result.absentHits[category] ?? 0) + 1;
       const rank = isAbsent(category) ? (claimed ? -1 : 0) : found.indexOf(q.expected);
@@ -296,23 +285,8 @@ async function benchSize(
     corpus.days.length = 0;
     const result: SizeResult = { snapshots, logs, logBytes, queries: queries.length, engines: {} };
     const passes = snapshots >= 100_000 ? 2 : 3;
-    if (options.armOnly) {
-      print(`  ${snapshots} snapshots: FTS5 + query layer...`);
-      const arm = new SealedFtsEngine(dir);
-      result.engines["FTS5 + query layer"] = await measureEngine(arm, queries, appendTo, passes);
-      print(`  ${snapshots} snapshots: SQLite FTS5...`);
-      result.engines["SQLite FTS5"] = await measureEngine(new Fts5Engine(dir), queries, appendTo, passes);
-      return result;
-    }
     print(`  ${snapshots} snapshots: big-memory...`);
     result.engines["big-memory"] = await measureEngine(new BigMemoryEngine(dir), queries, appendTo, passes);
-    print(`  ${snapshots} snapshots: FTS5 + query layer...`);
-    result.engines["FTS5 + query layer"] = await measureEngine(
-      new SealedFtsEngine(dir),
-      queries,
-      appendTo,
-      passes,
-    );
     print(`  ${snapshots} snapshots: plain minisearch...`);
     // From 100k on, minisearch's typo and prefix walks take seconds a query: it runs the capped set once.
     const plainQueries = snapshots >= 100_000 ? capped(queries, options.scanQueries) : queries;
@@ -606,18 +580,11 @@ export async function runSearchBench(options: SearchBenchOptions = {}): Promise<
     sizes: options.sizes ?? [1000, 10_000, 100_000],
     queries: options.queries ?? 40,
     scanQueries: options.scanQueries ?? 10,
-    armOnly: options.armOnly ?? false,
   };
   print(`search benchmark: sizes ${opts.sizes.join(", ")}; ${opts.queries} labelled queries per category`);
   const results: SizeResult[] = [];
   for (const size of opts.sizes) results.push(await benchSize(size, opts, print));
   print("");
-  if (opts.armOnly) {
-    for (const line of decisionTable(results)) print(line);
-    print("");
-    for (const line of decisionTargets(results)) print(line);
-    return results;
-  }
   for (const line of table(results.flatMap(rowsFor))) print(line);
   print("");
   print("p50 / p99 over every labelled query of the category after a quality pass and a warm-up pass");
@@ -635,10 +602,10 @@ export async function runSearchBench(options: SearchBenchOptions = {}): Promise<
   print("");
   for (const line of targets(results)) print(line);
   print("");
-  print("Sealed months on SQLite FTS5 under the query layer, beside the current engine and plain FTS5:");
-  for (const line of decisionTable(results)) print(line);
+  print("The engine's scale goals, beside plain FTS5 from the same run (ratios: big-memory over FTS5):");
+  for (const line of goalsTable(results)) print(line);
   print("");
-  for (const line of decisionTargets(results)) print(line);
+  for (const line of goalsMet(results)) print(line);
   return results;
 }
 
@@ -655,6 +622,5 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
     ...(sizes === undefined ? {} : { sizes }),
     ...(queries === undefined ? {} : { queries: Number(queries) }),
     ...(scanQueries === undefined ? {} : { scanQueries: Number(scanQueries) }),
-    armOnly: process.argv.includes("--arm-only"),
   });
 }
