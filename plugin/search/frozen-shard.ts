@@ -231,6 +231,21 @@ export class FrozenShard implements Shard {
     return count;
   }
 
+  holding(term: string, docs: readonly number[]): Set<number> {
+    const out = new Set<number>();
+    const i = findTerm(this.parts.terms, term);
+    if (i < 0 || docs.length === 0) return out;
+    const { termStart } = this.parts;
+    const c = this.#cursor.reset(u32(termStart, i), u32(termStart, i + 1));
+    // Both in document order: one walk of the postings.
+    let k = 0;
+    while (k < docs.length && c.next()) {
+      while (k < docs.length && (docs[k] ?? 0) < c.doc) k++;
+      if (docs[k] === c.doc) out.add(c.doc);
+    }
+    return out;
+  }
+
   reach(lookup: TermLookup): Reach[] {
     const { terms } = this.parts;
     const query = lookup.term.term;

@@ -186,6 +186,12 @@ export class HotShard implements Shard {
     return Math.min(cap, this.#search.search(term, { prefix: false, fuzzy: false }).length);
   }
 
+  holding(term: string, docs: readonly number[]): Set<number> {
+    if (!this.#terms.has(term)) return new Set();
+    const held = new Set(this.#postings(term).map((p) => p.doc));
+    return new Set(docs.filter((doc) => held.has(doc)));
+  }
+
   reach(lookup: TermLookup): Reach[] {
     const query = lookup.term.term;
     const weight = lookup.term.weight;

@@ -49,6 +49,10 @@ export class LightShard implements Shard {
     return 0;
   }
 
+  holding(_term: string, _docs: readonly number[]): Set<number> {
+    return new Set();
+  }
+
   reach(_lookup: TermLookup): Reach[] {
     return [];
   }

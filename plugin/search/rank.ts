@@ -97,6 +97,12 @@ export function corpusStats(shards: readonly Shard[]): CorpusStats {
   return { docs, avgFieldLength };
 }
 
+/**
+ * Fewer candidates of a month than this are screened by their texts alone: asking the postings of an
+ * identifier's other leaves costs a walk of each, more than reading a few texts.
+ */
+const MIN_SCREENED = 8;
+
 /** How many snapshots hold `term` exactly, counting no further than `cap`. */
 function documentFrequency(shards: readonly Shard[], term: string, cap: number): number {
   let df = 0;
@@ -233,17 +239,26 @@ export function rank(shards: readonly Shard[], query: string, options: RankOptio
   lookups.push(...leafLookups);
 
   const sequences = new Map<Entry, Map<IdWord, boolean>>();
-  /** Per identifier word and searched shard, the documents its screen passes (when the shard can tell). */
-  // Documents touched later (by a widened lookup) were not asked about: their entries are read.
-  const screened = new Map<IdWord, ({ asked: Set<number>; passed: Set<number> } | undefined)[]>();
+  /**
+   * Per identifier word and searched shard, the documents holding both its rarest leaves that also hold
+   * its other leaves (each an indexed term wherever the word is written as their run): asked of the
+   * shard's postings once, so that only those documents' texts are read. Documents touched later (by a
+   * widened lookup) were not asked about: their texts are read.
+   */
+  const screened = new Map<IdWord, { asked: Set<number>; passed: Set<number> }[]>();
   const mayHold = (w: IdWord, s: number, doc: number): boolean => {
     let sets = screened.get(w);
     if (sets === undefined) {
+      const others = terms.filter((_t, i) => (w.parts & ~w.rare & (1 << i)) !== 0).map((t) => t.term);
       sets = searched.map((shard, k) => {
-        if (shard.screen === undefined) return undefined;
         const acc = at(accs, k);
-        const docs = acc.touched.filter((d) => (acc.exact(d) & w.rare) === w.rare);
-        return { asked: new Set(docs), passed: shard.screen(docs, w.screen) };
+        const docs = acc.touched.filter((d) => (acc.exact(d) & w.rare) === w.rare).sort((a, b) => a - b);
+        let passed = new Set(docs);
+        for (const term of others) {
+          if (passed.size < MIN_SCREENED) break;
+          passed = shard.holding(term, [...passed]);
+        }
+        return { asked: new Set(docs), passed };
       });
       screened.set(w, sets);
     }

@@ -41,11 +41,11 @@ export interface Shard {
   /** Adds BM25+ contributions of a reached term (with index-wide `df` and `stats`) to `acc`. */
   score(reach: Reach, bit: number, df: Float64Array, stats: CorpusStats, acc: Accumulator): void;
   /**
-   * Of `docs`, those whose goal or text (as written or folded) `screen` matches: every document that
-   * can hold an identifier as a run of its leaves, told in one pass where reading entries one by one
-   * costs more. Optional: without it, every document's entry is read and screened.
+   * Of `docs` (ascending), those holding `term` exactly in any field: a snapshot that holds an
+   * identifier as a run of its leaves holds each leaf, so the leaves rule candidates out before any
+   * text is read.
    */
-  screen?(docs: readonly number[], screen: RegExp): Set<number>;
+  holding(term: string, docs: readonly number[]): Set<number>;
 }
 
 /** Bounds of a filter in epoch ms; a bare date for `to` covers the whole (UTC) day. */

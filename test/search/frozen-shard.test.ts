@@ -1,12 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeShard, encodeShard } from "../../plugin/search/codec.ts";
-import { FIELDS } from "../../plugin/search/document.ts";
+import { FIELDS, fieldsOf } from "../../plugin/search/document.ts";
 import { buildFrozen, FrozenBuilder, MAX_TF, sortPostings } from "../../plugin/search/frozen-shard.ts";
 import { HotShard } from "../../plugin/search/hot-shard.ts";
 import { readPostings } from "../../plugin/search/postings.ts";
 import { Accumulator } from "../../plugin/search/scoring.ts";
 import type { Shard } from "../../plugin/search/shard.ts";
+import { tokenize } from "../../plugin/search/tokenize.ts";
 import type { LocatedSnapshot } from "../../plugin/snapshot/snapshot.ts";
 import { located, lookupsOf, snap } from "./helpers.ts";
 
@@ -227,6 +228,37 @@ describe("FrozenShard against HotShard", () => {
         expect(answers(decoded, query)).toEqual(answers(frozen, query));
       }),
       { numRuns: 50 },
+    );
+  });
+});
+
+describe("FrozenShard.holding", () => {
+  it("keeps of the documents asked those holding the term in any field, as the hot shard and the fields say", () => {
+    fc.assert(
+      fc.property(corpusArb, fc.constantFrom(...WORDS.flatMap(tokenize), "absent"), (snapshots, term) => {
+        const frozen = buildFrozen("2026-11", snapshots);
+        const hot = HotShard.empty("2026-11");
+        for (const s of snapshots) hot.add(s);
+        const idsOf = (shard: Shard, docs: Iterable<number>) =>
+          [...docs].map((d) => shard.entry(d)?.id).sort();
+        const all = (shard: Shard) => [...shard.documents()].map(([doc]) => doc).sort((a, b) => a - b);
+        // Every other document asked: the answer holds no document that was not.
+        const half = (shard: Shard) => all(shard).filter((_d, i) => i % 2 === 0);
+        const holders = snapshots
+          .filter(
+            (s) =>
+              !s.snapshot.tombstone && Object.values(fieldsOf(s)).some((f) => tokenize(f).includes(term)),
+          )
+          .map((s) => s.snapshot.id)
+          .sort();
+        expect(idsOf(frozen, frozen.holding(term, all(frozen)))).toEqual(holders);
+        expect(idsOf(hot, hot.holding(term, all(hot)))).toEqual(holders);
+        const asked = new Set(idsOf(frozen, half(frozen)));
+        expect(idsOf(frozen, frozen.holding(term, half(frozen)))).toEqual(
+          holders.filter((id) => asked.has(id)),
+        );
+      }),
+      { numRuns: 100 },
     );
   });
 });

@@ -55,6 +55,7 @@ describe("LightShard", () => {
     const shard = new LightShard("2026-11", SNAPSHOTS.map(entryOf));
     expect(shard.exactCount("ledger", 10)).toBe(0);
     expect(lookupsOf("ledger keys", true).flatMap((l) => shard.reach(l))).toEqual([]);
+    expect(shard.holding("ledger", [0, 1])).toEqual(new Set());
     const df = new Float64Array(FIELDS.length);
     const reach = { term: "ledger", ref: 0, weight: 1, exact: true };
     shard.countFields(reach, df);

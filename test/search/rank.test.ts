@@ -98,4 +98,29 @@ describe("rank", () => {
     for (const query of ["ERR_DB_TIMEOUT", "ERR_DB_TIMEOUTS", "err_db", "timeout db"])
       expect(answer(warm, query)).toEqual(answer(shardOf(snapshots), query));
   });
+
+  it("finds an identifier written as a run of its leaves among many snapshots holding both its rarest leaves", () => {
+    const apart = Array.from({ length: 12 }, (_, i) =>
+      located(
+        snap(`2026-11-${String(10 + i).padStart(2, "0")}-01`, { goal: "misc", next: ["err then timeout"] }),
+      ),
+    );
+    const noDb = located(snap("2026-11-08-01", { goal: "misc", next: ["ErrTimeout err timeout"] }));
+    const allApart = located(snap("2026-11-07-01", { goal: "misc", next: ["err db timeout, db again"] }));
+    const inGoal = located(snap("2026-11-06-01", { goal: "fix ErrDbTimeout", next: ["err timeout"] }));
+    const inPath = located(
+      snap("2026-11-05-01", {
+        goal: "misc",
+        next: ["err timeout"],
+        files: [{ path: "src/err-db-timeout.ts", note: "" }],
+      }),
+    );
+    // db held by many more: err and timeout are the rarest leaves, and 16 snapshots hold both.
+    const db = Array.from({ length: 24 }, (_, i) =>
+      located(snap(`2026-10-${String(1 + i).padStart(2, "0")}-01`, { goal: "db", next: ["db db"] })),
+    );
+    const shards = shardOf([...apart, noDb, allApart, inGoal, inPath, ...db]);
+    expect(ids(shards, "ERR_DB_TIMEOUT").sort()).toEqual(["2026-11-05-01", "2026-11-06-01"]);
+    expect(rank(shards, "ERR_DB_TIMEOUT").match).toBe("exact");
+  });
 });
