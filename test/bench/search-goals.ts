@@ -5,21 +5,13 @@
  */
 import { isAbsent, QUERY_CATEGORIES } from "./corpus.ts";
 import type { EngineResult, SizeResult } from "./search.bench.ts";
-import { percentile } from "./search.bench.ts";
+import { ms, percentile } from "./search.bench.ts";
 
 const CURRENT = "big-memory";
 const FTS = "SQLite FTS5";
 
 type Row = [string, string, string, string, string];
 
-const ms = (x: number) =>
-  !Number.isFinite(x)
-    ? "n/a"
-    : x >= 1000
-      ? `${(x / 1000).toFixed(1)} s`
-      : x >= 10
-        ? `${x.toFixed(0)} ms`
-        : `${x.toFixed(2)} ms`;
 const mb = (x: number) => (Number.isFinite(x) ? `${(x / 1e6).toFixed(1)} MB` : "n/a");
 /** `ours` as a multiple of `base` (2.0x = twice FTS5's). */
 const ratio = (ours: number, base: number) =>

@@ -318,7 +318,8 @@ async function benchSize(
   }
 }
 
-const ms = (x: number) =>
+/** A duration as the tables print it (`n/a` for none). */
+export const ms = (x: number) =>
   !Number.isFinite(x)
     ? "n/a"
     : x >= 1000
