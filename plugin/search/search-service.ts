@@ -152,9 +152,8 @@ export class SearchService {
     const listed = this.#pending.get(month);
     if (listed === undefined) return; // loaded meanwhile (by reindex)
     this.#pending.delete(month);
-    const logs = presentLogs(this.workspaceDir, listed);
-    if (this.#options.entriesOnly === true) await this.#loadEntries(month, logs);
-    else await this.#loadFull(month, logs);
+    if (this.#options.entriesOnly === true) await this.#loadEntries(month, listed);
+    else await this.#loadFull(month, listed);
     claimEntries(this.#claims, this.#index.shard(month)?.documents() ?? []);
     this.#monthsDone++;
     this.#options.onProgress?.({
@@ -181,13 +180,15 @@ export class SearchService {
       this.#badShard(month, problem, remedy);
     }
     if (load.kind !== "loaded") {
-      await this.#build(month, logs);
+      await this.#build(month, presentLogs(this.workspaceDir, logs));
       return;
     }
     this.#index.setShard(load.file.shard);
     this.#book.remember(load.file.files);
     if (load.fromPrevious) this.#dirty.add(month);
-    // Each log is checked against its fingerprint now (a stat each), not against the listing made at open.
+    // Each log listed is checked against its fingerprint now (one stat each; one gone since, or a folder,
+    // stats as null and is forgotten), not against the listing made at open. Only a build needs the list
+    // itself cleared of those first (presentLogs).
     await this.#refreshChanged([...logs, ...Object.keys(load.file.files)]);
     this.#scheduleSave();
   }
@@ -197,7 +198,7 @@ export class SearchService {
     const load = await loadShardHeader(this.indexDir, month);
     if (load.kind !== "loaded") {
       if (load.kind === "unreadable") this.#badShard(month, load.problem, "rebuilding from the daily logs");
-      await this.#build(month, logs);
+      await this.#build(month, presentLogs(this.workspaceDir, logs));
       return;
     }
     this.#index.setShard(new LightShard(month, load.header.entries));
