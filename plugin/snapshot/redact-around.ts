@@ -52,3 +52,15 @@ export function passwordEnd(input: string, start: number, end: number): number {
   }
   return Math.max(stop, end);
 }
+
+/**
+ * Whether the name matched at `at` is the verdict of a Go test (`--- PASS: TestParse/sub (0.00s)`, `go test
+ * -v`): what follows it is a test name, not a password.
+ */
+export function isTestVerdict(input: string, at: number, name: string): boolean {
+  if (name !== "PASS" || !input.startsWith("--- ", at - 4)) return false;
+  // Back over the indentation only (never to the line's start: a long line holding many would be read again for each).
+  let i = at - 4;
+  while (i > 0 && (input[i - 1] === " " || input[i - 1] === "\t")) i--;
+  return i === 0 || input[i - 1] === "\n";
+}

@@ -1,4 +1,4 @@
-import { count, isSentenceEnd, passwordEnd, wordBefore } from "./redact-around.ts";
+import { count, isSentenceEnd, isTestVerdict, passwordEnd, wordBefore } from "./redact-around.ts";
 import { endingAt, type Pick, type Rule, rule, type Span, secret, taken } from "./redact-engine.ts";
 import {
   classifyName,
@@ -8,7 +8,6 @@ import {
   isPlaceholder,
   isPlaceholderBody,
   isQualifiable,
-  isTestVerdict,
   looksSecret,
   looksSecretFor,
   type Strength,
@@ -406,7 +405,9 @@ export const CONTEXT_RULES: readonly Rule[] = [
 
 /** The sources of the helpers the picks above call, for the rules version (`redact-judged.ts`). */
 export const CONTEXT_JUDGEMENT_SOURCES: readonly string[] = [
-  ...[assignment, valueGroup, passwordValue, commandOption, passwordEnd, isSentenceEnd].map(String),
+  ...[assignment, valueGroup, passwordValue, commandOption, passwordEnd, isSentenceEnd, isTestVerdict].map(
+    String,
+  ),
   CALLEES.source,
   ...USERINFO_JUDGEMENT_SOURCES,
 ];

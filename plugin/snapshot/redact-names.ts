@@ -342,12 +342,16 @@ export function looksSecretFor(value: string, strength: Strength): boolean {
  * camelCase words average under 3.5 letters (`lpZPtskzBUNMeiVwmJLk`: lp, ZP, tskz, BUNM, …), where an
  * identifier is made of words (`getAccessTokenFromCache`: 4.6). Generated keys hold no digit often enough
  * (one in 60 of 24 random letters and digits) that leaving them to the identifier rule would leak them.
+ * A provider's short lower-case prefix may stand before the letters (`fw_…`, `tok-…`): the letters are judged.
  */
 function isRandomLetters(value: string): boolean {
-  if (value.length < 16 || !/^[A-Za-z]+$/.test(value) || !/[a-z]/.test(value) || !/[A-Z]/.test(value))
+  const letters = /^[a-z0-9]{1,8}[_-][A-Za-z]{16,}$/.test(value)
+    ? value.slice(value.search(/[_-]/) + 1)
+    : value;
+  if (letters.length < 16 || !/^[A-Za-z]+$/.test(letters) || !/[a-z]/.test(letters) || !/[A-Z]/.test(letters))
     return false;
-  const words = value.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g) ?? [];
-  return value.length / Math.max(1, words.length) < 3.5;
+  const words = letters.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g) ?? [];
+  return letters.length / Math.max(1, words.length) < 3.5;
 }
 
 /** How many of lower case, upper case and digits occur in `value`. */
@@ -399,18 +403,6 @@ export function isBasicCredentials(value: string): boolean {
 }
 
 /**
- * Whether the name matched at `at` is the verdict of a Go test (`--- PASS: TestParse/sub (0.00s)`, `go test
- * -v`): what follows it is a test name, not a password.
- */
-export function isTestVerdict(input: string, at: number, name: string): boolean {
-  if (name !== "PASS" || !input.startsWith("--- ", at - 4)) return false;
-  // Back over the indentation only (never to the line's start: a long line holding many would be read again for each).
-  let i = at - 4;
-  while (i > 0 && (input[i - 1] === " " || input[i - 1] === "\t")) i--;
-  return i === 0 || input[i - 1] === "\n";
-}
-
-/**
  * The sources of everything above that judges names and values, for the rules version
  * (`redact-judged.ts`): a change to a word list, a pattern or a predicate changes the version.
  */
@@ -432,6 +424,7 @@ export const JUDGEMENT_SOURCES: readonly string[] = [
     looksSecretFor,
     classCount,
     isWordsAndNumbers,
+    isRandomLetters,
   ].map(String),
   ...[
     classifyWords,
@@ -441,7 +434,6 @@ export const JUDGEMENT_SOURCES: readonly string[] = [
     hasRunOfEight,
     isBasicCredentials,
     isPassphrase,
-    isTestVerdict,
   ].map(String),
   [...PROSE_WORDS].join(" "),
   NOT_SECRET_ANCHORED.source,

@@ -102,6 +102,31 @@ const SERVICE_TOKENS: readonly (readonly [string, string])[] = [
   ["lsv2_", "lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"], // LangSmith
   ["pcsk_", "pcsk_[A-Za-z0-9]{5,6}_[A-Za-z0-9]{50,}"], // Pinecone
   ["AAAAAAAAAAAAAAAAAAAAA", "A{22}(?<body>[A-Za-z0-9%]{80,100})"], // Twitter bearer token
+  // trufflehog detectors with a prefix of their own:
+  ["BBDC-", "BBDC-[A-Za-z0-9+/@_-]{40,50}"], // Bitbucket Data Center
+  ["BBFF-", "BBFF-[0-9a-zA-Z]{30}"], // Ubidots
+  ["CCIPAT_", "CCIPAT_[a-zA-Z0-9]{22}_[a-fA-F0-9]{40}"], // CircleCI personal token
+  ["CFPAT-", "CFPAT-[a-zA-Z0-9_-]{43}"], // Contentful personal access token
+  ["NRIQ-", "NRIQ-[a-zA-Z0-9_-]{25}"], // New Relic insights query key
+  ["ak_live_", "ak_live_[a-zA-Z0-9]{30}"], // Pagar.me
+  ["bkua_", "bkua_[a-z0-9]{40}"], // Buildkite
+  ["cfk_", "cfk_[a-zA-Z0-9]{40}[a-f0-9]{8}"], // Cloudflare global API key
+  ["figp_", "figp_[a-zA-Z0-9_=-]{40,54}"], // Figma personal access token
+  ["flb_live_", "flb_live_[0-9a-zA-Z]{20}"], // Fleetbase
+  ["nvapi-", "nvapi-[a-zA-Z0-9_-]{64}"], // NVIDIA
+  ["phx_", "phx_[a-zA-Z0-9_]{43,48}"], // PostHog personal API key
+  ["ramp_sec_", "ramp_sec_[A-Za-z0-9]{48}"], // Ramp
+  ["rootly_", "rootly_[a-f0-9]{64}"], // Rootly
+  ["salad_cloud_", "salad_cloud_[0-9A-Za-z]{1,7}_[0-9A-Za-z]{7,235}"], // SaladCloud
+  ["shltm_", "shltm_[0-9a-zA-Z_-]{40}"], // Flexport
+  ["slk_", "slk_[a-f0-9]{64}"], // Sourcegraph Cody
+  ["sqco_", "sqco_[A-Za-z0-9]{59}"], // SonarCloud
+  ["tskey-", "tskey-[a-z]+-[0-9A-Za-z_]{4,}-[0-9A-Za-z_]{8,}"], // Tailscale
+  ["rh-api-", "rh-api-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"], // Robinhood Crypto
+  ["bb_pr_|bb_ma_", "bb_(?:pr|ma)_[a-f0-9]{30}"], // Bannerbear
+  ["nfp_", "nfp_[a-zA-Z0-9_]{36}"], // Netlify personal access token
+  ["sk_", "sk_[a-f0-9]{48}"], // ElevenLabs
+  ["EAAA", "EAAA[A-Za-z0-9_-]{22,60}"], // Square access token (gitleaks square-access-token)
 ];
 
 /** Every provider rule, most specific first. */
@@ -256,14 +281,12 @@ export const PROVIDER_RULES: readonly Rule[] = [
     "shppa_",
   ]),
   token("digitalocean-token", "do[opr]_v1_(?<body>[a-f0-9]{64})", ["dop_v1_", "doo_v1_", "dor_v1_"]),
-  token("doppler-token", "dp\\.(?:pt|st|sa|ct|scim|audit)\\.(?<body>[A-Za-z0-9]{40,44})", [
-    "dp.pt.",
-    "dp.st.",
-    "dp.sa.",
-    "dp.ct.",
-    "dp.scim.",
-    "dp.audit.",
-  ]),
+  // A service token may name its config: `dp.st.prd.…` (trufflehog's Doppler detector).
+  token(
+    "doppler-token",
+    "dp\\.(?:pt|st(?:\\.[a-z0-9_-]{2,35})?|sa|ct|scim|audit)\\.(?<body>[A-Za-z0-9]{40,44})",
+    ["dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."],
+  ),
   token("databricks-token", "dapi(?<body>[a-f0-9]{32})(?:-[0-9])?", ["dapi"]),
   token("pypi-token", "pypi-AgE(?<body>[A-Za-z0-9_-]{50,})", ["pypi-AgE"]),
   rule(

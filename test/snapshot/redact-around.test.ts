@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { count, isSentenceEnd, passwordEnd, wordBefore } from "../../plugin/snapshot/redact-around.ts";
+import {
+  count,
+  isSentenceEnd,
+  isTestVerdict,
+  passwordEnd,
+  wordBefore,
+} from "../../plugin/snapshot/redact-around.ts";
 
 describe("reading around a match", () => {
   it("wordBefore takes the word before the spaces, from its first letter, within 40 characters", () => {
@@ -36,5 +42,19 @@ describe("reading around a match", () => {
       false,
       false,
     ]);
+  });
+});
+
+describe("isTestVerdict", () => {
+  const line = "    --- PASS: TestFormatTimestamp/valid_RFC3339 (0.00s)";
+  it("knows the name of Go's passing test verdict", () => {
+    expect(isTestVerdict(line, line.indexOf("PASS"), "PASS")).toBe(true);
+    expect(isTestVerdict(`ok\n${line}`, line.indexOf("PASS") + 3, "PASS")).toBe(true);
+  });
+
+  it("takes nothing else for one: a label of its own, in lower case, or after other text", () => {
+    expect(isTestVerdict("PASS: Xk9#mP2v", 0, "PASS")).toBe(false);
+    expect(isTestVerdict("--- pass: Xk9#mP2v", 4, "pass")).toBe(false);
+    expect(isTestVerdict("wifi --- PASS: Xk9#mP2v", 9, "PASS")).toBe(false);
   });
 });
