@@ -132,7 +132,7 @@ function valueGroup(
 }
 
 /** A value after a password flag: anything but a placeholder, a variable or the next flag. */
-const passwordValue = (value: string, minLength: number) =>
+export const passwordValue = (value: string, minLength: number) =>
   value.length >= minLength &&
   !value.includes("[REDACTED:") &&
   !/^[-$%]/.test(value) &&
@@ -163,12 +163,21 @@ const commandPassword: Pick = (m) => {
  * pass after a productive one, over a text dense with markers, makes no match object for each of them.
  */
 const NOT_A_MARKER = String.raw`(?!\[REDACTED:)`;
-const QUOTED_OR_BARE = String.raw`${NOT_A_MARKER}(?:(?<q>["'])(?<secret>[^"'\s]{1,256})\k<q>|(?<secret2>[^\s"'\`;|&<>()]{1,256}))`;
+export const QUOTED_OR_BARE = String.raw`${NOT_A_MARKER}(?:(?<q>["'])(?<secret>[^"'\s]{1,256})\k<q>|(?<secret2>[^\s"'\`;|&<>()]{1,256}))`;
 /**
  * The rest of a shell command after its name: no pipe or command separator outside quotes, `\` line
  * continuations allowed. Greedy, and nothing after it can fail, so a match never backtracks.
  */
 const REST_OF_COMMAND = String.raw`(?<rest>(?:[^\n|;&\\'"]|\\\r?\n|\\|'[^'\n]*'|"[^"\n]*"|['"])*)`;
+
+/** What a password option takes by default: any value of 3 characters or more but a placeholder or a variable. */
+const anyPassword = (value: string) => passwordValue(value, 3);
+
+/**
+ * The option pattern and judge of every `commandOption` rule, for the rules version: the rule's own pattern
+ * is the command's.
+ */
+export const COMMAND_OPTION_SOURCES: string[] = [];
 
 /**
  * A password option of a command (`sshpass -p X`, `mysql -pX`, `curl -u user:X`): the rule takes the
@@ -177,18 +186,20 @@ const REST_OF_COMMAND = String.raw`(?<rest>(?:[^\n|;&\\'"]|\\\r?\n|\\|'[^'\n]*'|
  * at every occurrence of the command reads the rest of the line again each time, so a line holding the
  * command name thousands of times took minutes.
  */
-function commandOption(
+export function commandOption(
   command: string,
   option: string,
-  options: { triggers: readonly string[]; reach: number },
+  options: { triggers: readonly string[]; reach: number; judge?: (value: string) => boolean },
 ): Rule {
+  const { judge = anyPassword, ...rest } = options;
+  COMMAND_OPTION_SOURCES.push(option, String(judge));
   // Numbered groups (`numbered`): a command line may hold thousands of options.
   const numberedOption = numbered(option);
   const optionPattern = new RegExp(numberedOption.source, "g");
   const quotedGroup = numberedOption.group.secret ?? 0;
   const bareGroup = numberedOption.group.secret2 ?? 0;
   return rule("cli-flag", String.raw`\b${command}\b${REST_OF_COMMAND}`, {
-    ...options,
+    ...rest,
     resume: "end",
     pick: (m) => {
       const rest = m.groups?.rest ?? "";
@@ -198,7 +209,7 @@ function commandOption(
       for (let o = optionPattern.exec(rest); o !== null; o = optionPattern.exec(rest)) {
         const quoted = o[quotedGroup];
         const value = quoted ?? o[bareGroup];
-        if (value === undefined || !passwordValue(value, 3)) continue;
+        if (value === undefined || !judge(value)) continue;
         const [start, end] = endingAt(o, value, quoted === undefined ? 0 : 1);
         spans.push({ start: start + offset, end: end + offset });
       }
@@ -405,9 +416,16 @@ export const CONTEXT_RULES: readonly Rule[] = [
 
 /** The sources of the helpers the picks above call, for the rules version (`redact-judged.ts`). */
 export const CONTEXT_JUDGEMENT_SOURCES: readonly string[] = [
-  ...[assignment, valueGroup, passwordValue, commandOption, passwordEnd, isSentenceEnd, isTestVerdict].map(
-    String,
-  ),
+  ...[
+    assignment,
+    valueGroup,
+    passwordValue,
+    anyPassword,
+    commandOption,
+    passwordEnd,
+    isSentenceEnd,
+    isTestVerdict,
+  ].map(String),
   CALLEES.source,
   ...USERINFO_JUDGEMENT_SOURCES,
 ];

@@ -1,5 +1,5 @@
 import { hash } from "node:crypto";
-import { CONTEXT_JUDGEMENT_SOURCES } from "./redact-context.ts";
+import { COMMAND_OPTION_SOURCES, CONTEXT_JUDGEMENT_SOURCES } from "./redact-context.ts";
 import type { Rule } from "./redact-engine.ts";
 import { LABEL_JUDGEMENT_SOURCES } from "./redact-labels.ts";
 import { JUDGEMENT_SOURCES } from "./redact-names.ts";
@@ -35,7 +35,13 @@ export function rulesVersion(rules: readonly Rule[], more: readonly string[] = [
       r.pick.toString(),
     ]),
   );
-  const helpers = [...JUDGEMENT_SOURCES, ...CONTEXT_JUDGEMENT_SOURCES, ...LABEL_JUDGEMENT_SOURCES];
+  // Read at the call: every module's `commandOption` rules have been made by then.
+  const helpers = [
+    ...JUDGEMENT_SOURCES,
+    ...CONTEXT_JUDGEMENT_SOURCES,
+    ...COMMAND_OPTION_SOURCES,
+    ...LABEL_JUDGEMENT_SOURCES,
+  ];
   return hash("sha256", [...parts, ...helpers, ...more].join("\n")).slice(0, 16);
 }
 

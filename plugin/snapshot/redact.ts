@@ -1,3 +1,4 @@
+import { COMMAND_RULES } from "./redact-commands.ts";
 import { CONTEXT_RULES } from "./redact-context.ts";
 import {
   compileRules,
@@ -19,10 +20,10 @@ import { carryMarkers, markersIn } from "./redact-spans.ts";
  *
  * Each secret is replaced by `[REDACTED:<kind>]` and counted by kind. Rules run from the most specific
  * (provider token formats, `redact-providers.ts`) to the most generic (context: URLs, headers, flags, calls
- * and `KEY=value` assignments, `redact-context.ts`; prose labels in several languages, `redact-labels.ts`),
- * so a GitHub token assigned to `GITHUB_TOKEN=` is reported as `github-token`. Context around a secret is
- * kept: the name of an assignment, the scheme, user, host and path of a URL, the `Authorization: Bearer `
- * of a header, the command and flag of a command line.
+ * and `KEY=value` assignments, `redact-context.ts`; tools' password arguments, `redact-commands.ts`; prose
+ * labels in several languages, `redact-labels.ts`), so a GitHub token assigned to `GITHUB_TOKEN=` is reported
+ * as `github-token`. Context around a secret is kept: the name of an assignment, the scheme, user, host and
+ * path of a URL, the `Authorization: Bearer ` of a header, the command and flag of a command line.
  *
  * Markers already in the text are never matched again, and `redact` applies its rules until a pass finds
  * nothing, so `redact(redact(x)).text` is `redact(x).text` with a total of 0. Rules run only on the lines
@@ -131,8 +132,7 @@ export function redactionMarker(kind: RedactionKind): string {
   return `[REDACTED:${kind}]`;
 }
 
-/** Provider formats, then the private-key and context rules, then prose labels. */
-const RULES = compileRules([...PROVIDER_RULES, ...CONTEXT_RULES, ...LABEL_RULES]);
+const RULES = compileRules([...PROVIDER_RULES, ...CONTEXT_RULES, ...COMMAND_RULES, ...LABEL_RULES]);
 
 /**
  * The version of the rules `redact` applies: changes whenever a rule or a judgement of names and values
