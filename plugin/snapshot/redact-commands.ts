@@ -134,6 +134,15 @@ export const COMMAND_RULES: readonly Rule[] = [
     String.raw`[ \t]--from-literal[= ](?:["']?)[^=\s"']+=${QUOTED_OR_BARE}`,
     { triggers: ["kubectl"], reach: 2, judge: positional },
   ),
+  // macOS keychain: `security add-generic-password -a me -s svc -w secret`.
+  commandOption(
+    "security[ \\t]+add-(?:generic|internet)-password",
+    String.raw`[ \t]-w[ \t]+${QUOTED_OR_BARE}`,
+    {
+      triggers: ["security"],
+      reach: 1,
+    },
+  ),
   // `aws configure set aws_secret_access_key secret`.
   commandOption(
     "aws[ \\t]+configure[ \\t]+set",

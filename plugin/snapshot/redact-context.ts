@@ -394,10 +394,11 @@ export const CONTEXT_RULES: readonly Rule[] = [
       }),
     },
   ),
-  // `login("user", "Passw0rd!")`, `ftp.login(user, 'secret1')`: the second argument is the password.
+  // `login("user", "Passw0rd!")`, `ftp.login(user, 'secret1')`, `HTTPBasicAuth('me', 'pw')`, `auth=('me', 'pw')`:
+  // the second argument is the password.
   rule(
     "credential-call",
-    String.raw`(?<![\w$])(?:log_?in|logon|sign_?in|auth|authenticate|connect|bind)[ \t]*\([ \t]*(?:"[^"\n]{1,128}"|'[^'\n]{1,128}'|[A-Za-z_$][\w$.]*)[ \t]*,[ \t]*(?<q>["'\`])(?<secret>[^"'\`\s\\]{1,256})\k<q>`,
+    String.raw`(?<![\w$])(?:log_?in|logon|sign_?in|auth|authenticate|connect|bind|HTTP(?:Basic|Digest|Proxy)Auth|(?:Basic|Digest)Auth|auth[ \t]*=[ \t]*)[ \t]*\([ \t]*(?:"[^"\n]{1,128}"|'[^'\n]{1,128}'|[A-Za-z_$][\w$.]*)[ \t]*,[ \t]*(?<q>["'\`])(?<secret>[^"'\`\s\\]{1,256})\k<q>`,
     {
       flags: "i",
       triggers: ["login", "log_in", "logon", "signin", "sign_in", "auth", "connect", "bind"],

@@ -3,6 +3,7 @@ import { COMMAND_OPTION_SOURCES, CONTEXT_JUDGEMENT_SOURCES } from "./redact-cont
 import type { Rule } from "./redact-engine.ts";
 import { LABEL_JUDGEMENT_SOURCES } from "./redact-labels.ts";
 import { JUDGEMENT_SOURCES } from "./redact-names.ts";
+import { PAIR_JUDGEMENT_SOURCES } from "./redact-pairs.ts";
 
 /**
  * What the redactor remembers of blocks it has judged: the checksums of blocks in which the current rules
@@ -40,6 +41,7 @@ export function rulesVersion(rules: readonly Rule[], more: readonly string[] = [
     ...JUDGEMENT_SOURCES,
     ...CONTEXT_JUDGEMENT_SOURCES,
     ...COMMAND_OPTION_SOURCES,
+    ...PAIR_JUDGEMENT_SOURCES,
     ...LABEL_JUDGEMENT_SOURCES,
   ];
   return hash("sha256", [...parts, ...helpers, ...more].join("\n")).slice(0, 16);

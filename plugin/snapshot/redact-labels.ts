@@ -146,6 +146,14 @@ function bareValue(value: string, bold: boolean): string {
   return v;
 }
 
+/** Whether the last character before `at`, spaces aside, is a colon (ASCII or full-width). */
+function afterColon(input: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && (input.charCodeAt(i) === 32 || input.charCodeAt(i) === 9)) i--;
+  const c = input.charCodeAt(i);
+  return c === 58 || c === 0xff1a;
+}
+
 /** The closing brackets {@link bareValue} cuts from a value's end when it did not open them. */
 const CLOSING = ")]}>";
 
@@ -274,10 +282,21 @@ export const LABEL_RULES: readonly Rule[] = [
       if (bare !== undefined && taken(end - bare.length)) return undefined;
       const secret = bare === undefined ? undefined : tableCell(m, m[G.spaced] ?? m[G.unspaced] ?? "", bare);
       if (bare === undefined || secret === undefined) return undefined;
-      const value = bareValue(secret, m[G.open] === "**");
-      if (!looksSecretFor(value, strength)) return undefined;
-      // The bare value ends the match: its range is found without group indices.
       const start = end - bare.length;
+      let value = bareValue(secret, m[G.open] === "**");
+      if (!looksSecretFor(value, strength)) {
+        // After a colon (`contraseña: Blue9!`) a closing `!` is the password's own, as the assignment rule
+        // reads `password: Blue9!`: the value is judged with it when it is no secret without it.
+        if (
+          !/^!+$/.test(secret.slice(value.length)) ||
+          !secret.startsWith(value) ||
+          !afterColon(m.input, start)
+        )
+          return undefined;
+        if (!looksSecretFor(secret, strength)) return undefined;
+        value = secret;
+      }
+      // The bare value ends the match: its range is found without group indices.
       if (digestAt(m.input, start, value)) return undefined;
       return { start, end: start + value.length };
     },
@@ -289,6 +308,7 @@ export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
   JSON.stringify(LABELS),
   String(digestAt),
   String(bareValue),
+  String(afterColon),
   String(isSentenceEnd),
   CLOSING,
   String(tableCell),

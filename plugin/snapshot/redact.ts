@@ -9,8 +9,10 @@ import {
   type Span,
 } from "./redact-engine.ts";
 import { JudgedBlocks, rulesVersion } from "./redact-judged.ts";
+import { REDACTION_KINDS, type RedactionKind } from "./redact-kinds.ts";
 import { LABEL_RULES, labelStrength } from "./redact-labels.ts";
 import { classifyName, isPassphrase, looksSecretFor, type Strength } from "./redact-names.ts";
+import { PAIR_RULES } from "./redact-pairs.ts";
 import { PROVIDER_RULES } from "./redact-providers.ts";
 import { carryMarkers, markersIn } from "./redact-spans.ts";
 
@@ -31,58 +33,9 @@ import { carryMarkers, markersIn } from "./redact-spans.ts";
  * and values are capped at 512 characters, so time stays near-linear in the length of the text.
  */
 
-/** Every kind of secret: provider formats first, then secrets known by their context. */
-export const REDACTION_KINDS = [
-  "private-key",
-  "jwt",
-  "anthropic-key",
-  "openai-key",
-  "openrouter-key",
-  "minimax-key",
-  "github-token",
-  "gitlab-token",
-  "slack-token",
-  "stripe-key",
-  "npm-token",
-  "google-api-key",
-  "aws-access-key",
-  "aws-secret",
-  "huggingface-token",
-  "groq-key",
-  "xai-key",
-  "replicate-token",
-  "perplexity-key",
-  "telegram-bot-token",
-  "discord-token",
-  "twilio-key",
-  "sendgrid-key",
-  "mailgun-key",
-  "shopify-token",
-  "digitalocean-token",
-  "doppler-token",
-  "databricks-token",
-  "pypi-token",
-  "azure-storage-key",
-  "notion-token",
-  "linear-key",
-  "figma-token",
-  "supabase-key",
-  "vercel-token",
-  "atlassian-token",
-  "cloudflare-token",
-  "service-token",
-  "url-credentials",
-  "bearer",
-  "session-cookie",
-  "basic-auth",
-  "cli-flag",
-  "credential-call",
-  "secret-assignment",
-  "labelled-secret",
-] as const;
-export type RedactionKind = (typeof REDACTION_KINDS)[number];
-
 /** Number of replacements per kind; kinds that did not occur are absent. */
+export { REDACTION_KINDS, type RedactionKind } from "./redact-kinds.ts";
+
 export type RedactionCounts = Partial<Record<RedactionKind, number>>;
 
 /** The sum of two redaction counts, by kind. */
@@ -132,7 +85,13 @@ export function redactionMarker(kind: RedactionKind): string {
   return `[REDACTED:${kind}]`;
 }
 
-const RULES = compileRules([...PROVIDER_RULES, ...CONTEXT_RULES, ...COMMAND_RULES, ...LABEL_RULES]);
+const RULES = compileRules([
+  ...PROVIDER_RULES,
+  ...CONTEXT_RULES,
+  ...COMMAND_RULES,
+  ...PAIR_RULES,
+  ...LABEL_RULES,
+]);
 
 /**
  * The version of the rules `redact` applies: changes whenever a rule or a judgement of names and values

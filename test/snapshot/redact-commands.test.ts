@@ -47,6 +47,7 @@ describe("COMMAND_RULES", () => {
     [`nmcli dev wifi connect Home password ${PASSWORD}`, "password <>"],
     [`kubectl create secret generic db --from-literal=password=${PASSWORD} -n prod`, "password=<> -n"],
     [`aws configure set aws_secret_access_key ${PASSWORD}`, "aws_secret_access_key <>"],
+    [`security add-generic-password -a me -s deploy -w ${PASSWORD}`, "-w <>"],
     [`echo '${PASSWORD}' | sudo -S apt update`, "echo '<>' |"],
     [`printf '%s' ${PASSWORD} | docker login r.io -u ci --password-stdin`, "'%s' <> |"],
     [`echo '${PASSWORD}' | gh auth login --with-token`, "echo '<>' |"],

@@ -162,6 +162,16 @@ const CASES: readonly RuleCase[] = [
 describe("CONTEXT_RULES", () => {
   ruleTableTests(CONTEXT_RULES, CASES);
 
+  it("takes the password of an HTTP auth object or an auth tuple as a login call's", () => {
+    for (const text of [
+      `session.auth = HTTPBasicAuth("admin", "${PASSWORD}")`,
+      `HTTPDigestAuth('admin', '${PASSWORD}')`,
+      `requests.get(url, auth=("admin", "${PASSWORD}"))`,
+    ])
+      expect(redact(text).text).toBe(text.replace(PASSWORD, "[REDACTED:credential-call]"));
+    expect(redact('requests.get(url, auth=("admin", password))').total).toBe(0);
+  });
+
   it("keeps the name, the scheme and user, the header and the flag around the secret", () => {
     expect(
       redact(

@@ -31,8 +31,16 @@ describe("LABEL_RULES", () => {
     ["the password is **Xk9mP2vLq**.", "Xk9mP2vLq"],
     [`token on staging:${"a3f1".repeat(16)}`, "a3f1".repeat(16)],
     [`the secret on sha256: ${"a3f1".repeat(16)}`, "a3f1".repeat(16)],
+    // After a colon a closing `!` is the password's own when it is no password without it.
+    ["contraseña: Blue9!", "Blue9!"],
+    ["パスワード：Abc12!", "Abc12!"],
   ])("finds the value of a label in %s", (text, secret) => {
     expect(LABELLED && foundBy(LABELLED, text)).toEqual([secret]);
+  });
+
+  it("keeps a closing `!` out of a password after a verb, and out of one that is a password without it", () => {
+    expect(LABELLED && foundBy(LABELLED, "la contraseña es Blue9!")).toEqual([]);
+    expect(LABELLED && foundBy(LABELLED, "contraseña: Blue99!")).toEqual(["Blue99"]);
   });
 
   it("wants a random value after a token or key label, any value after a password label", () => {

@@ -230,6 +230,17 @@ describe("isPlaceholderBody", () => {
   it("does not take a random body for one", () => {
     expect(isPlaceholderBody("Kd4eRt7wQz2mPx9L")).toBe(false);
   });
+
+  it("takes a placeholder word written as a word is, not one a random body spells in mixed case", () => {
+    expect(["Example_Key_1", "REPLACE_ME_42", "aB3-dummy-9"].map(isPlaceholderBody)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    // A real key's body, found by the property test: `DumMY` is random letters, not a placeholder.
+    expect(isPlaceholderBody("Lq40GngMV1cmHSsjCtLSWigWG_Q2uRdHDumMYJIfpsiZCopNUe3Vla2ZGEFgN9kl")).toBe(false);
+    expect(isPlaceholderBody("aB3xREdaCtEDq9")).toBe(false);
+  });
 });
 
 describe("isBasicCredentials", () => {
