@@ -14,7 +14,8 @@ import { numbered } from "./redact-pattern.ts";
  * Label words and whether their value is a secret whatever it looks like (`strong`) or only when random.
  * Password words of the twenty most spoken languages (English, Mandarin, Hindi, Spanish, French, Arabic,
  * Bengali, Portuguese, Russian, Urdu, Indonesian, German, Japanese, Marathi, Telugu, Turkish, Tamil,
- * Vietnamese, Korean, Italian) and of Dutch, Polish and Swedish, with their common inflected forms.
+ * Vietnamese, Korean, Italian) and of Dutch, Polish, Swedish, Romanian, Czech, Hungarian, Finnish, Greek,
+ * Hebrew, Thai, Danish, Norwegian, Persian and Swahili, with their common inflected forms.
  */
 const LABELS: readonly (readonly [string, Strength])[] = [
   ["password", "strong"],
@@ -61,6 +62,26 @@ const LABELS: readonly (readonly [string, Strength])[] = [
   ["haslo", "strong"],
   ["lösenord", "strong"],
   ["lösenordet", "strong"],
+  ["parolă", "strong"],
+  ["heslo", "strong"],
+  ["jelszó", "strong"],
+  ["jelszava", "strong"],
+  ["salasana", "strong"],
+  ["κωδικός", "strong"],
+  ["κωδικός πρόσβασης", "strong"],
+  ["συνθηματικό", "strong"],
+  ["סיסמה", "strong"],
+  ["הסיסמה", "strong"],
+  ["סיסמא", "strong"],
+  ["รหัสผ่าน", "strong"],
+  ["adgangskode", "strong"],
+  ["adgangskoden", "strong"],
+  ["passord", "strong"],
+  ["passordet", "strong"],
+  ["kata sandinya", "strong"],
+  ["nenosiri", "strong"],
+  ["رمز عبور", "strong"],
+  ["گذرواژه", "strong"],
   ["token", "weak"],
   ["api key", "weak"],
   ["access key", "weak"],
@@ -75,8 +96,8 @@ const LABELS: readonly (readonly [string, Strength])[] = [
 ];
 
 const strengthOf = new Map(LABELS.map(([label, strength]) => [label, strength]));
-/** Scripts written without spaces, where a label may end a longer word (`服务器密码`). */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/** Scripts written without spaces, where a label may end a longer word (`服务器密码`, `รหัสผ่านเซิร์ฟเวอร์`). */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 const alternation = (labels: readonly string[]) => labels.map((l) => l.replace(/ /g, "[ \\t]+")).join("|");
 const SPACED_LABELS = alternation(LABELS.map(([l]) => l).filter((l) => !UNSPACED.test(l)));
 const UNSPACED_LABELS = alternation(LABELS.map(([l]) => l).filter((l) => UNSPACED.test(l)));
@@ -98,7 +119,7 @@ export function labelStrength(label: string): Strength | undefined {
 
 const QUALIFIER = String.raw`(?:[ \t]+(?:for|of|on|to|de|del|da|do|du|des|di|della|per|für|zum|zur|vom|van|voor|dla|för|от|для|için|untuk|của|का|की|के)(?:[ \t]+[^\s:=：,.;|]{1,24}){1,3}?)?`;
 /** `:`, `=`, `is` and its translations, a dash, a table cell border, the `>` of an XML element. */
-const SEPARATOR = String.raw`(?:[ \t]*(?:是|为|為|は|는|은|が)[ \t]*[:：]?|[ \t]+(?:is|was|est|es|é|è|ist|lautet|это|to|är|adalah|là|هي|هو|है|হলো|హ|dir|olarak)(?![\p{L}\p{M}])[ \t]*[:：]?|[ \t]*(?::=|[:=：])|[ \t]+[-—–](?=[ \t])|[ \t]*[—–]|[ \t]*\|[ \t]*|>(?=[^\s<]{1,256}<\/))[ \t]*`;
+const SEPARATOR = String.raw`(?:[ \t]*(?:是|为|為|は|는|은|が|คือ)[ \t]*[:：]?|[ \t]+(?:is|was|est|es|é|è|ist|lautet|это|to|är|adalah|là|هي|هو|है|হলো|హ|dir|olarak|este|je|είναι|היא|הוא|er|ni)(?![\p{L}\p{M}])[ \t]*[:：]?|[ \t]*(?::=|[:=：])|[ \t]+[-—–](?=[ \t])|[ \t]*[—–]|[ \t]*\|[ \t]*|>(?=[^\s<]{1,256}<\/))[ \t]*`;
 /** A character of a bare value: anything but white space, quotes, CJK text and CJK punctuation. */
 const VALUE_CHAR = String.raw`[^\s"'\x60“”‘’«»「」『』，。；、：！？\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]`;
 /**
@@ -146,12 +167,12 @@ function bareValue(value: string, bold: boolean): string {
   return v;
 }
 
-/** Whether the last character before `at`, spaces aside, is a colon (ASCII or full-width). */
-function afterColon(input: string, at: number): boolean {
+/** Whether the last character before `at`, spaces aside, ends a field's label: `:`, `：`, `|` or `>`. */
+function afterField(input: string, at: number): boolean {
   let i = at - 1;
   while (i >= 0 && (input.charCodeAt(i) === 32 || input.charCodeAt(i) === 9)) i--;
   const c = input.charCodeAt(i);
-  return c === 58 || c === 0xff1a;
+  return c === 58 || c === 0xff1a || c === 124 || c === 62;
 }
 
 /** The closing brackets {@link bareValue} cuts from a value's end when it did not open them. */
@@ -285,16 +306,19 @@ export const LABEL_RULES: readonly Rule[] = [
       const start = end - bare.length;
       let value = bareValue(secret, m[G.open] === "**");
       if (!looksSecretFor(value, strength)) {
-        // After a colon (`contraseña: Blue9!`) a closing `!` is the password's own, as the assignment rule
-        // reads `password: Blue9!`: the value is judged with it when it is no secret without it.
+        // After a colon, a cell border or an XML element's `>` (`contraseña: Blue9!`, `<password>Xq!</password>`)
+        // a closing `!` is the password's own, as the assignment rule reads `password: Blue9!`: the value is
+        // judged with it when it is no secret without it.
+        const tag = secret.indexOf("</");
+        const whole = tag === -1 ? secret : secret.slice(0, tag);
         if (
-          !/^!+$/.test(secret.slice(value.length)) ||
-          !secret.startsWith(value) ||
-          !afterColon(m.input, start)
+          !/^!+$/.test(whole.slice(value.length)) ||
+          !whole.startsWith(value) ||
+          !afterField(m.input, start)
         )
           return undefined;
-        if (!looksSecretFor(secret, strength)) return undefined;
-        value = secret;
+        if (!looksSecretFor(whole, strength)) return undefined;
+        value = whole;
       }
       // The bare value ends the match: its range is found without group indices.
       if (digestAt(m.input, start, value)) return undefined;
@@ -308,7 +332,7 @@ export const LABEL_JUDGEMENT_SOURCES: readonly string[] = [
   JSON.stringify(LABELS),
   String(digestAt),
   String(bareValue),
-  String(afterColon),
+  String(afterField),
   String(isSentenceEnd),
   CLOSING,
   String(tableCell),

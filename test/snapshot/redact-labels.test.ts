@@ -34,6 +34,13 @@ describe("LABEL_RULES", () => {
     // After a colon a closing `!` is the password's own when it is no password without it.
     ["contraseña: Blue9!", "Blue9!"],
     ["パスワード：Abc12!", "Abc12!"],
+    ["<password>XqPFqVonwx!</password>", "XqPFqVonwx!"],
+    ["heslo je Kp7mQ2vX9z", "Kp7mQ2vX9z"],
+    ["ο κωδικός πρόσβασης είναι Kp7mQ2vX9z", "Kp7mQ2vX9z"],
+    ["הסיסמה היא Kp7mQ2vX9z", "Kp7mQ2vX9z"],
+    ["รหัสผ่านคือ Kp7mQ2vX9z", "Kp7mQ2vX9z"],
+    ["adgangskoden er Kp7mQ2vX9z", "Kp7mQ2vX9z"],
+    ["nenosiri ni Kp7mQ2vX9z", "Kp7mQ2vX9z"],
   ])("finds the value of a label in %s", (text, secret) => {
     expect(LABELLED && foundBy(LABELLED, text)).toEqual([secret]);
   });
