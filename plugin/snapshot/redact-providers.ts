@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import { type Rule, rule, secret, whole } from "./redact-engine.ts";
 import { classCount, isPlaceholder, isPlaceholderBody } from "./redact-names.ts";
 
@@ -329,5 +330,17 @@ export const PROVIDER_RULES: readonly Rule[] = [
     "service-token",
     SERVICE_TOKENS.map(([, pattern]) => pattern).join("|"),
     SERVICE_TOKENS.flatMap(([triggers]) => triggers.split("|")),
+  ),
+  // A PEM private key in base64 (`client-key-data: LS0tLS1CRUdJTi…` of a kubeconfig, a Helm value, a CI
+  // variable): `-----BEGIN` encoded, and a private key once decoded (a certificate is public).
+  rule(
+    "private-key",
+    String.raw`(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=])`,
+    {
+      triggers: ["LS0tLS1CRUdJTi"],
+      pick: whole((body) =>
+        Buffer.from(body.slice(0, 96), "base64").toString("latin1").includes("PRIVATE KEY-----"),
+      ),
+    },
   ),
 ];

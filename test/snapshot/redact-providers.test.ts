@@ -131,6 +131,14 @@ const CASES: readonly RuleCase[] = [
     miss: `CLOUDFLARE_API_TOKEN=${body(LOWER, 40)}`,
   },
   token("a long-tail service token (Docker Hub)", "dckr_pat_", MIXED, 27),
+  {
+    about: "a PEM private key in base64 (a kubeconfig's client-key-data)",
+    text: `client-key-data: ${Buffer.from(`-----BEGIN RSA PRIVATE KEY-----\nMIIEow${body(B64, 64)}\n-----END RSA PRIVATE KEY-----\n`).toString("base64")}`,
+    secret: Buffer.from(
+      `-----BEGIN RSA PRIVATE KEY-----\nMIIEow${body(B64, 64)}\n-----END RSA PRIVATE KEY-----\n`,
+    ).toString("base64"),
+    miss: `client-certificate-data: ${Buffer.from("-----BEGIN CERTIFICATE-----\nMIIDxyz\n-----END CERTIFICATE-----\n").toString("base64")}`,
+  },
 ];
 
 describe("PROVIDER_RULES", () => {
