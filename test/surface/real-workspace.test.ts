@@ -39,6 +39,10 @@ const LABELS = [
   "contraseña",
   "password",
   "パスワード",
+  "heslo",
+  "סיסמה",
+  "รหัสผ่าน",
+  "κωδικός πρόσβασης",
 ];
 /** Notes people write around the blocks, with credentials of their own (never printed by a read command). */
 const NOTES = [
