@@ -29,6 +29,12 @@ export const PATHOLOGICAL_FRAGMENTS: readonly (readonly [string, string])[] = [
   ["Go test verdicts", "--- PASS: TestA/b (0.00s) "],
   // Two rules each finding thousands of secrets between the other's: findings used to be inserted one by one.
   ["interleaved secrets", `${"gh"}p_${"Ab1Cd2Ef3Gh4".repeat(3)} DB_PASSWORD=Xk9mP2vLq `],
+  // A tool's own password option, a password piped into a reader, a name and its value as two fields, and
+  // JSON escaped inside a JSON string.
+  ["a tool's password option", "keytool -storepass "],
+  ["piped password", "echo a | sudo -S "],
+  ["name and value fields", '<add key="ApiKey" value="'],
+  ["escaped JSON", '{\\"password\\": \\"'],
 ];
 
 /** `fragment` repeated to `length` characters (the last copy cut); empty for an empty fragment. */
@@ -48,6 +54,8 @@ export const PATHOLOGICAL_VARIED: readonly (readonly [string, (value: () => stri
   ["Authorization header, values varied", (v) => `Authorization: Bearer ${v()}${v()}\n`],
   ["label and value cells, values varied", (v) => `password|${v()} `],
   ["interleaved secrets, values varied", (v) => `${"gh"}p_${v()}${v()}${v()}Ab DB_PASSWORD=${v()} `],
+  ["a tool's password option, values varied", (v) => `keytool -storepass ${v()} `],
+  ["name and value fields, values varied", (v) => `<add key="ApiKey" value="${v()}${v()}" /> `],
 ];
 
 /** `family` written with fresh 12-character values until `length` characters (the last copy cut). */
