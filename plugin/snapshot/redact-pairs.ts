@@ -1,5 +1,5 @@
 import { endingAt, type Pick, type Rule, rule, taken } from "./redact-engine.ts";
-import { classifyName, isPassphrase, looksSecretFor } from "./redact-names.ts";
+import { classifyName, isPassphrase, looksSecret, looksSecretFor } from "./redact-names.ts";
 
 /**
  * A secret name and its value written with something other than `=` or `:` between them, as code,
@@ -52,7 +52,30 @@ function pair(
   });
 }
 
+/**
+ * The password of a user and password pair under a label that says so (`creds: admin/…`, `user/pass:
+ * admin / …`, `creds for the NAS: backup/…`): less the sentence punctuation after it, and only when it looks like
+ * one (6+ characters mixing two classes, not words and numbers, not a path).
+ */
+const pairPassword: Pick = (m) => {
+  const text = m.groups?.text ?? "";
+  const start = m.index + m[0].length - text.length;
+  const value = text.replace(/[.,;)\]]+$/, "");
+  if (taken(start) || value.includes("/") || !looksSecret(value, "weak", 6)) return undefined;
+  return { start, end: start + value.length };
+};
+
 export const PAIR_RULES: readonly Rule[] = [
+  rule(
+    "labelled-secret",
+    String.raw`(?<![A-Za-z0-9_])(?:creds?|credentials?|user(?:name)?[ \t]*/[ \t]*pass(?:word)?|login[ \t]*/[ \t]*password|u/p)(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[^\s:=]{1,24}){1,3}?)?[ \t]*[:=][ \t]*[^\s/:,;"'\x60]{1,64}[ \t]*[/:][ \t]*(?!\[REDACTED:)(?<text>[^\s"'\x60]{1,256})`,
+    {
+      flags: "i",
+      triggers: ["cred", "/pass", "u/p"],
+      caseSensitive: false,
+      pick: pairPassword,
+    },
+  ),
   // PHP: `define('DB_PASSWORD', 'secret');`
   pair(String.raw`\bdefine[ \t]*\([ \t]*${QUOTED_NAME}[ \t]*,[ \t]*${QUOTED}`, ["define"]),
   // `os.environ["API_KEY"] = "…"`, `ENV['API_KEY'] = '…'` (Ruby), `process.env["API_KEY"] = …`, `$_ENV[…]`.
@@ -123,4 +146,4 @@ export const PAIR_RULES: readonly Rule[] = [
 ];
 
 /** The helper the picks above call, for the rules version (`redact-judged.ts`). */
-export const PAIR_JUDGEMENT_SOURCES: readonly string[] = [String(pairValue)];
+export const PAIR_JUDGEMENT_SOURCES: readonly string[] = [String(pairValue), String(pairPassword)];

@@ -39,6 +39,10 @@ describe("PAIR_RULES", () => {
     ["next=%2Fcb%3Fx%3D1%26password%3DSummer2024%21db%26y%3D2", "Summer2024%21db"],
     [`password -> ${STRONG}`, STRONG],
     [`API_KEY → ${TOKEN}`, TOKEN],
+    [`creds: admin/${STRONG}`, STRONG],
+    [`Creds: admin / ${STRONG}.`, STRONG],
+    [`user/pass: ops / ${STRONG}`, STRONG],
+    [`u/p: ops:${STRONG}`, STRONG],
   ])("takes the value of %s", (text, value) => {
     expect(taken(text)).toEqual([value]);
   });
@@ -65,6 +69,11 @@ describe("PAIR_RULES", () => {
     "&quot;password&quot;: &quot;&quot;",
     "token -> id -> user",
     "redirect=%2Fcb%3Fpassword_reset%3D1",
+    "creds: in the vault",
+    "credentials: see 1password/ops",
+    "creds: aws/prod",
+    "credentials: src/pages/login.tsx",
+    "creds: admin/admin",
   ])("finds nothing in %s", (text) => {
     expect(taken(text)).toEqual([]);
   });
