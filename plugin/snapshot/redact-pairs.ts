@@ -65,7 +65,21 @@ const pairPassword: Pick = (m) => {
   return { start, end: start + value.length };
 };
 
+/** A PIN: its 4 to 8 digits, not another rule's. */
+const pin: Pick = (m) => {
+  const text = m.groups?.text ?? "";
+  const start = m.index + m[0].length - text.length;
+  return taken(start) ? undefined : { start, end: start + text.length };
+};
+
 export const PAIR_RULES: readonly Rule[] = [
+  // A PIN or PUK after its label (`PIN: 4829`, `the SIM pin is 4829`, `PIN-Code 4829`, `código PIN: 4829`): 4 to 8
+  // digits standing alone (not `pin 17` of a board, not a date or a version).
+  rule(
+    "labelled-secret",
+    String.raw`(?<![\p{L}\p{N}_])(?:pin(?:[ \t-]?(?:code|nummer|number|no\.?))?|puk|código[ \t]+pin|code[ \t]+pin|PIN码)(?:[ \t]+(?:is|est|es|ist|for|of|du|de|der|für)(?:[ \t]+[^\s:=\d]{1,24}){0,2}?(?:[ \t]+(?:is|est|es|ist|lautet))?)?[ \t]*[:=：]?[ \t]*(?<text>\d{4,8})(?![\p{L}\p{N}_:/-]|[.,]\d)`,
+    { flags: "iu", triggers: ["pin", "puk"], caseSensitive: false, pick: pin },
+  ),
   rule(
     "labelled-secret",
     String.raw`(?<![A-Za-z0-9_])(?:creds?|credentials?|user(?:name)?[ \t]*/[ \t]*pass(?:word)?|login[ \t]*/[ \t]*password|u/p)(?:[ \t]+(?:for|of|on|to)(?:[ \t]+[^\s:=]{1,24}){1,3}?)?[ \t]*[:=][ \t]*[^\s/:,;"'\x60]{1,64}[ \t]*[/:][ \t]*(?!\[REDACTED:)(?<text>[^\s"'\x60]{1,256})`,
@@ -146,4 +160,8 @@ export const PAIR_RULES: readonly Rule[] = [
 ];
 
 /** The helper the picks above call, for the rules version (`redact-judged.ts`). */
-export const PAIR_JUDGEMENT_SOURCES: readonly string[] = [String(pairValue), String(pairPassword)];
+export const PAIR_JUDGEMENT_SOURCES: readonly string[] = [
+  String(pairValue),
+  String(pairPassword),
+  String(pin),
+];

@@ -43,6 +43,11 @@ describe("PAIR_RULES", () => {
     [`Creds: admin / ${STRONG}.`, STRONG],
     [`user/pass: ops / ${STRONG}`, STRONG],
     [`u/p: ops:${STRONG}`, STRONG],
+    ["PIN: 482913", "482913"],
+    ["the SIM pin is 4829", "4829"],
+    ["PIN for the card is 0451.", "0451"],
+    ["código PIN: 4829", "4829"],
+    ["PIN码：482913", "482913"],
   ])("takes the value of %s", (text, value) => {
     expect(taken(text)).toEqual([value]);
   });
@@ -74,6 +79,11 @@ describe("PAIR_RULES", () => {
     "creds: aws/prod",
     "credentials: src/pages/login.tsx",
     "creds: admin/admin",
+    "GPIO pin 17",
+    "pin 2024-01-01",
+    "pin the dependency to 4.17.21",
+    "spin 1234",
+    "pin_memory=True",
   ])("finds nothing in %s", (text) => {
     expect(taken(text)).toEqual([]);
   });
