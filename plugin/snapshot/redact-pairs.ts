@@ -1,3 +1,4 @@
+import { SECRET_NAME_TRIGGERS } from "./redact-context.ts";
 import { endingAt, type Pick, type Rule, rule, taken } from "./redact-engine.ts";
 import { classifyName, isPassphrase, looksSecret, looksSecretFor } from "./redact-names.ts";
 
@@ -14,6 +15,8 @@ import { classifyName, isPassphrase, looksSecret, looksSecretFor } from "./redac
 
 /** The name: an identifier whose words say secret (judged by `classifyName`). */
 const NAME = String.raw`(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})`;
+/** A name that holds a secret word (read first, so that the other identifiers of a line fail at once). */
+const SECRET_NAME = String.raw`(?=[A-Za-z0-9_.-]{0,127}?(?:${SECRET_NAME_TRIGGERS.join("|")}))${NAME}`;
 /** The value: quoted on its line, or bare up to white space or a delimiter. Either ends the match. */
 const QUOTED = String.raw`(?<q>["'])(?!\[REDACTED:)(?<quoted>[^"'\r\n]{1,512})\k<q>`;
 const BARE = String.raw`(?!\[REDACTED:)(?<bare>[^\s"'\`,;()\[\]{}<>]{1,512})(?![^\s"'\`,;()\[\]{}<>])`;
@@ -156,7 +159,9 @@ export const PAIR_RULES: readonly Rule[] = [
     ["%3d"],
   ),
   // An arrow between a name and its value in notes: `password -> …`, `API key → …`.
-  pair(String.raw`(?<![A-Za-z0-9_.-])${NAME}[ \t]*(?:->|→)[ \t]*${VALUE}`, ["->", " →", "→ "]),
+  pair(String.raw`(?<![A-Za-z0-9_.-])${SECRET_NAME}[ \t]*(?:->|→)[ \t]*${VALUE}`, ["->", " →", "→ "], {
+    flags: "i",
+  }),
 ];
 
 /** The helper the picks above call, for the rules version (`redact-judged.ts`). */
