@@ -75,7 +75,41 @@ const pin: Pick = (m) => {
   return taken(start) ? undefined : { start, end: start + text.length };
 };
 
+/**
+ * A value right after a password word with nothing between (`password Tr0ub4dor&3x`, `user admin pass …`,
+ * `use passphrase 'correct horse battery staple'`): prose goes on that way as often (`password reset`,
+ * `pass --no-verify`, `password PBKDF2-SHA256`, `password pwd_history=5`), so only a value shaped like a
+ * password is taken: 8 to 64 characters holding a lower-case letter, a digit and a symbol or an upper-case
+ * letter, not words and numbers, hex (a hash, a UUID), a path, a version, an option or a setting; quoted, a passphrase too.
+ */
+const bareLabelValue: Pick = (m) => {
+  const quoted = m.groups?.quoted;
+  const text = quoted ?? m.groups?.bare ?? "";
+  const start = m.index + m[0].length - text.length - (quoted === undefined ? 0 : 1);
+  if (taken(start)) return undefined;
+  if (quoted !== undefined)
+    return isPassphrase(quoted) || passwordShaped(quoted) ? { start, end: start + text.length } : undefined;
+  const value = text.replace(/[.,;:)\]]+$/, "");
+  return passwordShaped(value) ? { start, end: start + value.length } : undefined;
+};
+
+function passwordShaped(value: string): boolean {
+  return (
+    value.length >= 8 &&
+    /[a-z]/.test(value) &&
+    /\d/.test(value) &&
+    (/[^A-Za-z0-9]/.test(value) || /[A-Z]/.test(value)) &&
+    !/^[-/~.$%{<]|^v?\d+(?:\.\d+)+|:\/\/|[=_([]|^[0-9a-f-]+$/i.test(value) &&
+    looksSecret(value, "weak", 8)
+  );
+}
+
 export const PAIR_RULES: readonly Rule[] = [
+  rule(
+    "labelled-secret",
+    String.raw`(?<![\p{L}\p{N}_-])(?:password|passwd|passphrase|passcode|pass|pwd|pw)[ \t]+(?:(?<q>["'])(?<quoted>[^"'\r\n]{1,256})\k<q>|(?!\[REDACTED:)(?<bare>[^\s"'\x60]{8,64})(?![^\s"'\x60]))`,
+    { flags: "iu", triggers: ["pass", "pwd", "pw"], caseSensitive: false, pick: bareLabelValue },
+  ),
   // A PIN or PUK after its label (`PIN: 4829`, `the SIM pin is 4829`, `PIN-Code 4829`, `código PIN: 4829`): 4 to 8
   // digits standing alone (not `pin 17` of a board, not a date or a version).
   rule(

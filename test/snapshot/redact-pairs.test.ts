@@ -48,6 +48,9 @@ describe("PAIR_RULES", () => {
     ["PIN for the card is 0451.", "0451"],
     ["código PIN: 4829", "4829"],
     ["PIN码：482913", "482913"],
+    ["password Tr0ub4dor&3x", "Tr0ub4dor&3x"],
+    ["user admin pass Tr0ub4dor&3x.", "Tr0ub4dor&3x"],
+    ["use passphrase 'correct horse battery staple' for the key", "correct horse battery staple"],
   ])("takes the value of %s", (text, value) => {
     expect(taken(text)).toEqual([value]);
   });
@@ -84,6 +87,15 @@ describe("PAIR_RULES", () => {
     "pin the dependency to 4.17.21",
     "spin 1234",
     "pin_memory=True",
+    "password reset",
+    "pass --no-verify",
+    "password hunter2",
+    "password PBKDF2-SHA256",
+    "password pwd_history=123456",
+    "pass v2.3.4-beta1",
+    "password 00000000-0000-1000-8000-00000000745a",
+    "password src/auth/Login2.ts",
+    "pass https://x.io/a1",
   ])("finds nothing in %s", (text) => {
     expect(taken(text)).toEqual([]);
   });
