@@ -107,8 +107,8 @@ function passwordShaped(value: string): boolean {
 export const PAIR_RULES: readonly Rule[] = [
   rule(
     "labelled-secret",
-    String.raw`(?<![\p{L}\p{N}_-])(?:password|passwd|passphrase|passcode|pass|pwd|pw)[ \t]+(?:(?<q>["'])(?<quoted>[^"'\r\n]{1,256})\k<q>|(?!\[REDACTED:)(?<bare>[^\s"'\x60]{8,64})(?![^\s"'\x60]))`,
-    { flags: "iu", triggers: ["pass", "pwd", "pw"], caseSensitive: false, pick: bareLabelValue },
+    String.raw`\b(?:pass(?:word|wd|phrase|code)?|pwd|pw)[ \t]+(?:(?<q>["'])(?<quoted>[^"'\r\n]{1,256})\k<q>|(?!\[REDACTED:)(?<bare>[^\s"'\x60]{8,64})(?![^\s"'\x60]))`,
+    { flags: "i", triggers: ["pass", "pwd", "pw"], caseSensitive: false, pick: bareLabelValue },
   ),
   // A PIN or PUK after its label (`PIN: 4829`, `the SIM pin is 4829`, `PIN-Code 4829`, `código PIN: 4829`): 4 to 8
   // digits standing alone (not `pin 17` of a board, not a date or a version).
