@@ -2,6 +2,7 @@ import type { RedactionKind } from "./redact.ts";
 import { numbered } from "./redact-pattern.ts";
 import { covers, type Finding, keep, markersIn, merge, type Span } from "./redact-spans.ts";
 import { compileLiterals, type LiteralScanner } from "./redact-triggers.ts";
+import { type Scanned, windowsOf } from "./redact-windows.ts";
 
 export type { Finding, Span } from "./redact-spans.ts";
 
@@ -250,84 +251,6 @@ export function mayFindSecrets(texts: readonly string[], set: RuleSet): boolean[
 }
 
 /**
- * The lines each window group must run on: merged windows as a flat `[start, end, start, end, …]` (no
- * object per hit: a dense text has a trigger every few words), undefined for a group with none (most groups
- * of most texts, so no list is made for them). A group without triggers gets the whole text.
- *
- * A trigger inside a marker (`key` in `[REDACTED:private-key]`, `token` in `[REDACTED:github-token]`) opens
- * no window: no rule matches inside a marker, and a text dense with markers (the pass after a productive
- * one) would otherwise run every rule waiting for those words over every line. Once a literal has opened
- * the windows of its line, its other occurrences on that line are not reported: they would add nothing.
- */
-function windowsOf(text: string, set: RuleSet, markers: readonly Span[]): (number[] | undefined)[] {
-  const windows: (number[] | undefined)[] = new Array(set.groups.length);
-  for (const g of set.untriggeredGroups) windows[g] = [0, text.length];
-  let lineStart = -1;
-  // Ends of the hit's line and of the lines after it, computed as far as a rule reaches.
-  // The first `known` of `ends` hold (no truncation of the array at each line: that costs a runtime call).
-  const ends: number[] = [];
-  let known = 0;
-  const reachEnd = (reach: number): number => {
-    if (reach === Number.POSITIVE_INFINITY) return text.length;
-    for (
-      let last = known > 0 ? (ends[known - 1] ?? text.length) : text.length;
-      known <= reach && last < text.length;
-    ) {
-      last = endOfLine(text, last + 1);
-      ends[known++] = last;
-    }
-    return ends[Math.min(reach, known - 1)] ?? text.length;
-  };
-  let marker = 0;
-  // Every hit inside a marker is dropped below, and with no literal holding the `]` that ends a marker
-  // none can start in one and end past it: the scan need not read the markers at all.
-  const skip = set.markerProof ? markers : [];
-  set.scanner.scan(
-    text,
-    (at, literal) => {
-      while ((markers[marker]?.end ?? Number.POSITIVE_INFINITY) <= at) marker++;
-      const inside = markers[marker];
-      const length = set.scanner.literals[literal]?.length ?? 0;
-      if (inside !== undefined && inside.start <= at && at + length <= inside.end) return inside.end;
-      if (known === 0 || at >= (ends[0] ?? -1)) {
-        lineStart = text.lastIndexOf("\n", at - 1) + 1;
-        ends[0] = endOfLine(text, at);
-        known = 1;
-      }
-      // Whether every group this literal starts has its window over the line now (a case-sensitive group
-      // whose trigger is here in another case has not).
-      let all = true;
-      const activations = set.activations[literal] ?? [];
-      for (let k = 0; k < activations.length; k++) {
-        const { group, trigger } = activations[k] ?? { group: -1, trigger: "" };
-        const g = set.groups[group];
-        if (g === undefined) continue;
-        if (g.caseSensitive && !text.startsWith(trigger, at)) {
-          all = false;
-          continue;
-        }
-        const end = reachEnd(g.reach);
-        const list = windows[group];
-        const lastEnd = list?.at(-1);
-        if (list === undefined) windows[group] = [lineStart, end];
-        // A window that starts on the line right after the last one extends it: a text with a trigger on
-        // every line costs one window, not one per line.
-        else if (lastEnd === undefined || lineStart > lastEnd + 1) list.push(lineStart, end);
-        else if (end > lastEnd) list[list.length - 1] = end;
-      }
-      return all ? ends[0] : undefined;
-    },
-    skip,
-  );
-  return windows;
-}
-
-function endOfLine(text: string, from: number): number {
-  const nl = text.indexOf("\n", from);
-  return nl === -1 ? text.length : nl;
-}
-
-/**
  * When a redaction must give up: at `at` on the clock `now` (milliseconds, any origin). The engine looks
  * at the clock between rules and between the windows of a rule; every rule reads a window in linear
  * time, so a call overruns its deadline by at most one rule over one window.
@@ -349,16 +272,18 @@ export class DeadlineExceeded extends Error {
  * Every secret in `text`, as non-overlapping findings in text order. Rules run in priority order; a match
  * that overlaps a marker already in the text or a finding of an earlier rule is dropped and its rule
  * resumes one character later, so a secret inside it can still be found. Throws `DeadlineExceeded` once
- * `deadline` has passed. `markers`: the markers in `text` (`markersIn(text)`), when the caller knows them.
+ * `deadline` has passed. `markers`: the markers in `text` (`markersIn(text)`), when the caller knows them;
+ * `scanned`: what the trigger scan found, when the caller knows it, or where to keep it (`Scanned`).
  */
 export function findSecrets(
   text: string,
   set: RuleSet,
   deadline?: Deadline,
   markers: readonly Span[] = markersIn(text),
+  scanned: Scanned = {},
 ): Finding[] {
   let found: Finding[] = [];
-  const windows = windowsOf(text, set, markers);
+  const windows = scanned.windows ?? windowsOf(text, set, markers, scanned.witnesses);
   for (let index = 0; index < set.rules.length; index++) {
     const list = windows[set.groupOf[index] ?? -1];
     const r = set.rules[index];

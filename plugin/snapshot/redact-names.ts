@@ -1,6 +1,18 @@
 import { Buffer } from "node:buffer";
 import { Verdicts } from "./redact-memo.ts";
-import { hasRunOfEight, isAnchored, joinPatterns } from "./redact-pattern.ts";
+import {
+  anyOf,
+  classCount,
+  fewerThanThreeCharacters,
+  hasRunOfEight,
+  isAnchored,
+  isPrintableAscii,
+  isSpace,
+  isWordsAndNumbers,
+  joinPatterns,
+} from "./redact-pattern.ts";
+
+export { classCount, isSpace } from "./redact-pattern.ts";
 
 /**
  * What the redactor knows about names and values: which assignment names hold a secret, which values
@@ -208,11 +220,23 @@ const NOT_SECRET_ANYWHERE = joinPatterns(
   "",
 );
 const NOT_SECRET_FLAGGED = NOT_SECRET.filter((re) => re.flags !== "");
+/**
+ * The anchored shapes that need one of `./:=(["'` (a call's parenthesis, a path's dot or slash, a URL's
+ * colon, …), and the others joined: a value holding none of those (most random values) is tried against the
+ * others only, since these backtrack through the whole of a long value before they fail.
+ */
+const STRUCTURED = [CALL, SUBSCRIPT, SESSION_KEY, IDENTIFIERS, MEMBER_PATH, FILE_PATH, URL_VALUE, REFERENCE];
+const STRUCTURE = `./:=(["'`;
+const hasStructure = anyOf(STRUCTURE);
+const NOT_SECRET_UNSTRUCTURED = joinPatterns(
+  NOT_SECRET_JOINABLE.filter((re) => isAnchored(re) && !STRUCTURED.includes(re)),
+  "^",
+);
 
 /** Whether `value` has the shape of something that is not a secret (`NOT_SECRET`). */
 export function hasPlainShape(value: string): boolean {
   return (
-    NOT_SECRET_ANCHORED.test(value) ||
+    (hasStructure(value) ? NOT_SECRET_ANCHORED : NOT_SECRET_UNSTRUCTURED).test(value) ||
     NOT_SECRET_ANYWHERE.test(value) ||
     NOT_SECRET_FLAGGED.some((re) => re.test(value))
   );
@@ -229,7 +253,7 @@ export function isPlaceholder(value: string): boolean {
   // Judged once per short value, as `looksSecret` judges values: a text repeats them.
   const known = placeholders.get(value);
   if (known !== undefined) return known;
-  const rest = value.replace(FORMAT, "");
+  const rest = value.includes("%") ? value.replace(FORMAT, "") : value;
   const format = rest !== value && rest.replace(/[\w:/@.'"-]/g, "").length < 3;
   const verdict = PLACEHOLDER.test(value) || TEMPLATE.test(value) || format;
   placeholders.set(value, verdict);
@@ -271,30 +295,17 @@ function judgeValue(value: string, strength: Strength): boolean {
   if (/\s/.test(value) || value.includes("[REDACTED:")) return false;
   if (strength === "strong" && /^\d{6,}$/.test(value)) return true;
   // `process.env.API_KEY!` and `config.token?` are member paths with a TypeScript or Ruby suffix.
-  if (isPlaceholder(value) || (hasPlainShape(value) && !isRandomLetters(value))) return false;
+  if (isPlaceholder(value)) return false;
+  const plain = hasPlainShape(value);
+  if (plain && !isRandomLetters(value)) return false;
+  // A member path is a plain shape: a value without one is none, unless it loses that suffix.
   const last = value.charCodeAt(value.length - 1);
-  if (MEMBER_PATH.test(last === 33 || last === 63 ? value.slice(0, -1) : value)) return false;
+  const suffixed = last === 33 || last === 63;
+  if ((plain || suffixed) && MEMBER_PATH.test(suffixed ? value.slice(0, -1) : value)) return false;
   if (strength === "strong") return true;
   // A generated token is printable ASCII; a random-looking string of other characters is not one.
-  if (!/^[\x21-\x7e]+$/.test(value) || NUMBERED_NAME.test(value)) return false;
+  if (!isPrintableAscii(value) || NUMBERED_NAME.test(value)) return false;
   return classCount(value) >= 2 && !isWordsAndNumbers(value);
-}
-
-/** White space as `\s` reads it. */
-export function isSpace(c: number): boolean {
-  return (
-    (c >= 9 && c <= 13) ||
-    c === 32 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
 }
 
 /** Opening and closing brackets, for values that end in one they did not open. */
@@ -354,29 +365,6 @@ function isRandomLetters(value: string): boolean {
   return letters.length / Math.max(1, words.length) < 3.5;
 }
 
-/** How many of lower case, upper case and digits occur in `value`. */
-export function classCount(value: string): number {
-  return (/[a-z]/.test(value) ? 1 : 0) + (/[A-Z]/.test(value) ? 1 : 0) + (/\d/.test(value) ? 1 : 0);
-}
-
-function isWordsAndNumbers(value: string): boolean {
-  const parts = value.split(/[-_.:/@+]/);
-  return parts.length > 1 && parts.every((part) => /^(?:[a-z]*|\d*)$/.test(part));
-}
-
-/** Whether `text` is made of fewer than 3 distinct UTF-16 code units, without a set per call. */
-function fewerThanThreeCharacters(text: string): boolean {
-  const first = text.charCodeAt(0);
-  let second = -1;
-  for (let i = 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === first || c === second) continue;
-    if (second !== -1) return false;
-    second = c;
-  }
-  return true;
-}
-
 /**
  * Whether the random part of a provider token is a placeholder rather than a token: fewer than three
  * distinct characters (`xxxx…`, `XXXX-XXXX`), a run of eight equal characters, or a word such as `your-`,
@@ -429,6 +417,8 @@ export const JUDGEMENT_SOURCES: readonly string[] = [
     classCount,
     isWordsAndNumbers,
     isRandomLetters,
+    isPrintableAscii,
+    anyOf,
   ].map(String),
   ...[
     classifyWords,
@@ -442,5 +432,7 @@ export const JUDGEMENT_SOURCES: readonly string[] = [
   [...PROSE_WORDS].join(" "),
   NOT_SECRET_ANCHORED.source,
   PLACEHOLDER_WORDS.source,
+  NOT_SECRET_UNSTRUCTURED.source,
+  STRUCTURE,
   NOT_SECRET_ANYWHERE.source,
 ];

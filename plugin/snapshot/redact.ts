@@ -15,6 +15,7 @@ import { classifyName, isPassphrase, looksSecretFor, type Strength } from "./red
 import { PAIR_RULES } from "./redact-pairs.ts";
 import { PROVIDER_RULES } from "./redact-providers.ts";
 import { carryMarkers, markersIn } from "./redact-spans.ts";
+import { linesAround, type Windows, windowsAfter } from "./redact-windows.ts";
 
 /**
  * Secret redaction: the pure pass every string goes through before the store writes it to disk, and every
@@ -140,14 +141,17 @@ function redactText(text: string, deadline: Deadline | undefined): Redaction {
   let regions: Span[] = [{ start: 0, end: text.length }];
   // The markers in `current`, when known: found once, then carried from pass to pass (see `carryMarkers`).
   let markers: Span[] | undefined;
+  // What the scan of the first pass saw (when it read the whole text), and the windows of the next pass.
+  const witnesses: number[] = [];
+  let windows: Windows | undefined;
   // Each productive pass turns at least one unmarked character into a marker, so this terminates. Text
   // away from the markers a pass wrote is as the pass saw it, so the next pass only reads the lines around
   // them (as far as any rule reaches), which keeps a text with a few secrets at about one pass.
   while (regions.length > 0) {
-    const whole = regions.length === 1 && regions[0]?.start === 0 && regions[0].end === current.length;
+    const whole = isWhole(regions, current);
     if (whole) markers ??= markersIn(current);
     const found = whole
-      ? findSecrets(current, RULES, deadline, markers)
+      ? findSecrets(current, RULES, deadline, markers, total === 0 ? { witnesses } : { windows })
       : regions.flatMap((r) =>
           findSecrets(current.slice(r.start, r.end), RULES, deadline).map((f) => ({
             kind: f.kind,
@@ -170,44 +174,27 @@ function redactText(text: string, deadline: Deadline | undefined): Redaction {
     total += found.length;
     // A text that held no markers holds those just written (most texts).
     markers = markers?.length === 0 ? written : markers && carryMarkers(markers, found, written);
+    const before = current;
     current = out + current.slice(copied);
     regions = linesAround(current, written, RULES.maxReach + 1);
+    // Only after the first pass, over the whole text both times (the rest is rare).
+    windows =
+      whole && total === found.length && markers !== undefined && isWhole(regions, current)
+        ? windowsAfter(before, current, RULES, markers, found, written, witnesses)
+        : undefined;
   }
   return { text: current, counts, total };
+}
+
+/** Whether `regions` are the whole of `text`. */
+function isWhole(regions: readonly Span[], text: string): boolean {
+  return regions.length === 1 && regions[0]?.start === 0 && regions[0].end === text.length;
 }
 
 /** The marker of each kind, made once. */
 const MARKERS: ReadonlyMap<RedactionKind, string> = new Map(
   REDACTION_KINDS.map((kind) => [kind, redactionMarker(kind)]),
 );
-
-/** The lines of `text` within `lines` lines of any of `spans` (sorted), as merged line-aligned spans. */
-function linesAround(text: string, spans: readonly Span[], lines: number): Span[] {
-  const out: Span[] = [];
-  for (const span of spans) {
-    // A span inside the lines already taken adds nothing (looking for its line breaks again would read a
-    // long line once per marker on it), nor does any after it once they reach the end of the text.
-    const previous = out.at(-1);
-    if (previous !== undefined && span.end <= previous.end) {
-      if (previous.end === text.length) break;
-      continue;
-    }
-    let start = previous === undefined ? 0 : previous.start;
-    if (previous === undefined || span.start > previous.end) {
-      start = text.lastIndexOf("\n", span.start - 1) + 1;
-      for (let i = 0; i < lines && start > 0; i++)
-        start = start === 1 ? 0 : text.lastIndexOf("\n", start - 2) + 1;
-    }
-    let end = text.indexOf("\n", span.end);
-    for (let i = 0; i < lines && end !== -1; i++) end = text.indexOf("\n", end + 1);
-    if (end === -1) end = text.length;
-    const last = out.at(-1);
-    if (last !== undefined && start <= last.end)
-      out[out.length - 1] = { start: last.start, end: Math.max(end, last.end) };
-    else out.push({ start, end });
-  }
-  return out;
-}
 
 /** How two neighbouring fields are joined to be judged as the line they were read from. */
 const JOIN = " — ";

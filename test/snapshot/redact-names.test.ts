@@ -385,4 +385,26 @@ describe("hasPlainShape", () => {
       { numRuns: 5000 },
     );
   });
+
+  it("says the same of a value without any of ./:=([\"' (tried against the shapes that need none)", () => {
+    const alphabet = fc.constantFrom(..."abxzAXZ0129_-+$!*^%# \t\u00d7\u00e9\u0436agentimgflv");
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 24 }), (chars) => {
+        const value = chars.join("");
+        expect(hasPlainShape(value)).toBe(NOT_SECRET.some((re) => re.test(value)));
+      }),
+      { numRuns: 10000 },
+    );
+    for (const value of [
+      "2x3",
+      "32\u00d74=128",
+      "1.5",
+      "98%",
+      "getToken",
+      "OPENAI_API_KEY",
+      "img_v3_02ab_1a2b",
+      "Xk9#mP2vQ",
+    ])
+      expect(hasPlainShape(value), value).toBe(NOT_SECRET.some((re) => re.test(value)));
+  });
 });

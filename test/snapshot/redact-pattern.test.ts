@@ -3,8 +3,14 @@ import { describe, expect, it } from "vitest";
 import { compileRules, findSecrets, type Rule, rule, secret } from "../../plugin/snapshot/redact-engine.ts";
 import {
   alternativesOf,
+  anyOf,
+  classCount,
+  fewerThanThreeCharacters,
   hasRunOfEight,
   isAnchored,
+  isPrintableAscii,
+  isSpace,
+  isWordsAndNumbers,
   joinPatterns,
   numbered,
 } from "../../plugin/snapshot/redact-pattern.ts";
@@ -130,5 +136,83 @@ describe("hasRunOfEight", () => {
       }),
       { numRuns: 5000 },
     );
+  });
+});
+
+describe("character tests", () => {
+  // Letters of both cases, digits, every joiner, the ends of the printable range, white space, non-ASCII
+  // letters and digits, a lone surrogate.
+  const unit = fc.constantFrom(..."azAZ09-_.:/@+!~ \t\n\u00a0\u00e9\u0660\uff21\ud800\x7f\x20\x21");
+  const texts = fc.array(unit, { maxLength: 12 }).map((units) => units.join(""));
+
+  it("isSpace says what \\s says", () => {
+    const differ: number[] = [];
+    for (let c = 0; c < 65536; c++) if (isSpace(c) !== /\s/.test(String.fromCharCode(c))) differ.push(c);
+    expect(differ).toEqual([]);
+  });
+
+  it("classCount counts what [a-z], [A-Z] and \\d find", () => {
+    expect(["", "abc", "aBc", "aB1", "---", "\u00e9\uff21\u0660"].map(classCount)).toEqual([
+      0, 1, 2, 3, 0, 0,
+    ]);
+    fc.assert(
+      fc.property(texts, (text) => {
+        const classes = [/[a-z]/, /[A-Z]/, /\d/].filter((re) => re.test(text)).length;
+        expect(classCount(text)).toBe(classes);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("isPrintableAscii says what /^[\\x21-\\x7e]+$/ says", () => {
+    for (const text of ["", "!", "~", "a b", "a\x7f", "Xk9#mP2vQ", "\u00e9"])
+      expect(isPrintableAscii(text), JSON.stringify(text)).toBe(/^[\x21-\x7e]+$/.test(text));
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(isPrintableAscii(text)).toBe(/^[\x21-\x7e]+$/.test(text));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("isWordsAndNumbers says what cutting at -_.:/@+ and matching each part says", () => {
+    const cut = (text: string) => {
+      const parts = text.split(/[-_.:/@+]/);
+      return parts.length > 1 && parts.every((part) => /^(?:[a-z]*|\d*)$/.test(part));
+    };
+    for (const text of ["user:42:profile", "a-b", "-", "", "abc", "a1-b", "a-B", "a.\u00e9", "1.2.3"])
+      expect(isWordsAndNumbers(text), text).toBe(cut(text));
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(isWordsAndNumbers(text)).toBe(cut(text));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("fewerThanThreeCharacters counts distinct code units", () => {
+    for (const text of ["", "x", "xyxy", "xyz", "XXXX-XXXX", "\ud800\ud800a"])
+      expect(fewerThanThreeCharacters(text), text).toBe(new Set(text).size < 3);
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(fewerThanThreeCharacters(text)).toBe(new Set(text.split("")).size < 3);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("anyOf finds any of its characters, and takes ASCII ones only", () => {
+    const hasStructure = anyOf("./:");
+    expect(["a.b", "x:", "/", "abc", "", "\u00e9\u002e"].map(hasStructure)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      true,
+    ]);
+    // A character past ASCII folds to none of them.
+    expect(anyOf("a")("\u0161\u0061".slice(0, 1))).toBe(false);
+    expect(() => anyOf("\u00e9")).toThrow(/not ASCII/);
   });
 });
