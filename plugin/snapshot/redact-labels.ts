@@ -308,7 +308,8 @@ export const LABEL_RULES: readonly Rule[] = [
       if (!looksSecretFor(value, strength)) {
         // After a colon, a cell border or an XML element's `>` (`contraseña: Blue9!`, `<password>Xq!</password>`)
         // a closing `!` is the password's own, as the assignment rule reads `password: Blue9!`: the value is
-        // judged with it when it is no secret without it.
+        // judged with it when it is no secret without it. (Most values that are no secret end in no `!`.)
+        if (secret.charCodeAt(value.length) !== 33) return undefined;
         const tag = secret.indexOf("</");
         const whole = tag === -1 ? secret : secret.slice(0, tag);
         if (
