@@ -63,7 +63,9 @@ export const COMMAND_RULES: readonly Rule[] = [
     "(?:sqlcmd|bcp|osql|isql|ipmitool|mosquitto_(?:pub|sub|rr))",
     String.raw`[ \t]-P[ \t]+${QUOTED_OR_BARE}`,
     {
-      triggers: ["sqlcmd", "bcp", "osql", "isql", "ipmitool", "mosquitto_"],
+      // `qlcmd`, not `sqlcmd`: the trigger scan compares every literal that starts with the three characters
+      // at hand, and `sql` is in every `mysql` of a text dense with them.
+      triggers: ["qlcmd", "bcp", "osql", "isql", "ipmitool", "mosquitto_"],
       reach: 2,
     },
   ),
@@ -91,7 +93,7 @@ export const COMMAND_RULES: readonly Rule[] = [
   commandOption(
     "(?:sqlplus|rman|expdp|impdp|sqlldr)",
     String.raw`[ \t](?:-[A-Za-z]+[ \t]+)*(?:userid=)?[A-Za-z0-9_$#.]+${after("/", "@/")}`,
-    { triggers: ["sqlplus", "rman", "expdp", "impdp", "sqlldr"], reach: 2 },
+    { triggers: ["qlplus", "rman", "expdp", "impdp", "qlldr"], reach: 2 },
   ),
   // `lftp -u user,password host`.
   commandOption("lftp", String.raw`[ \t]-u[ \t]+[^\s,"']+${after(",", ",")}`, {
