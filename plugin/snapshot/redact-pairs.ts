@@ -132,7 +132,8 @@ export const PAIR_RULES: readonly Rule[] = [
   // `os.environ["API_KEY"] = "…"`, `ENV['API_KEY'] = '…'` (Ruby), `process.env["API_KEY"] = …`, `$_ENV[…]`.
   pair(
     String.raw`(?:\benviron|\bENV|\benv|\$_ENV|\$_SERVER)\[[ \t]*${QUOTED_NAME}[ \t]*\][ \t]*=(?!=)[ \t]*${VALUE}`,
-    ["environ[", "env[", "$_server["],
+    // No trigger holds a `[`: the pass after a productive one could not then take its windows from the first's.
+    ["env", "$_server"],
   ),
   // PowerShell: `$env:API_KEY = "…"`.
   pair(String.raw`\$env:${NAME}[ \t]*=(?!=)[ \t]*${VALUE}`, ["$env:"]),

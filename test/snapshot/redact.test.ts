@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { REDACTION_KINDS, redact, redactDeep, UNCHECKED_MARKER } from "../../plugin/snapshot/redact.ts";
+import { COMMAND_RULES } from "../../plugin/snapshot/redact-commands.ts";
+import { CONTEXT_RULES } from "../../plugin/snapshot/redact-context.ts";
+import { LABEL_RULES } from "../../plugin/snapshot/redact-labels.ts";
+import { PAIR_RULES } from "../../plugin/snapshot/redact-pairs.ts";
+import { PROVIDER_RULES } from "../../plugin/snapshot/redact-providers.ts";
 import { NEGATIVES, POSITIVES } from "./fixtures/secret-corpus.ts";
 import { fake, pem } from "./fixtures/secret-fakes.ts";
 import { DANGEROUS, embeddedArb, proseArb } from "./redact-arbitraries.ts";
@@ -413,6 +418,13 @@ describe("redactDeep", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("the rules' triggers", () => {
+  it("hold no bracket, so no trigger starts inside a marker and the pass after a productive one reuses the first scan", () => {
+    const rules = [...PROVIDER_RULES, ...CONTEXT_RULES, ...COMMAND_RULES, ...PAIR_RULES, ...LABEL_RULES];
+    expect(rules.flatMap((r) => r.triggers).filter((t) => t.includes("[") || t.includes("]"))).toEqual([]);
   });
 });
 
