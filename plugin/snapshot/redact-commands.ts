@@ -95,6 +95,11 @@ export const COMMAND_RULES: readonly Rule[] = [
     String.raw`[ \t](?:-[A-Za-z]+[ \t]+)*(?:userid=)?[A-Za-z0-9_$#.]+${after("/", "@/")}`,
     { triggers: ["qlplus", "rman", "expdp", "impdp", "qlldr"], reach: 2 },
   ),
+  // HTTPie and xh: `http -a user:password …`, `--auth user:password` (`--auth=…` is a flag's value already).
+  commandOption("(?:https?|xhs?)", String.raw`[ \t](?:-a|--auth)[ \t]+[^\s:"']+${after(":", "")}`, {
+    triggers: ["-a", "--auth"],
+    reach: 2,
+  }),
   // `lftp -u user,password host`.
   commandOption("lftp", String.raw`[ \t]-u[ \t]+[^\s,"']+${after(",", ",")}`, {
     triggers: ["lftp"],

@@ -38,6 +38,8 @@ describe("COMMAND_RULES", () => {
     ],
     [`sqlplus scott/${PASSWORD}@orcl @run.sql`, "scott/<>@orcl"],
     [`lftp -u backup,${PASSWORD} sftp://files`, "backup,<> sftp"],
+    [`http -a me:${PASSWORD} POST api.example.org/items`, "me:<> POST"],
+    [`xh --auth me:'${PASSWORD}' get example.org`, "me:'<>' get"],
     [`htpasswd -bB /etc/nginx/.htpasswd admin ${PASSWORD}`, "admin <>"],
     [`htpasswd -nb admin '${PASSWORD}'`, "admin '<>'"],
     [`net user svc ${PASSWORD} /add`, "svc <> /add"],
@@ -71,6 +73,8 @@ describe("COMMAND_RULES", () => {
     "kubectl create secret generic app --from-literal=region=eu-west-1",
     "mongosh -u admin --authenticationDatabase admin",
     "ldapsearch -x -W -b dc=acme",
+    "http -a me: POST api.example.org/items",
+    "see https://example.org -a note",
     "smbclient -N -L //nas.local",
     "go get github.com/acme/x/exp/golden: github.com/acme/lib@v0.1.0",
   ])("finds nothing in %s", (text) => {
