@@ -9,8 +9,11 @@ import { classifyName, isPassphrase, looksSecret, looksSecretFor } from "./redac
  * (Dockerfile), `gh secret set API_KEY --body …`, `doppler secrets set API_KEY …`, `git config
  * github.token …`, `npm config set …:_authToken …`; and a name and a value that are two fields of one pair:
  * `- name: DB_PASSWORD` / `value: …` (Kubernetes), `{"name": "DB_PASSWORD", "value": "…"}`, `<add
- * key="ApiKey" value="…"/>`, `<entry key="password">…</entry>`. The value is judged by the name, as an
- * assignment's is (`secret-assignment`).
+ * key="ApiKey" value="…"/>`, `<entry key="password">…</entry>`; the same escaped (JSON inside a JSON string,
+ * HTML entities, URL encoding) or after an arrow. The value is judged by the name, as an assignment's is
+ * (`secret-assignment`). Also the secrets a label gives without a separator a name rule would read: the
+ * password of `creds: user/pass`, a PIN after its label, a password-shaped value right after a password word
+ * (`labelled-secret`).
  */
 
 /** The name: an identifier whose words say secret (judged by `classifyName`). */
