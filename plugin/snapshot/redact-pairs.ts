@@ -17,9 +17,9 @@ import { classifyName, isPassphrase, looksSecret, looksSecretFor } from "./redac
  */
 
 /** The name: an identifier whose words say secret (judged by `classifyName`). */
-const NAME = String.raw`(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})`;
+const NAME = "(?<name>[A-Za-z_][A-Za-z0-9_.-]{0,127})";
 /** A name that holds a secret word (read first, so that the other identifiers of a line fail at once). */
-const SECRET_NAME = String.raw`(?=[A-Za-z0-9_.-]{0,127}?(?:${SECRET_NAME_TRIGGERS.join("|")}))${NAME}`;
+const SECRET_NAME = `(?=[A-Za-z0-9_.-]{0,127}?(?:${SECRET_NAME_TRIGGERS.join("|")}))${NAME}`;
 /** The value: quoted on its line, or bare up to white space or a delimiter. Either ends the match. */
 const QUOTED = String.raw`(?<q>["'])(?!\[REDACTED:)(?<quoted>[^"'\r\n]{1,512})\k<q>`;
 const BARE = String.raw`(?!\[REDACTED:)(?<bare>[^\s"'\`,;()\[\]{}<>]{1,512})(?![^\s"'\`,;()\[\]{}<>])`;
