@@ -22,6 +22,7 @@ const LABELS: readonly (readonly [string, Strength])[] = [
   ["passwd", "strong"],
   ["passphrase", "strong"],
   ["passcode", "strong"],
+  ["pass phrase", "strong"],
   ["secret", "strong"],
   ["passwort", "strong"],
   ["kennwort", "strong"],

@@ -41,6 +41,7 @@ describe("LABEL_RULES", () => {
     ["รหัสผ่านคือ Kp7mQ2vX9z", "Kp7mQ2vX9z"],
     ["adgangskoden er Kp7mQ2vX9z", "Kp7mQ2vX9z"],
     ["nenosiri ni Kp7mQ2vX9z", "Kp7mQ2vX9z"],
+    ['pass phrase: "Kp7mQ2vX9z"', "Kp7mQ2vX9z"],
   ])("finds the value of a label in %s", (text, secret) => {
     expect(LABELLED && foundBy(LABELLED, text)).toEqual([secret]);
   });
