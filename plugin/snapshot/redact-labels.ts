@@ -23,6 +23,11 @@ const LABELS: readonly (readonly [string, Strength])[] = [
   ["passphrase", "strong"],
   ["passcode", "strong"],
   ["pass phrase", "strong"],
+  // Full-width forms, as a CJK input method writes Latin letters: `ｐａｓｓｗｏｒｄ：…`.
+  ["ｐａｓｓｗｏｒｄ", "strong"],
+  ["ｐａｓｓｗｄ", "strong"],
+  ["ｓｅｃｒｅｔ", "strong"],
+  ["ｔｏｋｅｎ", "weak"],
   ["secret", "strong"],
   ["passwort", "strong"],
   ["kennwort", "strong"],
@@ -97,8 +102,9 @@ const LABELS: readonly (readonly [string, Strength])[] = [
 ];
 
 const strengthOf = new Map(LABELS.map(([label, strength]) => [label, strength]));
-/** Scripts written without spaces, where a label may end a longer word (`服务器密码`, `รหัสผ่านเซิร์ฟเวอร์`). */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+/** Scripts written without spaces, where a label may end a longer word (`服务器密码`, `รหัสผ่านเซิร์ฟเวอร์`), and full-width Latin letters, written among them. */
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\uFF21-\uFF5A]/u;
 const alternation = (labels: readonly string[]) => labels.map((l) => l.replace(/ /g, "[ \\t]+")).join("|");
 const SPACED_LABELS = alternation(LABELS.map(([l]) => l).filter((l) => !UNSPACED.test(l)));
 const UNSPACED_LABELS = alternation(LABELS.map(([l]) => l).filter((l) => UNSPACED.test(l)));
