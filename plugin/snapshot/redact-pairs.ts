@@ -65,7 +65,7 @@ function pair(
  */
 const pairPassword: Pick = (m) => {
   const text = m.groups?.text ?? "";
-  const start = m.index + m[0].length - text.length;
+  const [start] = endingAt(m, text);
   const value = text.replace(/[.,;)\]]+$/, "");
   if (taken(start) || value.includes("/") || !looksSecret(value, "weak", 6)) return undefined;
   return { start, end: start + value.length };
@@ -74,7 +74,7 @@ const pairPassword: Pick = (m) => {
 /** A PIN: its 4 to 8 digits, not another rule's. */
 const pin: Pick = (m) => {
   const text = m.groups?.text ?? "";
-  const start = m.index + m[0].length - text.length;
+  const [start] = endingAt(m, text);
   return taken(start) ? undefined : { start, end: start + text.length };
 };
 
@@ -88,7 +88,7 @@ const pin: Pick = (m) => {
 const bareLabelValue: Pick = (m) => {
   const quoted = m.groups?.quoted;
   const text = quoted ?? m.groups?.bare ?? "";
-  const start = m.index + m[0].length - text.length - (quoted === undefined ? 0 : 1);
+  const [start] = endingAt(m, text, quoted === undefined ? 0 : 1);
   if (taken(start)) return undefined;
   if (quoted !== undefined)
     return isPassphrase(quoted) || passwordShaped(quoted) ? { start, end: start + text.length } : undefined;
