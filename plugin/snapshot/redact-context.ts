@@ -97,7 +97,7 @@ const assignedValue: Pick = (m, at) => {
     if (group === undefined) continue;
     // A bare value loses the dots and colons it ends with (`password: username:`: a form's empty fields).
     let cut = group.length;
-    while (name === "bare" && cut > 0 && ".:".includes(group.charAt(cut - 1))) cut--;
+    while (name === "bare" && cut > 0 && isDotOrColon(group.charCodeAt(cut - 1))) cut--;
     const value = cut < group.length ? group.slice(0, cut) : group;
     const quoted = name === "dq" || name === "sq" || name === "bq";
     if (name === "bare" ? taken(end - group.length) : quoted && taken(end - 1 - group.length))
@@ -116,6 +116,9 @@ const assignedValue: Pick = (m, at) => {
   }
   return undefined;
 };
+
+/** `.` or `:`, by its code. */
+const isDotOrColon = (code: number) => code === 46 || code === 58;
 
 /**
  * The quoted (`secret`) or bare (`secret2`) value group of a match, whose pattern ends with

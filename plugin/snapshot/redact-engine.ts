@@ -157,6 +157,8 @@ export interface RuleSet {
   readonly groups: readonly WindowGroup[];
   readonly scanner: LiteralScanner;
   readonly activations: readonly (readonly Activation[])[];
+  /** Per window group, the literals that open it (indices into the scanner's literals). */
+  readonly openers: readonly (readonly number[])[];
   /** The longest finite `reach` of any rule, in lines. */
   readonly maxReach: number;
   /** The rules without triggers, which run on every text, and their window groups. */
@@ -199,6 +201,9 @@ export function compileRules(rules: readonly Rule[]): RuleSet {
     groups,
     scanner: compileLiterals(literals),
     activations,
+    openers: groups.map((_, group) =>
+      activations.flatMap((list, literal) => (list.some((a) => a.group === group) ? [literal] : [])),
+    ),
     maxReach: Math.max(0, ...rules.map((r) => r.reach).filter(Number.isFinite)),
     untriggered: rules.filter((r) => r.triggers.length === 0),
     untriggeredGroups: [...groups.keys()].filter((g) => groups[g]?.triggers.length === 0),

@@ -161,17 +161,23 @@ function digestAt(input: string, start: number, value: string): boolean {
  * closing bracket it did not open.
  */
 function bareValue(value: string, bold: boolean): string {
-  const tag = value.indexOf("</");
-  let end = tag === -1 ? value.length : tag;
+  let end = closingTagAt(value);
   while (end > 0 && isSentenceEnd(value.charCodeAt(end - 1))) end--;
   // Most values end in no bracket and are not bold: their sentence punctuation is all there is to cut.
-  if (!bold && !CLOSING.includes(value.charAt(end - 1)))
+  if (!bold && !isClosing(value.charCodeAt(end - 1)))
     return end === value.length ? value : value.slice(0, end);
   let v = value.slice(0, end);
   if (bold) v = v.replace(/\*\*$/, "").replace(/[.,;:!?]+$/, "");
   for (const [open, close] of BRACKETS)
     while (v.endsWith(close) && v.split(close).length > v.split(open).length) v = v.slice(0, -1);
   return v;
+}
+
+/** Where the first `</` of `value` starts, or its length without one (a loop: values are short). */
+function closingTagAt(value: string): number {
+  for (let i = 0; i + 1 < value.length; i++)
+    if (value.charCodeAt(i) === 60 && value.charCodeAt(i + 1) === 47) return i;
+  return value.length;
 }
 
 /** Whether the last character before `at`, spaces aside, ends a field's label: `:`, `：`, `|` or `>`. */
@@ -184,6 +190,8 @@ function afterField(input: string, at: number): boolean {
 
 /** The closing brackets {@link bareValue} cuts from a value's end when it did not open them. */
 const CLOSING = ")]}>";
+/** Whether `code` is that of one of `CLOSING`'s characters. */
+const isClosing = (code: number) => code === 41 || code === 93 || code === 125 || code === 62;
 
 /** How far back the label's cell of a table row is read. */
 const CELL_CHARS = 128;

@@ -23,11 +23,15 @@ export interface LiteralScanner {
   /**
    * `skip`: ranges (sorted, disjoint) where no occurrence may start; the scan jumps over them without
    * reading them (the markers of a text redacted once are most of it when its secrets were dense).
+   * `until`: per literal, where its next occurrence may be reported from (one entry per literal, zeros to
+   * start), which `onHit`'s answers raise; `onHit` may raise any literal's entry itself, when it knows that
+   * literal's occurrences before some position would add nothing.
    */
   scan(
     text: string,
     onHit: (at: number, literal: number) => number | undefined,
     skip?: readonly { readonly start: number; readonly end: number }[],
+    until?: Int32Array,
   ): void;
 }
 
@@ -126,10 +130,10 @@ export function compileLiterals(literals: readonly string[]): LiteralScanner {
   };
   return {
     literals,
-    scan(text, onHit, skip = []) {
-      // Per literal, where its next occurrence may be reported from (`onHit`'s answer), and per group of
-      // literals (`subs`) the least of theirs: a line whose literals have all been taken costs one read.
-      const until = new Int32Array(compiled.length);
+    scan(text, onHit, skip = [], until = new Int32Array(compiled.length)) {
+      // Per literal, where its next occurrence may be reported from (`until`), and per group of literals
+      // (`subs`) the least of theirs: a line whose literals have all been taken costs one read. An entry
+      // `onHit` raised for a literal other than the one hit only makes its group's least stale, and low.
       const subUntil = new Int32Array(subs.length);
       let next = fold[text.charCodeAt(0)] ?? 0;
       let skipped = 0;

@@ -58,6 +58,10 @@ export function windowsOf(
   };
   // Per group, the start of the last line it was opened on, for `witnesses`.
   let openedOn = witnesses === undefined ? undefined : new Int32Array(set.groups.length).fill(-1);
+  // Per group, the start of the line its window covers last (-1: none yet); per literal, where its next
+  // occurrence may be reported from (the scanner's `until`, raised here for literals that would add nothing).
+  const openOn = new Int32Array(set.groups.length).fill(-1);
+  const until = new Int32Array(set.scanner.literals.length);
   let marker = 0;
   // Every hit inside a marker is dropped below, and with no literal holding the `]` that ends a marker
   // none can start in one and end past it: the scan need not read the markers at all.
@@ -96,6 +100,11 @@ export function windowsOf(
           }
         }
         const end = reachEnd(g.reach);
+        if (openOn[group] !== lineStart) {
+          openOn[group] = lineStart;
+          if ((ends[0] ?? 0) - at > LONG_LINE)
+            retireOpeners(set, group, openOn, lineStart, ends[0] ?? 0, until);
+        }
         const list = windows[group];
         const lastEnd = list?.at(-1);
         if (list === undefined) windows[group] = [lineStart, end];
@@ -107,8 +116,40 @@ export function windowsOf(
       return all ? ends[0] : undefined;
     },
     skip,
+    until,
   );
   return windows;
+}
+
+/**
+ * How far a line must run on past a hit for `windowsOf` to look for literals it can stop reporting there: a
+ * shorter line holds too few occurrences to repay the look.
+ */
+const LONG_LINE = 256;
+
+/**
+ * Once `group` opened over the line starting at `lineStart` and ending at `lineEnd`, each literal that opens
+ * it and only groups already open over that line adds nothing by its occurrences on the rest of the line
+ * (each would open what is open, and none is a group's first witness there): the scan stops reporting them
+ * until the line ends. A line dense with one label word (`password: password: …`) otherwise compares every
+ * longer literal sharing its start (`passphrase`, `passcode`) at each occurrence.
+ */
+function retireOpeners(
+  set: RuleSet,
+  group: number,
+  openOn: Int32Array,
+  lineStart: number,
+  lineEnd: number,
+  until: Int32Array,
+): void {
+  for (const literal of set.openers[group] ?? []) {
+    if ((until[literal] ?? 0) >= lineEnd) continue;
+    const activations = set.activations[literal] ?? [];
+    let open = true;
+    for (let k = 0; k < activations.length && open; k++)
+      open = openOn[activations[k]?.group ?? -1] === lineStart;
+    if (open) until[literal] = lineEnd;
+  }
 }
 
 export function endOfLine(text: string, from: number): number {

@@ -43,6 +43,33 @@ describe("compileLiterals", () => {
     ]);
   });
 
+  it("skips the occurrences of any literal before the position the caller set for it in `until`", () => {
+    const out: [number, number][] = [];
+    const text = "pass password passphrase\npassphrase password";
+    const until = new Int32Array(3);
+    compileLiterals(["pass", "password", "passphrase"]).scan(
+      text,
+      (at, literal) => {
+        out.push([at, literal]);
+        // The first hit of `pass` stops `passphrase` (and no other) until the line ends.
+        if (literal === 0 && at === 0) until[2] = text.indexOf("\n");
+        return undefined;
+      },
+      [],
+      until,
+    );
+    expect(out).toEqual([
+      [0, 0],
+      [5, 0],
+      [5, 1],
+      [14, 0],
+      [25, 0],
+      [25, 2],
+      [36, 0],
+      [36, 1],
+    ]);
+  });
+
   it("reports every occurrence in text order, ignoring ASCII case", () => {
     expect(hits(["token", "key"], "Token KEY tokenkey")).toEqual([
       [0, 0],

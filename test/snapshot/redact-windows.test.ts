@@ -5,6 +5,7 @@ import {
   compileRules,
   type Finding,
   findSecrets,
+  type RuleSet,
   rule,
   type Span,
 } from "../../plugin/snapshot/redact-engine.ts";
@@ -68,6 +69,68 @@ describe("windowsOf", () => {
     expect(witnesses).toEqual([-1]);
     expect(windowsAfter(many, many, set, [], [], [], witnesses)).toBeUndefined();
     expect(endOfLine(text, 30)).toBe(text.length);
+  });
+});
+
+/**
+ * `windowsOf` the long way: every occurrence of every literal the scanner finds, none skipped, each opening
+ * the windows of its groups over its line and reach, the first of each line and group its witness.
+ */
+function everyHitWindows(text: string, set: RuleSet, markers: readonly Span[]) {
+  const windows: (number[] | undefined)[] = new Array(set.groups.length);
+  for (const g of set.untriggeredGroups) windows[g] = [0, text.length];
+  const witnesses: number[] = [];
+  const opened = new Set<string>();
+  set.scanner.scan(text, (at, literal) => {
+    const length = set.scanner.literals[literal]?.length ?? 0;
+    if (markers.some((m) => m.start <= at && at + length <= m.end)) return undefined;
+    const lineStart = text.lastIndexOf("\n", at - 1) + 1;
+    for (const { group, trigger } of set.activations[literal] ?? []) {
+      const g = set.groups[group];
+      if (g === undefined || (g.caseSensitive && !text.startsWith(trigger, at))) continue;
+      if (!opened.has(`${lineStart}:${group}`)) {
+        opened.add(`${lineStart}:${group}`);
+        witnesses.push(lineStart, group, at, length);
+      }
+      let end = endOfLine(text, at);
+      for (let k = 0; k < g.reach && end < text.length; k++) end = endOfLine(text, end + 1);
+      const list = windows[group];
+      const lastEnd = list?.at(-1);
+      if (list === undefined) windows[group] = [lineStart, end];
+      else if (lastEnd === undefined || lineStart > lastEnd + 1) list.push(lineStart, end);
+      else if (end > lastEnd) list[list.length - 1] = end;
+    }
+    return undefined;
+  });
+  return { windows, witnesses };
+}
+
+describe("windowsOf on long lines", () => {
+  it("opens what opening at every occurrence opens, on long lines dense with triggers too", () => {
+    const fragment = fc.constantFrom(
+      "password: ",
+      "passphrase ",
+      "pass:",
+      "PASS ",
+      "token=",
+      "Authorization: Bearer ",
+      "[REDACTED:jwt]",
+      "ghp_",
+      "Key",
+      "x".repeat(300),
+      " ",
+    );
+    const line = fc.array(fragment, { minLength: 1, maxLength: 40 }).map((parts) => parts.join(""));
+    const texts = fc.array(line, { minLength: 1, maxLength: 4 }).map((ls) => ls.join("\n"));
+    fc.assert(
+      fc.property(texts, (text) => {
+        const markers = markersIn(text);
+        const witnesses: number[] = [];
+        const windows = windowsOf(text, RULES, markers, witnesses);
+        expect({ windows, witnesses }).toEqual(everyHitWindows(text, RULES, markers));
+      }),
+      { numRuns: 400 },
+    );
   });
 });
 
