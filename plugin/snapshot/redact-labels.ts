@@ -23,11 +23,6 @@ const LABELS: readonly (readonly [string, Strength])[] = [
   ["passphrase", "strong"],
   ["passcode", "strong"],
   ["pass phrase", "strong"],
-  // Full-width forms, as a CJK input method writes Latin letters: `ｐａｓｓｗｏｒｄ：…`.
-  ["ｐａｓｓｗｏｒｄ", "strong"],
-  ["ｐａｓｓｗｄ", "strong"],
-  ["ｓｅｃｒｅｔ", "strong"],
-  ["ｔｏｋｅｎ", "weak"],
   ["secret", "strong"],
   ["passwort", "strong"],
   ["kennwort", "strong"],
@@ -102,9 +97,8 @@ const LABELS: readonly (readonly [string, Strength])[] = [
 ];
 
 const strengthOf = new Map(LABELS.map(([label, strength]) => [label, strength]));
-/** Scripts written without spaces, where a label may end a longer word (`服务器密码`, `รหัสผ่านเซิร์ฟเวอร์`), and full-width Latin letters, written among them. */
-const UNSPACED =
-  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\uFF21-\uFF5A]/u;
+/** Scripts written without spaces, where a label may end a longer word (`服务器密码`, `รหัสผ่านเซิร์ฟเวอร์`). */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 const alternation = (labels: readonly string[]) => labels.map((l) => l.replace(/ /g, "[ \\t]+")).join("|");
 const SPACED_LABELS = alternation(LABELS.map(([l]) => l).filter((l) => !UNSPACED.test(l)));
 const UNSPACED_LABELS = alternation(LABELS.map(([l]) => l).filter((l) => UNSPACED.test(l)));
@@ -140,8 +134,11 @@ const NOT_A_MARKER = String.raw`(?!\[REDACTED:)`;
  */
 const VALUE = String.raw`(?:(?<q>["'\x60“‘«「『])(?<quoted>[^"'\x60”’»」』\r\n]{1,256})[”’»」』"'\x60]|(?<open>\*\*)?${NOT_A_MARKER}(?<secret>${VALUE_CHAR}{1,256})(?!${VALUE_CHAR}))`;
 
-/** A spaced label starts prose: at the start, after a space or opening punctuation, not inside `a:secret:b`. */
-const PATTERN = String.raw`(?:(?<![^\s(*"'\x60“«「『>#|<])(?<spaced>${SPACED_LABELS})(?![\p{L}\p{M}\p{N}_])|(?<unspaced>${UNSPACED_LABELS}))${QUALIFIER}(?:\*\*)?${SEPARATOR}${VALUE}`;
+/**
+ * A spaced label starts prose: at the start, after a space or opening punctuation, or right after a word of
+ * a script written without spaces (`サーバーのpassword：`); not inside `a:secret:b`.
+ */
+const PATTERN = String.raw`(?:(?<![^\s(*"'\x60“«「『>#|<\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}])(?<spaced>${SPACED_LABELS})(?![\p{L}\p{M}\p{N}_])|(?<unspaced>${UNSPACED_LABELS}))${QUALIFIER}(?:\*\*)?${SEPARATOR}${VALUE}`;
 
 /**
  * Whether the value at `start` is the hex of a digest whose algorithm the qualifier's last word names

@@ -4,10 +4,12 @@ import {
   compileRules,
   type Deadline,
   DeadlineExceeded,
+  type Finding,
   findSecrets,
   mayFindSecrets,
   type Span,
 } from "./redact-engine.ts";
+import { fold, foldedFindings, holdsInvisible, mayFold, unite } from "./redact-fold.ts";
 import { JudgedBlocks, rulesVersion } from "./redact-judged.ts";
 import { REDACTION_KINDS, type RedactionKind } from "./redact-kinds.ts";
 import { LABEL_RULES, labelStrength } from "./redact-labels.ts";
@@ -15,7 +17,7 @@ import { classifyName, isPassphrase, looksSecretFor, type Strength } from "./red
 import { PAIR_RULES } from "./redact-pairs.ts";
 import { PROVIDER_RULES } from "./redact-providers.ts";
 import { carryMarkers, markersIn } from "./redact-spans.ts";
-import { linesAround, type Windows, windowsAfter } from "./redact-windows.ts";
+import { linesAround, type Scanned, type Windows, windowsAfter } from "./redact-windows.ts";
 
 /**
  * Secret redaction: the pure pass every string goes through before the store writes it to disk, and every
@@ -100,7 +102,7 @@ const RULES = compileRules([
  */
 export const REDACTION_RULES_VERSION = rulesVersion(
   RULES.rules,
-  [redactText, redactValue, strengthOfName, linesAround].map(String),
+  [redactText, findAll, redactValue, strengthOfName, linesAround, foldedFindings, fold].map(String),
 );
 
 /** An empty memory of the blocks judged clean by the rules `redact` applies (see `parseDailyLog`). */
@@ -134,6 +136,28 @@ export function redact(text: string, options: RedactOptions = {}): Redaction {
   }
 }
 
+/**
+ * What the rules find in `text` as written (`findSecrets`, with its `markers` and `scanned`) and, on the
+ * lines holding characters that hide a secret, folded (`redact-fold.ts`): the union of the two readings,
+ * except that a finding of the written reading holding a character that shows nothing is kept only where
+ * the folded reading finds something too (`password: ` U+200B `see vault` is a placeholder, as it reads).
+ */
+function findAll(
+  text: string,
+  deadline: Deadline | undefined,
+  markers?: readonly Span[],
+  scanned?: Scanned,
+): Finding[] {
+  const written = findSecrets(text, RULES, deadline, markers, scanned);
+  if (!mayFold(text)) return written;
+  const folded = foldedFindings(text, RULES.maxReach + 1, (f) => findSecrets(f, RULES, deadline));
+  const kept = written.filter(
+    (w) =>
+      !holdsInvisible(text.slice(w.start, w.end)) || folded.some((f) => f.start < w.end && w.start < f.end),
+  );
+  return folded.length === 0 && kept.length === written.length ? written : unite(kept, folded);
+}
+
 function redactText(text: string, deadline: Deadline | undefined): Redaction {
   const counts: RedactionCounts = {};
   let total = 0;
@@ -151,9 +175,9 @@ function redactText(text: string, deadline: Deadline | undefined): Redaction {
     const whole = isWhole(regions, current);
     if (whole) markers ??= markersIn(current);
     const found = whole
-      ? findSecrets(current, RULES, deadline, markers, total === 0 ? { witnesses } : { windows })
+      ? findAll(current, deadline, markers, total === 0 ? { witnesses } : { windows })
       : regions.flatMap((r) =>
-          findSecrets(current.slice(r.start, r.end), RULES, deadline).map((f) => ({
+          findAll(current.slice(r.start, r.end), deadline).map((f) => ({
             kind: f.kind,
             start: f.start + r.start,
             end: f.end + r.start,
@@ -271,7 +295,7 @@ function redactValue<T>(
   const marked = mayFindSecrets(unknown, RULES);
   const toRedact = new Set<string>();
   for (const [i, text] of unknown.entries()) {
-    if (marked[i] === true) toRedact.add(text);
+    if (marked[i] === true || mayFold(text)) toRedact.add(text);
     else if (remember) rememberClean(text);
   }
   const redactString = (text: string, name: Name | undefined): string => {

@@ -35,6 +35,11 @@ export const PATHOLOGICAL_FRAGMENTS: readonly (readonly [string, string])[] = [
   ["piped password", "echo a | sudo -S "],
   ["name and value fields", '<add key="ApiKey" value="'],
   ["escaped JSON", '{\\"password\\": \\"'],
+  // Text read twice, as written and folded (`redact-fold.ts`): a label split by a character that shows
+  // nothing, HTML-escaped markup, a line with an emoji's variation selector.
+  ["a label split by a zero-width space", "pass\u200Bword: "],
+  ["HTML-escaped markup", "&lt;td&gt;&quot;password&quot;&lt;/td&gt; "],
+  ["emoji with a variation selector", "the fix is in \u2764\uFE0F pass\n"],
 ];
 
 /** `fragment` repeated to `length` characters (the last copy cut); empty for an empty fragment. */

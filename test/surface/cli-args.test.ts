@@ -45,7 +45,7 @@ describe("UsageError", () => {
   it("quotes what was typed only when printed, redacted, and never holds it verbatim in its message", async () => {
     const token = `ghp_${"Qd5v".repeat(9)}`;
     const error = new UsageError(
-      (quote) => `--limit expects a number, received ${quote(`x ${token}\u202Ey`)}`,
+      (quote) => `--limit expects a number, received ${quote(`x ${token} \u202Ey`)}`,
     );
     expect(error.message).toBe(`--limit expects a number, received ${UNQUOTED}`);
     expect(await error.text()).toBe('--limit expects a number, received "x [REDACTED:github-token] y"');
