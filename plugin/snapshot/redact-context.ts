@@ -366,7 +366,7 @@ export const CONTEXT_RULES: readonly Rule[] = [
   }),
   // openssl `-passin pass:SECRET`, `-passout pass:SECRET`, `-k SECRET` is left to the flag rule.
   rule("cli-flag", String.raw`-pass(?:in|out)?[ \t]+pass:${QUOTED_OR_BARE}`, {
-    triggers: ["pass:"],
+    triggers: ["-pass"],
     pick: commandPassword,
   }),
   rule(
