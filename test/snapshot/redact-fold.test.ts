@@ -32,6 +32,14 @@ describe("fold", () => {
     expect(fold(`&q${ZWSP}uot;x&#8203;y`)?.text).toBe('"xy');
   });
 
+  it("sees every character that shows nothing, in every plane", () => {
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const c = String.fromCodePoint(code);
+      if (/\p{Default_Ignorable_Code_Point}/u.test(c)) expect(mayFold(`a${c}b`), code.toString(16)).toBe(true);
+    }
+  });
+
   it("leaves what names nothing, a lone surrogate escape and the marks of CJK prose as written", () => {
     expect(fold("AT&T &nosuch; \\ud800 plain")).toBeNull();
     expect(fold("今日は会議でした（東京）。次は、資料を作ります！\n")).toBeNull();
