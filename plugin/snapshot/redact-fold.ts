@@ -37,6 +37,7 @@ const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
  * list against the property, code point by code point.
  */
 const SCREEN =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: single code units are the point (U+034F among them)
   /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFF8\uFF01-\uFF5E\uD800-\uDBFF&\\]/;
 
 /** Whether `text` holds anything to fold (a megabyte of ASCII without `&` or `\` in about 40 µs). */

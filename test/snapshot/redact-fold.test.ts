@@ -36,7 +36,8 @@ describe("fold", () => {
     for (let code = 0; code <= 0x10ffff; code++) {
       if (code >= 0xd800 && code <= 0xdfff) continue;
       const c = String.fromCodePoint(code);
-      if (/\p{Default_Ignorable_Code_Point}/u.test(c)) expect(mayFold(`a${c}b`), code.toString(16)).toBe(true);
+      if (/\p{Default_Ignorable_Code_Point}/u.test(c))
+        expect(mayFold(`a${c}b`), code.toString(16)).toBe(true);
     }
   });
 
