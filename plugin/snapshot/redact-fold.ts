@@ -12,7 +12,9 @@ import { linesAround } from "./redact-windows.ts";
  */
 
 /**
- * What folds: characters (a run of Unicode's default-ignorable code points, which show nothing; a run of two
+ * What folds: characters (a run of Unicode's default-ignorable code points, which show nothing; a run of
+ * spaces other than the ASCII one, no-break ones above all, to as many ASCII spaces, and an ideographic space
+ * beside an ASCII character or a full-width form of one; a run of two
  * or more full-width ASCII forms, one full-width letter or digit, or a full-width mark beside an ASCII
  * character other than a line break (`DB_PASSWORD ＝ x`); a mathematical letter or digit), then,
  * in what that gives, escapes (a character reference `&#58;`, `&#x3a;`, `&colon;`; a `\uXXXX` escape), so
@@ -21,7 +23,7 @@ import { linesAround } from "./redact-windows.ts";
  * make every line of such prose a line to read twice, and rules read the marks that matter (`：`) as written.
  */
 const CHARACTERS =
-  /\p{Default_Ignorable_Code_Point}+|[\uFF01-\uFF5E]{2,}|[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]|[\uFF01-\uFF5E](?<=[\t -~][\uFF01-\uFF5E])|[\uFF01-\uFF5E](?=[\t -~])|[\u{1D400}-\u{1D7FF}]/gu;
+  /\p{Default_Ignorable_Code_Point}+|[\u00A0\u1680\u2000-\u200A\u202F\u205F]+|\u3000(?<=[\t -~\uFF01-\uFF5E]\u3000)|\u3000(?=[\t -~\uFF01-\uFF5E])|[\uFF01-\uFF5E]{2,}|[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]|[\uFF01-\uFF5E](?<=[\t -~][\uFF01-\uFF5E])|[\uFF01-\uFF5E](?=[\t -~])|[\u{1D400}-\u{1D7FF}]/gu;
 const ESCAPES = /&(?:#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});?|[A-Za-z][A-Za-z0-9]{1,31};)|\\u[0-9a-fA-F]{4}/g;
 
 /** Whether `text` holds a character that shows nothing. */
@@ -38,7 +40,7 @@ const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
  */
 const SCREEN =
   // biome-ignore lint/suspicious/noMisleadingCharacterClass: single code units are the point (U+034F among them)
-  /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFF8\uFF01-\uFF5E\uD800-\uDBFF&\\]/;
+  /[\u00A0\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u1680\u2000-\u200A\u202F\u205F\u3000\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFF8\uFF01-\uFF5E\uD800-\uDBFF&\\]/;
 
 /** Whether `text` holds anything to fold (a megabyte of ASCII without `&` or `\` in about 40 µs). */
 export function mayFold(text: string): boolean {
@@ -58,9 +60,13 @@ export interface Folded {
   to(i: number): number;
 }
 
+/** Spaces other than the ASCII one: no-break, thin, narrow, ideographic… */
+const SPACES = /^[\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/;
+
 /** A match of `CHARACTERS` folded: nothing for characters that show nothing, else their ASCII forms. */
 function foldCharacters(stretch: string): string {
   const first = stretch.charCodeAt(0);
+  if (SPACES.test(stretch)) return " ".repeat(stretch.length);
   if (first >= 0xff01 && first <= 0xff5e) {
     let out = "";
     for (let i = 0; i < stretch.length; i++) out += String.fromCharCode(stretch.charCodeAt(i) - 0xfee0);

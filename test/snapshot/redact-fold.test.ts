@@ -133,6 +133,11 @@ describe("redact on text written to hide a secret", () => {
       "pass\\u0077ord = 'Tr0ub4dor-Prod'",
       "&amp;quot;db_password&amp;quot;: &amp;quot;Tr0ub4dor-Prod&amp;quot;",
       "DB_PASSWORD ＝ Tr0ub4dor-Prod",
+      // No-break spaces, as pasted from a web page; French typography's narrow one before a colon.
+      "password:\u00A0Tr0ub4dor-Prod",
+      "the\u00A0password\u00A0is\u00A0Tr0ub4dor-Prod",
+      "mot de passe\u202F: Tr0ub4dor-Prod",
+      "password:\u3000Tr0ub4dor-Prod",
       // As a CJK input method writes Latin letters, alone or among the words of the script.
       "ｐａｓｓｗｏｒｄ：Tr0ub4dor-Prod",
       "サーバーのＰＡＳＳＷＯＲＤ：Ｔｒ０ｕｂ４ｄｏｒ－Ｐｒｏｄ",
