@@ -4,11 +4,12 @@ import { linesAround } from "./redact-windows.ts";
 
 /**
  * What hides a secret from the rules while leaving it readable: characters that show nothing (a zero-width
- * space inside `pass​word`, a soft hyphen, a variation selector), the full-width and mathematical forms of
- * ASCII letters (`ｓｅｃｒｅｔ：`, `𝐩𝐚𝐬𝐬𝐰𝐨𝐫𝐝`), and escapes a reader decodes (`password&#58;`,
- * `&quot;token&quot;`, `pass\u0077ord`). The redactor reads the lines holding any of these a second time,
- * folded: those characters dropped, the forms written as ASCII, the escapes decoded. A secret found in the
- * folded lines is replaced in the text as written, from the first character it came from to the last.
+ * space inside `pass​word`, a soft hyphen, a variation selector), spaces other than the ASCII one, the
+ * full-width and mathematical forms of ASCII letters (`ｓｅｃｒｅｔ：`, `𝐩𝐚𝐬𝐬𝐰𝐨𝐫𝐝`), escapes a reader
+ * decodes (`password&#58;`, `&quot;token&quot;`, `pass\u0077ord`) and inline HTML tags (`<b>Password:</b>`).
+ * The redactor reads the lines holding any of these a second time, folded: those characters dropped, the
+ * forms written as ASCII, the escapes decoded, the tags read as nothing. A secret found in the folded lines
+ * is replaced in the text as written, from the first character it came from to the last.
  */
 
 /**
@@ -24,6 +25,13 @@ import { linesAround } from "./redact-windows.ts";
  */
 const CHARACTERS =
   /\p{Default_Ignorable_Code_Point}+|[\u00A0\u1680\u2000-\u200A\u202F\u205F]+|\u3000(?<=[\t -~\uFF01-\uFF5E]\u3000)|\u3000(?=[\t -~\uFF01-\uFF5E])|[\uFF01-\uFF5E]{2,}|[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]|[\uFF01-\uFF5E](?<=[\t -~][\uFF01-\uFF5E])|[\uFF01-\uFF5E](?=[\t -~])|[\u{1D400}-\u{1D7FF}]/gu;
+/**
+ * HTML's inline formatting tags, which a reader of the page never sees (`<b>Password:</b> X`, `password =
+ * <code>X</code>`, as pasted from a mail or an exported wiki page): read as nothing, and a line break tag as
+ * a line break.
+ */
+const TAGS =
+  /<\/?(?:b|strong|i|em|u|s|code|tt|kbd|samp|var|span|font|mark|small|big|sub|sup|a|abbr|cite|q)(?:[ \t][^<>\n]{0,256})?>|<br[ \t]*\/?>/gi;
 const ESCAPES = /&(?:#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});?|[A-Za-z][A-Za-z0-9]{1,31};)|\\u[0-9a-fA-F]{4}/g;
 
 /** Whether `text` holds a character that shows nothing. */
@@ -33,21 +41,22 @@ export function holdsInvisible(text: string): boolean {
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
 
 /**
- * A quick screen for `mayFold`: every character `CHARACTERS` or `ESCAPES` can start with (Unicode's
+ * A quick screen for `mayFold`: every character `CHARACTERS`, `ESCAPES` or `TAGS` can start with (Unicode's
  * default-ignorable code points of the first plane listed, as its property cannot be tested as quickly, and
  * any character past it by its first surrogate), so a text it passes by needs neither. A test holds the
  * list against the property, code point by code point.
  */
 const SCREEN =
   // biome-ignore lint/suspicious/noMisleadingCharacterClass: single code units are the point (U+034F among them)
-  /[\u00A0\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u1680\u2000-\u200A\u202F\u205F\u3000\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFF8\uFF01-\uFF5E\uD800-\uDBFF&\\]/;
+  /[\u00A0\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u1680\u2000-\u200A\u202F\u205F\u3000\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFF8\uFF01-\uFF5E\uD800-\uDBFF&\\<]/;
 
-/** Whether `text` holds anything to fold (a megabyte of ASCII without `&` or `\` in about 40 µs). */
+/** Whether `text` holds anything to fold (a megabyte of ASCII without `&`, `\` or `<` in about 40 µs). */
 export function mayFold(text: string): boolean {
   if (!SCREEN.test(text)) return false;
   CHARACTERS.lastIndex = 0;
   ESCAPES.lastIndex = 0;
-  return CHARACTERS.test(text) || ESCAPES.test(text);
+  TAGS.lastIndex = 0;
+  return CHARACTERS.test(text) || ESCAPES.test(text) || TAGS.test(text);
 }
 
 /**
@@ -189,10 +198,13 @@ function after(first: Folded, next: Folded): Folded {
 
 const STEPS: readonly (readonly [RegExp, (match: string) => string])[] = [
   [CHARACTERS, foldCharacters],
+  // Once more: a full-width mark beside a mathematical letter is beside an ASCII one once that is folded.
+  [CHARACTERS, foldCharacters],
   [ESCAPES, foldEscape],
   // Escaped twice (`&amp;quot;`, `&#38;lt;`): HTML escaped again by a tool that did not know it was.
   [ESCAPES, foldEscape],
   [CHARACTERS, foldCharacters],
+  [TAGS, (tag) => (/^<br/i.test(tag) ? "\n" : "")],
 ];
 
 /**
@@ -226,7 +238,7 @@ export function foldedFindings(
  */
 function foldedRegions(text: string, reach: number): Span[] {
   const regions: Span[] = [];
-  for (const pattern of [CHARACTERS, ESCAPES]) {
+  for (const pattern of [CHARACTERS, ESCAPES, TAGS]) {
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
       const [region] = linesAround(text, [{ start: m.index, end: m.index + m[0].length }], reach);

@@ -181,17 +181,12 @@ export const PAIR_RULES: readonly Rule[] = [
     { flags: "i" },
   ),
   // Escaped forms of an assignment, as a log or a tool's argument quotes them: JSON inside a JSON string
-  // (`{\"password\": \"…\"}`), HTML entities (`&quot;password&quot;: &quot;…&quot;`, `&lt;password&gt;…`),
-  // URL encoding (`password%3D…`).
+  // (`{\"password\": \"…\"}`), URL encoding (`password%3D…`). HTML entities (`&quot;password&quot;: …`,
+  // `&lt;password&gt;…`) are decoded by the folded reading (`redact-fold.ts`), which every rule reads.
   pair(
     String.raw`\\(?<nq>["'])${NAME}\\\k<nq>[ \t]*:[ \t]*\\(?<vq>["'])(?!\[REDACTED:)(?<text>[^"'\\\s]{1,512})(?=\\\k<vq>)`,
     ['\\"', "\\'"],
   ),
-  pair(
-    String.raw`&quot;${NAME}&quot;[ \t]*:[ \t]*&quot;(?!\[REDACTED:)(?<text>(?:[^&"\s<>]|&(?!quot;)){1,512})(?=&quot;)`,
-    ["&quot;"],
-  ),
-  pair(String.raw`&lt;${NAME}&gt;(?!\[REDACTED:)(?<text>[^&<>\s]{1,512})(?=&lt;/)`, ["&lt;"]),
   pair(
     String.raw`(?:(?<=%26|%3[Ff]|%20)|(?<![A-Za-z0-9_]))${NAME}%3[Dd](?!\[REDACTED:)(?<text>(?:[A-Za-z0-9._~!*'()-]|%(?!26|3[Bb])[0-9A-Fa-f]{2}){1,512})`,
     ["%3d"],

@@ -132,12 +132,18 @@ describe("redact on text written to hide a secret", () => {
       `${bold("password")}: Tr0ub4dor-Prod`,
       "pass\\u0077ord = 'Tr0ub4dor-Prod'",
       "&amp;quot;db_password&amp;quot;: &amp;quot;Tr0ub4dor-Prod&amp;quot;",
+      "&quot;password&quot;: &quot;Tr0ub4dor-Prod&quot;",
+      "&lt;password&gt;Tr0ub4dor-Prod&lt;/password&gt;",
       "DB_PASSWORD ＝ Tr0ub4dor-Prod",
       // No-break spaces, as pasted from a web page; French typography's narrow one before a colon.
       "password:\u00A0Tr0ub4dor-Prod",
       "the\u00A0password\u00A0is\u00A0Tr0ub4dor-Prod",
       "mot de passe\u202F: Tr0ub4dor-Prod",
       "password:\u3000Tr0ub4dor-Prod",
+      // Inline HTML, as pasted from a mail or an exported wiki page.
+      "<b>Password:</b> Tr0ub4dor-Prod",
+      "<p><strong>Password</strong>: Tr0ub4dor-Prod<br>User: admin</p>",
+      "password = <code>Tr0ub4dor-Prod</code>",
       // As a CJK input method writes Latin letters, alone or among the words of the script.
       "ｐａｓｓｗｏｒｄ：Tr0ub4dor-Prod",
       "サーバーのＰＡＳＳＷＯＲＤ：Ｔｒ０ｕｂ４ｄｏｒ－Ｐｒｏｄ",

@@ -34,8 +34,6 @@ describe("PAIR_RULES", () => {
     [`<entry key="password"> ${STRONG} </entry>`, STRONG],
     [`{\\"password\\": \\"${STRONG}\\"}`, STRONG],
     [`"args": "{\\"api_key\\":\\"${TOKEN}\\"}"`, TOKEN],
-    [`&quot;password&quot;: &quot;${STRONG}&quot;`, STRONG],
-    [`&lt;password&gt;${STRONG}&lt;/password&gt;`, STRONG],
     ["next=%2Fcb%3Fx%3D1%26password%3DSummer2024%21db%26y%3D2", "Summer2024%21db"],
     [`password -> ${STRONG}`, STRONG],
     [`API_KEY → ${TOKEN}`, TOKEN],
