@@ -17,14 +17,15 @@ import { linesAround } from "./redact-windows.ts";
  * spaces other than the ASCII one, no-break ones above all, to as many ASCII spaces, and an ideographic space
  * beside an ASCII character or a full-width form of one; a run of two
  * or more full-width ASCII forms, one full-width letter or digit, or a full-width mark beside an ASCII
- * character other than a line break (`DB_PASSWORD ＝ x`); a mathematical letter or digit), then,
+ * character other than a line break (`DB_PASSWORD ＝ x`); a letter-like, enclosed, ligature, small or
+ * mathematical form of a letter, digit or mark: `ⓟ`, `ﬁ`, `﹕`, `𝐩`, `🄿`), then,
  * in what that gives, escapes (a character reference `&#58;`, `&#x3a;`, `&colon;`; a `\uXXXX` escape), so
  * that an escape split by a character that shows nothing (`&q` U+200B `uot;`) is decoded too. Any other
  * full-width punctuation mark (`（`, `！` in Japanese or Chinese prose) is left as written: folding it would
  * make every line of such prose a line to read twice, and rules read the marks that matter (`：`) as written.
  */
 const CHARACTERS =
-  /\p{Default_Ignorable_Code_Point}+|[\u00A0\u1680\u2000-\u200A\u202F\u205F]+|\u3000(?<=[\t -~\uFF01-\uFF5E]\u3000)|\u3000(?=[\t -~\uFF01-\uFF5E])|[\uFF01-\uFF5E]{2,}|[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]|[\uFF01-\uFF5E](?<=[\t -~][\uFF01-\uFF5E])|[\uFF01-\uFF5E](?=[\t -~])|[\u{1D400}-\u{1D7FF}]/gu;
+  /\p{Default_Ignorable_Code_Point}+|[\u00A0\u1680\u2000-\u200A\u202F\u205F]+|\u3000(?<=[\t -~\uFF01-\uFF5E]\u3000)|\u3000(?=[\t -~\uFF01-\uFF5E])|[\uFF01-\uFF5E]{2,}|[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]|[\uFF01-\uFF5E](?<=[\t -~][\uFF01-\uFF5E])|[\uFF01-\uFF5E](?=[\t -~])|[\u2100-\u214F\u2460-\u24FF\uFB00-\uFB06\uFE50-\uFE6B\u{1D400}-\u{1D7FF}\u{1F130}-\u{1F189}]/gu;
 /**
  * HTML's inline formatting tags, which a reader of the page never sees (`<b>Password:</b> X`, `password =
  * <code>X</code>`, as pasted from a mail or an exported wiki page): read as nothing, and a line break tag as
@@ -48,7 +49,7 @@ const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
  */
 const SCREEN =
   // biome-ignore lint/suspicious/noMisleadingCharacterClass: single code units are the point (U+034F among them)
-  /[\u00A0\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u1680\u2000-\u200A\u202F\u205F\u3000\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFF8\uFF01-\uFF5E\uD800-\uDBFF&\\<]/;
+  /[\u00A0\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u1680\u2000-\u200A\u202F\u205F\u3000\u3164\u2100-\u214F\u2460-\u24FF\uFB00-\uFB06\uFE00-\uFE0F\uFE50-\uFE6B\uFEFF\uFFA0\uFFF0-\uFFF8\uFF01-\uFF5E\uD800-\uDBFF&\\<]/;
 
 /** Whether `text` holds anything to fold (a megabyte of ASCII without `&`, `\` or `<` in about 40 µs). */
 export function mayFold(text: string): boolean {
@@ -81,8 +82,8 @@ function foldCharacters(stretch: string): string {
     for (let i = 0; i < stretch.length; i++) out += String.fromCharCode(stretch.charCodeAt(i) - 0xfee0);
     return out;
   }
-  const code = stretch.codePointAt(0) ?? 0;
-  return code >= 0x1d400 && code <= 0x1d7ff ? stretch.normalize("NFKC") : "";
+  // A letter-like, enclosed, ligature, small or mathematical form: its compatibility form (`ⓟ`, `𝐩`: `p`).
+  return INVISIBLE.test(stretch) ? "" : stretch.normalize("NFKC");
 }
 
 /** A match of `ESCAPES` decoded as HTML or JSON decodes it; as written when it names nothing. */
