@@ -13,7 +13,8 @@ import { linesAround } from "./redact-windows.ts";
  */
 
 /**
- * What folds: characters (a run of Unicode's default-ignorable code points, which show nothing; a run of
+ * What folds: characters (a run of Unicode's default-ignorable code points, which show nothing, listed as
+ * the property is tested about three times slower and a test holds the list to it; a run of
  * spaces other than the ASCII one, no-break ones above all, to as many ASCII spaces, and an ideographic space
  * beside an ASCII character or a full-width form of one; a run of two
  * or more full-width ASCII forms, one full-width letter or digit, or a full-width mark beside an ASCII
@@ -25,7 +26,8 @@ import { linesAround } from "./redact-windows.ts";
  * make every line of such prose a line to read twice, and rules read the marks that matter (`：`) as written.
  */
 const CHARACTERS =
-  /\p{Default_Ignorable_Code_Point}+|[\u00A0\u1680\u2000-\u200A\u202F\u205F]+|\u3000(?<=[\t -~\uFF01-\uFF5E]\u3000)|\u3000(?=[\t -~\uFF01-\uFF5E])|[\uFF01-\uFF5E]{2,}|[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]|[\uFF01-\uFF5E](?<=[\t -~][\uFF01-\uFF5E])|[\uFF01-\uFF5E](?=[\t -~])|[\u2100-\u214F\u2460-\u24FF\uFB00-\uFB06\uFE50-\uFE6B\u{1D400}-\u{1D7FF}\u{1F130}-\u{1F189}]/gu;
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: single code points are the point (U+034F among them)
+  /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFF8\u{1BCA0}-\u{1BCA3}\u{1D173}-\u{1D17A}\u{E0000}-\u{E0FFF}]+|[\u00A0\u1680\u2000-\u200A\u202F\u205F]+|\u3000(?<=[\t -~\uFF01-\uFF5E]\u3000)|\u3000(?=[\t -~\uFF01-\uFF5E])|[\uFF01-\uFF5E]{2,}|[\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]|[\uFF01-\uFF5E](?<=[\t -~][\uFF01-\uFF5E])|[\uFF01-\uFF5E](?=[\t -~])|[\u2100-\u214F\u2460-\u24FF\uFB00-\uFB06\uFE50-\uFE6B\u{1D400}-\u{1D7FF}\u{1F130}-\u{1F189}]/gu;
 /**
  * HTML's inline formatting tags, which a reader of the page never sees (`<b>Password:</b> X`, `password =
  * <code>X</code>`, as pasted from a mail or an exported wiki page): read as nothing, and a line break tag as
@@ -33,6 +35,42 @@ const CHARACTERS =
  */
 const TAGS =
   /<\/?(?:b|strong|i|em|u|s|code|tt|kbd|samp|var|span|font|mark|small|big|sub|sup|a|abbr|cite|q)(?:[ \t][^<>\n]{0,256})?>|<br[ \t]*\/?>/gi;
+/**
+ * An ASCII letter beside a Cyrillic or Greek one (of their main blocks): the mark of a word that mixes
+ * scripts (`раssword` with a Cyrillic `р` and `а`), which no language writes. Lines holding one are read with each such word's
+ * Cyrillic and Greek letters as the Latin letters they look like (Unicode's confusables table, UTS #39, as
+ * `unhomoglyph` packages it); words of one script stay as written.
+ */
+const MIXED = /[A-Za-z][\u0370-\u03FF\u0400-\u052F]|[\u0370-\u03FF\u0400-\u052F][A-Za-z]/;
+const WORDS = /(?<![\p{L}\p{M}])[\p{L}\p{M}]{2,64}(?![\p{L}\p{M}])/gu;
+const MIXED_ALL = new RegExp(MIXED.source, "g");
+const CYRILLIC_OR_GREEK = /[\u0370-\u03FF\u0400-\u052F]/;
+
+/**
+ * A word that mixes scripts, mostly of ASCII letters, with its Cyrillic and Greek letters as the Latin ones
+ * they look like. A word mostly of Cyrillic or Greek letters stays as written (`APIпароль` is a Russian word
+ * after an English one).
+ */
+function foldMixed(word: string): string {
+  if (!MIXED.test(word)) return word;
+  let ascii = 0;
+  for (let i = 0; i < word.length; i++) if (/[A-Za-z]/.test(word.charAt(i))) ascii++;
+  if (ascii * 2 <= word.length) return word;
+  let out = "";
+  for (const c of word) {
+    const latin = CYRILLIC_OR_GREEK.test(c) ? lookAlike(c) : undefined;
+    out += latin !== undefined && /^[A-Za-z]{1,2}$/.test(latin) ? latin : c;
+  }
+  return out;
+}
+
+/** The prototype of `c` in Unicode's confusables table; its table is loaded at the first mixed word. */
+function lookAlike(c: string): string | undefined {
+  prototypes ??= createRequire(import.meta.url)("unhomoglyph/data.json") as Record<string, string>;
+  return prototypes[c];
+}
+let prototypes: Record<string, string> | undefined;
+
 const ESCAPES = /&(?:#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});?|[A-Za-z][A-Za-z0-9]{1,31};)|\\u[0-9a-fA-F]{4}/g;
 
 /** Whether `text` holds a character that shows nothing. */
@@ -42,18 +80,79 @@ export function holdsInvisible(text: string): boolean {
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
 
 /**
- * A quick screen for `mayFold`: every character `CHARACTERS`, `ESCAPES` or `TAGS` can start with (Unicode's
- * default-ignorable code points of the first plane listed, as its property cannot be tested as quickly, and
- * any character past it by its first surrogate), so a text it passes by needs neither. A test holds the
- * list against the property, code point by code point.
+ * A quick screen for `mayFold`: per code unit, whether `CHARACTERS`, `ESCAPES` or `TAGS` can start with it
+ * (Unicode's default-ignorable code points of the first plane listed, and any character past it by its first
+ * surrogate), so a text none of whose code units it holds needs neither. A table read in a loop: a class of
+ * this many ranges costs a regular expression about 6 ns a character of a text in Cyrillic. A test holds the
+ * list against what folds, code point by code point.
  */
-const SCREEN =
-  // biome-ignore lint/suspicious/noMisleadingCharacterClass: single code units are the point (U+034F among them)
-  /[\u00A0\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u1680\u2000-\u200A\u202F\u205F\u3000\u3164\u2100-\u214F\u2460-\u24FF\uFB00-\uFB06\uFE00-\uFE0F\uFE50-\uFE6B\uFEFF\uFFA0\uFFF0-\uFFF8\uFF01-\uFF5E\uD800-\uDBFF&\\<]/;
+const SCREEN = new Uint8Array(0x10000);
+for (const [from, to] of [
+  [0x26, 0x26],
+  [0x3c, 0x3c],
+  [0x5c, 0x5c],
+  [0xa0, 0xa0],
+  [0xad, 0xad],
+  [0x34f, 0x34f],
+  [0x61c, 0x61c],
+  [0x115f, 0x1160],
+  [0x1680, 0x1680],
+  [0x17b4, 0x17b5],
+  [0x180b, 0x180f],
+  [0x2000, 0x200f],
+  [0x202a, 0x202f],
+  [0x205f, 0x206f],
+  [0x2100, 0x214f],
+  [0x2460, 0x24ff],
+  [0x3000, 0x3000],
+  [0x3164, 0x3164],
+  [0xd800, 0xdbff],
+  [0xfb00, 0xfb06],
+  [0xfe00, 0xfe0f],
+  [0xfe50, 0xfe6b],
+  [0xfeff, 0xfeff],
+  [0xff01, 0xff5e],
+  [0xffa0, 0xffa0],
+  [0xfff0, 0xfff8],
+] as const)
+  SCREEN.fill(1, from, to + 1);
+// A full-width mark other than a letter or digit, and the ideographic space, fold only beside an ASCII
+// character or a full-width form (see `CHARACTERS`): Chinese and Japanese prose holds them beside its own.
+for (const [from, to] of [
+  [0x3000, 0x3000],
+  [0xff01, 0xff0f],
+  [0xff1a, 0xff20],
+  [0xff3b, 0xff40],
+  [0xff5b, 0xff5e],
+] as const)
+  SCREEN.fill(2, from, to + 1);
 
-/** Whether `text` holds anything to fold (a megabyte of ASCII without `&`, `\` or `<` in about 40 µs). */
+/** Whether the code unit at `i` is beside an ASCII character other than a line break, or a full-width form. */
+function besideAsciiOrWide(text: string, i: number): boolean {
+  return asciiOrWide(text.charCodeAt(i - 1)) || asciiOrWide(text.charCodeAt(i + 1));
+}
+const asciiOrWide = (c: number) => c === 9 || (c >= 32 && c <= 126) || (c >= 0xff01 && c <= 0xff5e);
+
+/**
+ * Whether any code unit of `text` passes `SCREEN`: first a class of a few wide ranges holding all of it, which
+ * a regular expression reads at under a nanosecond a character (most texts stop there), then the table.
+ */
+function screened(text: string): boolean {
+  if (!COARSE.test(text)) return false;
+  for (let i = 0; i < text.length; i++) {
+    const kind = SCREEN[text.charCodeAt(i)];
+    if (kind === 1 || (kind === 2 && besideAsciiOrWide(text, i))) return true;
+  }
+  return false;
+}
+const COARSE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: single code units are the point (U+034F among them)
+  /[&\\<\u00A0\u00AD\u034F\u061C\u1100-\u11FF\u1680-\u18FF\u2000-\u24FF\u3000-\u31FF\uD800-\uDBFF\uFB00-\uFFFF]/;
+
+/** Whether `text` holds anything to fold (about a millisecond a megabyte that holds nothing). */
 export function mayFold(text: string): boolean {
-  if (!SCREEN.test(text)) return false;
+  if (CYRILLIC_OR_GREEK.test(text) && MIXED.test(text)) return true;
+  if (!screened(text)) return false;
   CHARACTERS.lastIndex = 0;
   ESCAPES.lastIndex = 0;
   TAGS.lastIndex = 0;
@@ -182,6 +281,8 @@ function foldBy(pattern: RegExp, replace: (match: string) => string, text: strin
 export function fold(text: string): Folded | null {
   let folded: Folded | null = null;
   for (const [pattern, replace] of STEPS) {
+    // Words are read one by one only where scripts mix: the other lines' words cost nothing.
+    if (pattern === WORDS && !MIXED.test(folded?.text ?? text)) continue;
     const next = foldBy(pattern, replace, folded?.text ?? text);
     if (next !== null) folded = folded === null ? next : after(folded, next);
   }
@@ -205,6 +306,8 @@ const STEPS: readonly (readonly [RegExp, (match: string) => string])[] = [
   // Escaped twice (`&amp;quot;`, `&#38;lt;`): HTML escaped again by a tool that did not know it was.
   [ESCAPES, foldEscape],
   [CHARACTERS, foldCharacters],
+  // After the escapes and what shows nothing, which may stand between two letters of a word.
+  [WORDS, foldMixed],
   [TAGS, (tag) => (/^<br/i.test(tag) ? "\n" : "")],
 ];
 
@@ -239,7 +342,7 @@ export function foldedFindings(
  */
 function foldedRegions(text: string, reach: number): Span[] {
   const regions: Span[] = [];
-  for (const pattern of [CHARACTERS, ESCAPES, TAGS]) {
+  for (const pattern of [CHARACTERS, ESCAPES, TAGS, MIXED_ALL]) {
     pattern.lastIndex = 0;
     for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
       const [region] = linesAround(text, [{ start: m.index, end: m.index + m[0].length }], reach);

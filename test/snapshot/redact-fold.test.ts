@@ -28,9 +28,21 @@ describe("fold", () => {
     expect(fold("ｓｅｃｒｅｔ：ｘ")?.text).toBe("secret:x");
     expect(fold(bold("token"))?.text).toBe("token");
     expect(fold("ⓟⓐⓢⓢⓦⓞⓡⓓ﹕ 🄺🄴🅈")?.text).toBe("password: KEY");
+    // A word mostly of Latin letters with Cyrillic ones among them; words of one script stay as written.
+    expect(fold("\u0440\u0430ssword пароль API")?.text).toBe("password пароль API");
+    expect(fold("APIпароль деплой на staging")).toBeNull();
     expect(fold("a&#58;b&#x3A;c&colon;d&quot;e\\u0077f&amp;quot;")?.text).toBe('a:b:c:d"ewf"');
     // An escape split by what shows nothing, and one that stands for it.
     expect(fold(`&q${ZWSP}uot;x&#8203;y`)?.text).toBe('"xy');
+  });
+
+  it("folds every default-ignorable code point to nothing", () => {
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const c = String.fromCodePoint(code);
+      if (/\p{Default_Ignorable_Code_Point}/u.test(c))
+        expect(fold(`a${c}b`)?.text, code.toString(16)).toBe("ab");
+    }
   });
 
   it("sees every character that folds, in every plane", () => {
@@ -149,6 +161,9 @@ describe("redact on text written to hide a secret", () => {
       "<b>Password:</b> Tr0ub4dor-Prod",
       "<p><strong>Password</strong>: Tr0ub4dor-Prod<br>User: admin</p>",
       "password = <code>Tr0ub4dor-Prod</code>",
+      // Cyrillic letters that look like Latin ones, in a word of Latin letters.
+      "\u0440\u0430ssword: Tr0ub4dor-Prod",
+      "DB_P\u0410SSW\u041ERD=Tr0ub4dor-Prod",
       // As a CJK input method writes Latin letters, alone or among the words of the script.
       "ｐａｓｓｗｏｒｄ：Tr0ub4dor-Prod",
       "サーバーのＰＡＳＳＷＯＲＤ：Ｔｒ０ｕｂ４ｄｏｒ－Ｐｒｏｄ",
