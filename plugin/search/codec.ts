@@ -17,6 +17,7 @@ import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { packArrays, postingsProblem } from "./postings.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
 import { checkFiles, entriesOfHeader, entryFromRow, parseHeaderObject } from "./saved-header.ts";
+import { SavedEntry, SavedTexts, type TextCache } from "./saved-texts.ts";
 import { tallyOf } from "./tally.ts";
 
 /**
@@ -141,6 +142,17 @@ function bytesOf(a: ArrayBufferView): Buffer {
 
 /** Encodes a frozen shard and the records of its logs. */
 export function encodeShard(shard: FrozenShard, files: Record<string, LogRecord>): Buffer {
+  return layShard(shard, files).data;
+}
+
+/**
+ * {@link encodeShard}, and where the snippet texts lie in the file: text i is bytes
+ * `[starts[i], starts[i + 1])` from `offset` (see saved-texts.ts).
+ */
+export function layShard(
+  shard: FrozenShard,
+  files: Record<string, LogRecord>,
+): { data: Buffer; texts: { offset: number; starts: Uint32Array } } {
   const p = shard.parts;
   const textStart = new Uint32Array(p.entries.length + 1);
   const texts: Buffer[] = [];
@@ -194,7 +206,7 @@ export function encodeShard(shard: FrozenShard, files: Record<string, LogRecord>
   out.writeUInt32LE(header.length, 8);
   out.writeUInt32LE(crc32(header), 12);
   out.writeUInt32LE(crc32(out.subarray(bodyStart)), 16);
-  return out;
+  return { data: out, texts: { offset: bodyStart + sections.texts.offset, starts: textStart } };
 }
 
 function fail(message: string): never {
@@ -292,8 +304,12 @@ export function decodeShardHeader(data: Buffer): ShardHeader {
   return { month: h.month, entries: entriesOfHeader(json, (r) => entryFromRow(r, "")), files };
 }
 
-/** Decodes a shard file; throws an Error naming the first problem found. */
-export function decodeShard(data: Buffer): ShardFile {
+/**
+ * Decodes a shard file; throws an Error naming the first problem found. With `saved` (the file's open
+ * descriptor, which the shard then owns, and the index's text cache), a version 3 or 4 file's snippet
+ * texts stay on disk and are read when asked (saved-texts.ts).
+ */
+export function decodeShard(data: Buffer, saved?: { fd: number; cache: TextCache }): ShardFile {
   const { version, headerLength, fixed } = shardPrefix(data);
   if (fixed + headerLength > data.length) fail("file is truncated (header runs past the end)");
   const header = data.subarray(fixed, fixed + headerLength);
@@ -329,13 +345,17 @@ export function decodeShard(data: Buffer): ShardFile {
     seen.set(v, v);
     return v;
   };
+  const reader = saved && new SavedTexts(saved.fd, bodyStart + s.texts.offset, textStart, saved.cache);
   const entries = entriesOfHeader(json, (r, i) => {
     r[2] = once(r[2]);
     if (r[4] !== null) r[4] = once(r[4]);
     if (r[5] !== null) r[5] = once(r[5]);
+    if (reader !== undefined) return new SavedEntry(r, reader, i);
     return entryFromRow(r, texts.toString("utf8", u32(textStart, i), u32(textStart, i + 1)));
   });
-  return { shard: new FrozenShard(partsOf(h.month, entries, body, s)), files };
+  const parts = partsOf(h.month, entries, body, s);
+  if (reader !== undefined) parts.texts = reader;
+  return { shard: new FrozenShard(parts), files };
 }
 
 function partsOf(

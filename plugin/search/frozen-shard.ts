@@ -14,6 +14,7 @@ import { at, f64, num, u16, u32 } from "./checked.ts";
 import { type Entry, entryOf, FIELDS, fieldsOf } from "./document.ts";
 import { PostingCursor, packLists } from "./postings.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
+import type { SavedTexts } from "./saved-texts.ts";
 import {
   type Accumulator,
   bm25,
@@ -53,6 +54,8 @@ export interface FrozenParts {
   fieldLength: Uint16Array;
   /** Average field length per field, as minisearch keeps it. */
   avgFieldLength: Float64Array;
+  /** Where the entries' texts are read from when they stay in the month's saved file (codec.ts). */
+  texts?: SavedTexts;
 }
 
 /**
@@ -197,6 +200,11 @@ export class FrozenShard implements Shard {
 
   get month(): string {
     return this.parts.month;
+  }
+
+  /** Closes the saved file its texts are read from, if any (see saved-texts.ts); its entries' texts go with it. */
+  close(): void {
+    this.parts.texts?.close();
   }
 
   get size(): number {

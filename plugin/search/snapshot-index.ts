@@ -156,13 +156,26 @@ export class SnapshotIndex {
 
   /** Installs (or replaces) the shard of its month. */
   setShard(shard: Shard): void {
+    this.#release(shard.month, shard);
     this.#shards.set(shard.month, shard);
     this.#changed();
   }
 
   dropShard(month: string): void {
+    this.#release(month);
     this.#shards.delete(month);
     this.#changed();
+  }
+
+  /** Closes the saved file a month's frozen shard reads its texts from, unless it stays (`keep`). */
+  #release(month: string, keep?: Shard): void {
+    const old = this.#shards.get(month);
+    if (old instanceof FrozenShard && old !== keep) old.close();
+  }
+
+  /** Closes the saved files the frozen shards read their texts from; searches after it may fail. */
+  close(): void {
+    for (const shard of this.#shards.values()) if (shard instanceof FrozenShard) shard.close();
   }
 
   /** The hot shard of a month, thawing a frozen one or creating an empty one. */
@@ -170,6 +183,7 @@ export class SnapshotIndex {
     const shard = this.#shards.get(month);
     if (shard instanceof HotShard) return shard;
     const hot = shard instanceof FrozenShard ? HotShard.thaw(shard) : HotShard.empty(month);
+    this.#release(month);
     this.#shards.set(month, hot);
     this.#changed();
     return hot;
