@@ -14,9 +14,10 @@ import { Trigger } from "../snapshot/snapshot.ts";
 import { at, u16, u32 } from "./checked.ts";
 import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
-import { packArrays, postingsProblem } from "./postings.ts";
+import { countsFor, packArrays, postingsProblem } from "./postings.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
 import { checkFiles, entriesOfHeader, entryFromRow, parseHeaderObject } from "./saved-header.ts";
+import { SavedPostings } from "./saved-postings.ts";
 import { SavedEntry, SavedTexts, type TextCache } from "./saved-texts.ts";
 import { tallyOf } from "./tally.ts";
 
@@ -152,8 +153,8 @@ export function encodeShard(shard: FrozenShard, files: Record<string, LogRecord>
 export function layShard(
   shard: FrozenShard,
   files: Record<string, LogRecord>,
-): { data: Buffer; texts: { offset: number; starts: Uint32Array } } {
-  const p = shard.parts;
+): { data: Buffer; texts: { offset: number; starts: Uint32Array }; postings: Section } {
+  const p = shard.whole();
   const textStart = new Uint32Array(p.entries.length + 1);
   const texts: Buffer[] = [];
   let at = 0;
@@ -206,7 +207,8 @@ export function layShard(
   out.writeUInt32LE(header.length, 8);
   out.writeUInt32LE(crc32(header), 12);
   out.writeUInt32LE(crc32(out.subarray(bodyStart)), 16);
-  return { data: out, texts: { offset: bodyStart + sections.texts.offset, starts: textStart } };
+  const postings = { offset: bodyStart + sections.postings.offset, length: sections.postings.length };
+  return { data: out, texts: { offset: bodyStart + sections.texts.offset, starts: textStart }, postings };
 }
 
 function fail(message: string): never {
@@ -305,9 +307,8 @@ export function decodeShardHeader(data: Buffer): ShardHeader {
 }
 
 /**
- * Decodes a shard file; throws an Error naming the first problem found. With `saved` (the file's open
- * descriptor, which the shard then owns, and the index's text cache), a version 3 or 4 file's snippet
- * texts stay on disk and are read when asked (saved-texts.ts).
+ * Decodes a shard file; throws an Error naming the first problem found. With `saved` (its open descriptor,
+ * then the shard's, and the index's text cache), snippet texts (and version 4 postings) stay on disk.
  */
 export function decodeShard(data: Buffer, saved?: { fd: number; cache: TextCache }): ShardFile {
   const { version, headerLength, fixed } = shardPrefix(data);
@@ -355,6 +356,11 @@ export function decodeShard(data: Buffer, saved?: { fd: number; cache: TextCache
   });
   const parts = partsOf(h.month, entries, body, s);
   if (reader !== undefined) parts.texts = reader;
+  // Checked whole above (checkParts); each list is read from the file when asked (saved-postings.ts).
+  if (reader !== undefined && "postings" in s) {
+    parts.saved = new SavedPostings(reader, bodyStart + s.postings.offset, s.postings.length);
+    parts.postings = new Uint8Array(0);
+  }
   return { shard: new FrozenShard(parts), files };
 }
 
@@ -435,7 +441,8 @@ function checkParts(p: FrozenParts): void {
   for (let i = 1; i < p.terms.length; i++) {
     if (!(at(p.terms, i - 1) < at(p.terms, i))) fail("vocabulary is not sorted");
   }
-  const problem = postingsProblem(p.postings, p.termStart, docs, F);
+  p.docCounts = countsFor(p.terms.length, docs);
+  const problem = postingsProblem(p.postings, p.termStart, docs, F, p.docCounts);
   if (problem !== undefined) fail(problem);
   if (p.fieldLength.length !== docs * F) fail("field lengths do not match the snapshots");
   if (p.avgFieldLength.length !== F) fail("average field lengths do not match the fields");

@@ -12,8 +12,9 @@
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { at, f64, num, u16, u32 } from "./checked.ts";
 import { type Entry, entryOf, FIELDS, fieldsOf } from "./document.ts";
-import { PostingCursor, packLists } from "./postings.ts";
+import { documentCounts, PostingCursor, packLists } from "./postings.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
+import type { SavedPostings } from "./saved-postings.ts";
 import type { SavedTexts } from "./saved-texts.ts";
 import {
   type Accumulator,
@@ -56,6 +57,10 @@ export interface FrozenParts {
   avgFieldLength: Float64Array;
   /** Where the entries' texts are read from when they stay in the month's saved file (codec.ts). */
   texts?: SavedTexts;
+  /** Per term, the number of documents holding it (counted from the postings when absent: a test's parts). */
+  docCounts?: Uint16Array | Uint32Array;
+  /** Where the postings are read from when they stay in the month's saved file; `postings` is then empty. */
+  saved?: SavedPostings;
 }
 
 /**
@@ -159,7 +164,8 @@ export function assemble(
     terms.length,
   );
   const termStart = packed.starts;
-  return { month, entries, terms, termStart, postings: packed.bytes, fieldLength, avgFieldLength };
+  const docCounts = documentCounts(packed.bytes, termStart, entries.length);
+  return { month, entries, terms, termStart, postings: packed.bytes, fieldLength, avgFieldLength, docCounts };
 }
 
 /**
@@ -187,10 +193,13 @@ export class FrozenShard implements Shard {
   readonly parts: FrozenParts;
   readonly lengthSums: Float64Array;
   readonly #cursor: PostingCursor;
+  readonly #docCounts: Uint16Array | Uint32Array;
 
   constructor(parts: FrozenParts) {
     this.parts = parts;
     this.#cursor = new PostingCursor(parts.postings);
+    this.#docCounts =
+      parts.docCounts ?? documentCounts(parts.postings, parts.termStart, parts.entries.length);
     this.lengthSums = new Float64Array(F);
     for (let i = 0; i < parts.fieldLength.length; i++) {
       const f = i % F;
@@ -200,6 +209,20 @@ export class FrozenShard implements Shard {
 
   get month(): string {
     return this.parts.month;
+  }
+
+  /** A cursor on the postings of term `ref`, read from the saved file when they stay there. */
+  #list(ref: number): PostingCursor {
+    const { termStart, saved } = this.parts;
+    const from = u32(termStart, ref);
+    const to = u32(termStart, ref + 1);
+    return saved === undefined ? this.#cursor.reset(from, to) : saved.cursor(from, to);
+  }
+
+  /** The parts with every posting in memory: read from the saved file when they stay there. */
+  whole(): FrozenParts {
+    const { saved } = this.parts;
+    return saved === undefined ? this.parts : { ...this.parts, postings: saved.all() };
   }
 
   /** Closes the saved file its texts are read from, if any (see saved-texts.ts); its entries' texts go with it. */
@@ -226,25 +249,14 @@ export class FrozenShard implements Shard {
 
   exactCount(term: string, cap: number): number {
     const i = findTerm(this.parts.terms, term);
-    if (i < 0) return 0;
-    const { termStart } = this.parts;
-    const c = this.#cursor.reset(u32(termStart, i), u32(termStart, i + 1));
-    // Postings are in document order, so each document is one run.
-    let count = 0;
-    let previous = -1;
-    while (count < cap && c.next()) {
-      if (c.doc !== previous) count++;
-      previous = c.doc;
-    }
-    return count;
+    return i < 0 ? 0 : Math.min(this.#docCounts[i] ?? 0, cap);
   }
 
   holding(term: string, docs: readonly number[]): Set<number> {
     const out = new Set<number>();
     const i = findTerm(this.parts.terms, term);
     if (i < 0 || docs.length === 0) return out;
-    const { termStart } = this.parts;
-    const c = this.#cursor.reset(u32(termStart, i), u32(termStart, i + 1));
+    const c = this.#list(i);
     // Both in document order: one walk of the postings.
     let k = 0;
     while (k < docs.length && c.next()) {
@@ -298,15 +310,14 @@ export class FrozenShard implements Shard {
   }
 
   countFields(reach: Reach, df: Float64Array): void {
-    const { termStart } = this.parts;
-    const c = this.#cursor.reset(u32(termStart, reach.ref), u32(termStart, reach.ref + 1));
+    const c = this.#list(reach.ref);
     while (c.next()) df[c.field] = f64(df, c.field) + 1;
   }
 
   score(reach: Reach, bit: number, df: Float64Array, stats: CorpusStats, acc: Accumulator): void {
-    const { termStart, fieldLength } = this.parts;
+    const { fieldLength } = this.parts;
     const factors = fieldFactors(reach.weight, df, stats);
-    const c = this.#cursor.reset(u32(termStart, reach.ref), u32(termStart, reach.ref + 1));
+    const c = this.#list(reach.ref);
     while (c.next()) {
       const length = u16(fieldLength, c.doc * F + c.field);
       const score = bm25(c.tf, f64(factors, c.field), length, f64(stats.avgFieldLength, c.field));

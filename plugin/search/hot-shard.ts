@@ -79,7 +79,7 @@ export class HotShard implements Shard {
 
   /** A hot copy of a frozen shard, ready to take changes. */
   static thaw(frozen: FrozenShard): HotShard {
-    const p = frozen.parts;
+    const p = frozen.whole();
     const F = FIELDS.length;
     const stats = p.entries.map(
       (_, doc): DocStats => ({

@@ -12,6 +12,7 @@ import { u32 } from "./checked.ts";
 import type { RefTuple } from "./codec.ts";
 import type { Entry } from "./document.ts";
 import { FrozenShard } from "./frozen-shard.ts";
+import { SavedPostings } from "./saved-postings.ts";
 
 /** Texts kept by default in a {@link TextCache}: about 2.5 MB of snippet text at most. */
 export const TEXT_CACHE_SIZE = 4096;
@@ -82,14 +83,22 @@ export class SavedTexts {
     const start = u32(this.#starts, i);
     const length = u32(this.#starts, i + 1) - start;
     if (length === 0) return "";
-    if (this.#closed) throw new Error("big-memory: a search index file was read after it was closed");
     if (this.#buffer.length < length) this.#buffer = Buffer.allocUnsafe(Math.max(length, 4096));
-    const got = readSync(this.#fd, this.#buffer, 0, length, this.#offset + start);
-    if (got !== length)
-      throw new Error("big-memory: a search index file changed on disk since it was loaded");
+    this.bytes(this.#buffer, length, this.#offset + start);
     const text = this.#buffer.toString("utf8", 0, length);
     this.#cache.set(key, text);
     return text;
+  }
+
+  /**
+   * Reads `length` bytes of the file at `position` into `into` (from its start): what the month's other
+   * sections left on disk read through the same descriptor (saved-postings.ts). Throws as {@link read}.
+   */
+  bytes(into: Uint8Array, length: number, position: number): void {
+    if (this.#closed) throw new Error("big-memory: a search index file was read after it was closed");
+    const got = readSync(this.#fd, into, 0, length, position);
+    if (got !== length)
+      throw new Error("big-memory: a search index file changed on disk since it was loaded");
   }
 
   /** Closes the file; once closed, texts not in the cache can no longer be read. */
@@ -174,7 +183,11 @@ export class SavedEntry implements Entry {
 export function savedShard(
   shard: FrozenShard,
   path: string,
-  written: { data: Buffer; texts: { offset: number; starts: Uint32Array } },
+  written: {
+    data: Buffer;
+    texts: { offset: number; starts: Uint32Array };
+    postings: { offset: number; length: number };
+  },
   cache: TextCache,
 ): FrozenShard | undefined {
   const { fd } = openStateFileSync(path, path);
@@ -184,7 +197,8 @@ export function savedShard(
   }
   const texts = new SavedTexts(fd, written.texts.offset, written.texts.starts, cache);
   const entries = shard.parts.entries.map((e, i) => SavedEntry.of(e, texts, i));
-  return new FrozenShard({ ...shard.parts, entries, texts });
+  const saved = new SavedPostings(texts, written.postings.offset, written.postings.length);
+  return new FrozenShard({ ...shard.parts, entries, texts, saved, postings: new Uint8Array(0) });
 }
 
 /** An entry as a plain object of its own, its text read now: what outlives the file of a saved month. */
