@@ -28,7 +28,7 @@ import {
 } from "./scoring.ts";
 import { newerFirst, type Shard } from "./shard.ts";
 import { tokenize } from "./tokenize.ts";
-import { findTerm, fuzzyTerms, prefixRange } from "./vocabulary.ts";
+import { findTerm, firstAtLeast, fuzzyTerms, prefixRange } from "./vocabulary.ts";
 
 /** Term frequencies above this are stored as this (12 bits next to a 4-bit field number). */
 export const MAX_TF = 4095;
@@ -61,6 +61,11 @@ export interface FrozenParts {
   docCounts?: Uint16Array | Uint32Array;
   /** Where the postings are read from when they stay in the month's saved file; `postings` is then empty. */
   saved?: SavedPostings;
+  /**
+   * The terms as positions in the vocabulary of every frozen month of the index (FrozenShard.share), term i
+   * being `vocabulary[ids[i]]`; `terms` is then empty.
+   */
+  shared?: { vocabulary: readonly string[]; ids: Uint32Array };
 }
 
 /**
@@ -219,10 +224,61 @@ export class FrozenShard implements Shard {
     return saved === undefined ? this.#cursor.reset(from, to) : saved.cursor(from, to);
   }
 
-  /** The parts with every posting in memory: read from the saved file when they stay there. */
+  /** The parts with every term and posting in memory (read from the saved file when they stay there). */
   whole(): FrozenParts {
-    const { saved } = this.parts;
-    return saved === undefined ? this.parts : { ...this.parts, postings: saved.all() };
+    const { saved, shared, ...rest } = this.parts;
+    if (saved === undefined && shared === undefined) return this.parts;
+    return { ...rest, terms: [...this.terms()], postings: saved === undefined ? rest.postings : saved.all() };
+  }
+
+  /** The month's terms, sorted (a copy when they are held as positions in a shared vocabulary). */
+  terms(): readonly string[] {
+    const { shared } = this.parts;
+    return shared === undefined
+      ? this.parts.terms
+      : Array.from(shared.ids, (id) => at(shared.vocabulary, id));
+  }
+
+  /**
+   * Holds the month's terms as positions in `vocabulary` (term i at `ids[i]`; see vocabulary.ts
+   * `mergePlaced`): the strings once for the whole index instead of once a month.
+   */
+  share(vocabulary: readonly string[], ids: Uint32Array): void {
+    this.parts.shared = { vocabulary, ids };
+    this.parts.terms = [];
+  }
+
+  #term(i: number): string {
+    const { shared } = this.parts;
+    return shared === undefined ? at(this.parts.terms, i) : at(shared.vocabulary, u32(shared.ids, i));
+  }
+
+  /** The month's index of vocabulary position `id` (-1 for none: not a term of the month). */
+  #local(ids: Uint32Array, id: number): number {
+    if (id < 0) return -1;
+    const i = firstAtLeast(ids, id);
+    return ids[i] === id ? i : -1;
+  }
+
+  #find(term: string): number {
+    const { shared } = this.parts;
+    if (shared === undefined) return findTerm(this.parts.terms, term);
+    return this.#local(shared.ids, findTerm(shared.vocabulary, term));
+  }
+
+  #prefix(prefix: string): [number, number] {
+    const { shared } = this.parts;
+    if (shared === undefined) return prefixRange(this.parts.terms, prefix);
+    const [start, end] = prefixRange(shared.vocabulary, prefix);
+    return [firstAtLeast(shared.ids, start), firstAtLeast(shared.ids, end)];
+  }
+
+  #fuzzy(query: string, distance: number): [number, number][] {
+    const { shared } = this.parts;
+    if (shared === undefined) return fuzzyTerms(this.parts.terms, query, distance);
+    return fuzzyTerms(shared.vocabulary, query, distance)
+      .map(([id, d]): [number, number] => [this.#local(shared.ids, id), d])
+      .filter(([i]) => i >= 0);
   }
 
   /** Closes the saved file its texts are read from, if any (see saved-texts.ts); its entries' texts go with it. */
@@ -248,13 +304,13 @@ export class FrozenShard implements Shard {
   }
 
   exactCount(term: string, cap: number): number {
-    const i = findTerm(this.parts.terms, term);
+    const i = this.#find(term);
     return i < 0 ? 0 : Math.min(this.#docCounts[i] ?? 0, cap);
   }
 
   holding(term: string, docs: readonly number[]): Set<number> {
     const out = new Set<number>();
-    const i = findTerm(this.parts.terms, term);
+    const i = this.#find(term);
     if (i < 0 || docs.length === 0) return out;
     const c = this.#list(i);
     // Both in document order: one walk of the postings.
@@ -267,19 +323,18 @@ export class FrozenShard implements Shard {
   }
 
   reach(lookup: TermLookup): Reach[] {
-    const { terms } = this.parts;
     const query = lookup.term.term;
     const weight = lookup.term.weight;
     const out: Reach[] = [];
-    const exact = findTerm(terms, query);
+    const exact = this.#find(query);
     if (exact >= 0) out.push({ term: query, ref: exact, weight, exact: true });
     let start = 0;
     let end = 0;
     if (lookup.prefix) {
-      [start, end] = prefixRange(terms, query);
+      [start, end] = this.#prefix(query);
       for (let i = start; i < end; i++) {
         if (i === exact) continue;
-        const term = at(terms, i);
+        const term = this.#term(i);
         out.push({
           term,
           ref: i,
@@ -290,14 +345,14 @@ export class FrozenShard implements Shard {
     }
     if (lookup.fuzzy > 0) {
       const known = lookup.fuzzyTerms;
-      const found = known === undefined ? fuzzyTerms(terms, query, lookup.fuzzy) : [];
+      const found = known === undefined ? this.#fuzzy(query, lookup.fuzzy) : [];
       const count = known === undefined ? found.length : known.length;
       for (let k = 0; k < count; k++) {
         const candidate = known?.[k];
-        const i = candidate === undefined ? (found[k]?.[0] ?? -1) : findTerm(terms, candidate[0]);
+        const i = candidate === undefined ? (found[k]?.[0] ?? -1) : this.#find(candidate[0]);
         const distance = candidate === undefined ? (found[k]?.[1] ?? 0) : candidate[1];
         if (i < 0 || distance === 0 || (i >= start && i < end)) continue;
-        const term = at(terms, i);
+        const term = this.#term(i);
         out.push({
           term,
           ref: i,

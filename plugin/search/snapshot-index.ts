@@ -26,7 +26,7 @@ import {
 } from "./shard.ts";
 import { asWritten, closestTerms, completionsIn } from "./suggest.ts";
 import { foldText, leavesOf } from "./tokenize.ts";
-import { fuzzyTerms, mergeTerms } from "./vocabulary.ts";
+import { fuzzyTerms, mergePlaced } from "./vocabulary.ts";
 
 /** A snapshot as `list` and `search` report it: the CLI's SnapshotRef, without a score. */
 export type SnapshotRef = Omit<JsonRef, "score">;
@@ -132,7 +132,10 @@ export class SnapshotIndex {
   vocabulary(): readonly string[] {
     if (this.#vocabulary === undefined) {
       const frozen = [...this.#shards.values()].filter((s) => s instanceof FrozenShard);
-      this.#vocabulary = mergeTerms(frozen.map((s) => s.parts.terms));
+      const { terms, positions } = mergePlaced(frozen.map((s) => s.terms()));
+      this.#vocabulary = terms;
+      // Each month's terms then point into it: one string per term for the whole index.
+      frozen.forEach((shard, k) => shard.share(terms, at(positions, k)));
     }
     return this.#vocabulary;
   }
