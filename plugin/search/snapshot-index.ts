@@ -135,7 +135,7 @@ export class SnapshotIndex {
       const { terms, positions } = mergePlaced(frozen.map((s) => s.terms()));
       this.#vocabulary = terms;
       // Each month's terms then point into it: one string per term for the whole index.
-      frozen.forEach((shard, k) => shard.share(terms, at(positions, k)));
+      for (const [k, shard] of frozen.entries()) shard.share(terms, at(positions, k));
     }
     return this.#vocabulary;
   }
