@@ -5,8 +5,10 @@
  * lengths) and scores with the same BM25+, so freezing a hot shard changes no result. Why a second engine
  * beside minisearch: `npm run bench` (search) runs one plain minisearch index over the same corpus; at 100k
  * snapshots it held 962 MB of heap against 264 MB here (196 MB since the postings are packed and a month's
- * terms and rows load leaner), loaded its saved index in 34 s against 20 s, and took 5 to 300 times the CPU time per query at the 99th
- * percentile, by class. Pure, no I/O.
+ * terms and rows load leaner, 93 MB since a saved month's postings and texts stay in its file and its terms
+ * are positions in the index's one vocabulary), loaded its saved index in 34 s against 20 s, and took 5 to
+ * 300 times the CPU time per query at the 99th percentile, by class. Pure, but for the reads of a saved
+ * month's postings and texts from its open file (saved-postings.ts, saved-texts.ts).
  */
 
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
