@@ -14,9 +14,11 @@ import { Trigger } from "../snapshot/snapshot.ts";
 import { at, u16, u32 } from "./checked.ts";
 import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
-import { packArrays, postingsProblem } from "./postings.ts";
+import { countsFor, packArrays, postingsProblem } from "./postings.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
 import { checkFiles, entriesOfHeader, entryFromRow, parseHeaderObject } from "./saved-header.ts";
+import { SavedPostings } from "./saved-postings.ts";
+import { SavedEntry, SavedTexts, type TextCache } from "./saved-texts.ts";
 import { tallyOf } from "./tally.ts";
 
 /**
@@ -141,7 +143,18 @@ function bytesOf(a: ArrayBufferView): Buffer {
 
 /** Encodes a frozen shard and the records of its logs. */
 export function encodeShard(shard: FrozenShard, files: Record<string, LogRecord>): Buffer {
-  const p = shard.parts;
+  return layShard(shard, files).data;
+}
+
+/**
+ * {@link encodeShard}, and where the snippet texts lie in the file: text i is bytes
+ * `[starts[i], starts[i + 1])` from `offset` (see saved-texts.ts).
+ */
+export function layShard(
+  shard: FrozenShard,
+  files: Record<string, LogRecord>,
+): { data: Buffer; texts: { offset: number; starts: Uint32Array }; postings: Section } {
+  const p = shard.whole();
   const textStart = new Uint32Array(p.entries.length + 1);
   const texts: Buffer[] = [];
   let at = 0;
@@ -194,7 +207,8 @@ export function encodeShard(shard: FrozenShard, files: Record<string, LogRecord>
   out.writeUInt32LE(header.length, 8);
   out.writeUInt32LE(crc32(header), 12);
   out.writeUInt32LE(crc32(out.subarray(bodyStart)), 16);
-  return out;
+  const postings = { offset: bodyStart + sections.postings.offset, length: sections.postings.length };
+  return { data: out, texts: { offset: bodyStart + sections.texts.offset, starts: textStart }, postings };
 }
 
 function fail(message: string): never {
@@ -292,8 +306,11 @@ export function decodeShardHeader(data: Buffer): ShardHeader {
   return { month: h.month, entries: entriesOfHeader(json, (r) => entryFromRow(r, "")), files };
 }
 
-/** Decodes a shard file; throws an Error naming the first problem found. */
-export function decodeShard(data: Buffer): ShardFile {
+/**
+ * Decodes a shard file; throws an Error naming the first problem found. With `saved` (its open descriptor,
+ * then the shard's, and the index's text cache), snippet texts (and version 4 postings) stay on disk.
+ */
+export function decodeShard(data: Buffer, saved?: { fd: number; cache: TextCache }): ShardFile {
   const { version, headerLength, fixed } = shardPrefix(data);
   if (fixed + headerLength > data.length) fail("file is truncated (header runs past the end)");
   const header = data.subarray(fixed, fixed + headerLength);
@@ -329,13 +346,22 @@ export function decodeShard(data: Buffer): ShardFile {
     seen.set(v, v);
     return v;
   };
+  const reader = saved && new SavedTexts(saved.fd, bodyStart + s.texts.offset, textStart, saved.cache);
   const entries = entriesOfHeader(json, (r, i) => {
     r[2] = once(r[2]);
     if (r[4] !== null) r[4] = once(r[4]);
     if (r[5] !== null) r[5] = once(r[5]);
+    if (reader !== undefined) return new SavedEntry(r, reader, i);
     return entryFromRow(r, texts.toString("utf8", u32(textStart, i), u32(textStart, i + 1)));
   });
-  return { shard: new FrozenShard(partsOf(h.month, entries, body, s)), files };
+  const parts = partsOf(h.month, entries, body, s);
+  if (reader !== undefined) parts.texts = reader;
+  // Checked whole above (checkParts); each list is read from the file when asked (saved-postings.ts).
+  if (reader !== undefined && "postings" in s) {
+    parts.saved = new SavedPostings(reader, bodyStart + s.postings.offset, s.postings.length);
+    parts.postings = new Uint8Array(0);
+  }
+  return { shard: new FrozenShard(parts), files };
 }
 
 function partsOf(
@@ -415,7 +441,8 @@ function checkParts(p: FrozenParts): void {
   for (let i = 1; i < p.terms.length; i++) {
     if (!(at(p.terms, i - 1) < at(p.terms, i))) fail("vocabulary is not sorted");
   }
-  const problem = postingsProblem(p.postings, p.termStart, docs, F);
+  p.docCounts = countsFor(p.terms.length, docs);
+  const problem = postingsProblem(p.postings, p.termStart, docs, F, p.docCounts);
   if (problem !== undefined) fail(problem);
   if (p.fieldLength.length !== docs * F) fail("field lengths do not match the snapshots");
   if (p.avgFieldLength.length !== F) fail("average field lengths do not match the fields");

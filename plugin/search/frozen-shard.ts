@@ -5,15 +5,19 @@
  * lengths) and scores with the same BM25+, so freezing a hot shard changes no result. Why a second engine
  * beside minisearch: `npm run bench` (search) runs one plain minisearch index over the same corpus; at 100k
  * snapshots it held 962 MB of heap against 264 MB here (196 MB since the postings are packed and a month's
- * terms and rows load leaner), loaded its saved index in 34 s against 20 s, and took 5 to 300 times the CPU time per query at the 99th
- * percentile, by class. Pure, no I/O.
+ * terms and rows load leaner, 93 MB since a saved month's postings and texts stay in its file and its terms
+ * are positions in the index's one vocabulary), loaded its saved index in 34 s against 20 s, and took 5 to
+ * 300 times the CPU time per query at the 99th percentile, by class. Pure, but for the reads of a saved
+ * month's postings and texts from its open file (saved-postings.ts, saved-texts.ts).
  */
 
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { at, f64, num, u16, u32 } from "./checked.ts";
 import { type Entry, entryOf, FIELDS, fieldsOf } from "./document.ts";
-import { PostingCursor, packLists } from "./postings.ts";
+import { documentCounts, PostingCursor, packLists } from "./postings.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
+import type { SavedPostings } from "./saved-postings.ts";
+import type { SavedTexts } from "./saved-texts.ts";
 import {
   type Accumulator,
   bm25,
@@ -26,7 +30,7 @@ import {
 } from "./scoring.ts";
 import { newerFirst, type Shard } from "./shard.ts";
 import { tokenize } from "./tokenize.ts";
-import { findTerm, fuzzyTerms, prefixRange } from "./vocabulary.ts";
+import { findTerm, firstAtLeast, fuzzyTerms, prefixRange } from "./vocabulary.ts";
 
 /** Term frequencies above this are stored as this (12 bits next to a 4-bit field number). */
 export const MAX_TF = 4095;
@@ -53,6 +57,17 @@ export interface FrozenParts {
   fieldLength: Uint16Array;
   /** Average field length per field, as minisearch keeps it. */
   avgFieldLength: Float64Array;
+  /** Where the entries' texts are read from when they stay in the month's saved file (codec.ts). */
+  texts?: SavedTexts;
+  /** Per term, the number of documents holding it (counted from the postings when absent: a test's parts). */
+  docCounts?: Uint16Array | Uint32Array;
+  /** Where the postings are read from when they stay in the month's saved file; `postings` is then empty. */
+  saved?: SavedPostings;
+  /**
+   * The terms as positions in the vocabulary of every frozen month of the index (FrozenShard.share), term i
+   * being `vocabulary[ids[i]]`; `terms` is then empty.
+   */
+  shared?: { vocabulary: readonly string[]; ids: Uint32Array };
 }
 
 /**
@@ -156,7 +171,8 @@ export function assemble(
     terms.length,
   );
   const termStart = packed.starts;
-  return { month, entries, terms, termStart, postings: packed.bytes, fieldLength, avgFieldLength };
+  const docCounts = documentCounts(packed.bytes, termStart, entries.length);
+  return { month, entries, terms, termStart, postings: packed.bytes, fieldLength, avgFieldLength, docCounts };
 }
 
 /**
@@ -184,10 +200,13 @@ export class FrozenShard implements Shard {
   readonly parts: FrozenParts;
   readonly lengthSums: Float64Array;
   readonly #cursor: PostingCursor;
+  readonly #docCounts: Uint16Array | Uint32Array;
 
   constructor(parts: FrozenParts) {
     this.parts = parts;
     this.#cursor = new PostingCursor(parts.postings);
+    this.#docCounts =
+      parts.docCounts ?? documentCounts(parts.postings, parts.termStart, parts.entries.length);
     this.lengthSums = new Float64Array(F);
     for (let i = 0; i < parts.fieldLength.length; i++) {
       const f = i % F;
@@ -197,6 +216,76 @@ export class FrozenShard implements Shard {
 
   get month(): string {
     return this.parts.month;
+  }
+
+  /** A cursor on the postings of term `ref`, read from the saved file when they stay there. */
+  #list(ref: number): PostingCursor {
+    const { termStart, saved } = this.parts;
+    const from = u32(termStart, ref);
+    const to = u32(termStart, ref + 1);
+    return saved === undefined ? this.#cursor.reset(from, to) : saved.cursor(from, to);
+  }
+
+  /** The parts with every term and posting in memory (read from the saved file when they stay there). */
+  whole(): FrozenParts {
+    const { saved, shared, ...rest } = this.parts;
+    if (saved === undefined && shared === undefined) return this.parts;
+    return { ...rest, terms: [...this.terms()], postings: saved === undefined ? rest.postings : saved.all() };
+  }
+
+  /** The month's terms, sorted (a copy when they are held as positions in a shared vocabulary). */
+  terms(): readonly string[] {
+    const { shared } = this.parts;
+    return shared === undefined
+      ? this.parts.terms
+      : Array.from(shared.ids, (id) => at(shared.vocabulary, id));
+  }
+
+  /**
+   * Holds the month's terms as positions in `vocabulary` (term i at `ids[i]`; see vocabulary.ts
+   * `mergePlaced`): the strings once for the whole index instead of once a month.
+   */
+  share(vocabulary: readonly string[], ids: Uint32Array): void {
+    this.parts.shared = { vocabulary, ids };
+    this.parts.terms = [];
+  }
+
+  #term(i: number): string {
+    const { shared } = this.parts;
+    return shared === undefined ? at(this.parts.terms, i) : at(shared.vocabulary, u32(shared.ids, i));
+  }
+
+  /** The month's index of vocabulary position `id` (-1 for none: not a term of the month). */
+  #local(ids: Uint32Array, id: number): number {
+    if (id < 0) return -1;
+    const i = firstAtLeast(ids, id);
+    return ids[i] === id ? i : -1;
+  }
+
+  #find(term: string): number {
+    const { shared } = this.parts;
+    if (shared === undefined) return findTerm(this.parts.terms, term);
+    return this.#local(shared.ids, findTerm(shared.vocabulary, term));
+  }
+
+  #prefix(prefix: string): [number, number] {
+    const { shared } = this.parts;
+    if (shared === undefined) return prefixRange(this.parts.terms, prefix);
+    const [start, end] = prefixRange(shared.vocabulary, prefix);
+    return [firstAtLeast(shared.ids, start), firstAtLeast(shared.ids, end)];
+  }
+
+  #fuzzy(query: string, distance: number): [number, number][] {
+    const { shared } = this.parts;
+    if (shared === undefined) return fuzzyTerms(this.parts.terms, query, distance);
+    return fuzzyTerms(shared.vocabulary, query, distance)
+      .map(([id, d]): [number, number] => [this.#local(shared.ids, id), d])
+      .filter(([i]) => i >= 0);
+  }
+
+  /** Closes the saved file its texts are read from, if any (see saved-texts.ts); its entries' texts go with it. */
+  close(): void {
+    this.parts.texts?.close();
   }
 
   get size(): number {
@@ -217,26 +306,15 @@ export class FrozenShard implements Shard {
   }
 
   exactCount(term: string, cap: number): number {
-    const i = findTerm(this.parts.terms, term);
-    if (i < 0) return 0;
-    const { termStart } = this.parts;
-    const c = this.#cursor.reset(u32(termStart, i), u32(termStart, i + 1));
-    // Postings are in document order, so each document is one run.
-    let count = 0;
-    let previous = -1;
-    while (count < cap && c.next()) {
-      if (c.doc !== previous) count++;
-      previous = c.doc;
-    }
-    return count;
+    const i = this.#find(term);
+    return i < 0 ? 0 : Math.min(this.#docCounts[i] ?? 0, cap);
   }
 
   holding(term: string, docs: readonly number[]): Set<number> {
     const out = new Set<number>();
-    const i = findTerm(this.parts.terms, term);
+    const i = this.#find(term);
     if (i < 0 || docs.length === 0) return out;
-    const { termStart } = this.parts;
-    const c = this.#cursor.reset(u32(termStart, i), u32(termStart, i + 1));
+    const c = this.#list(i);
     // Both in document order: one walk of the postings.
     let k = 0;
     while (k < docs.length && c.next()) {
@@ -247,19 +325,18 @@ export class FrozenShard implements Shard {
   }
 
   reach(lookup: TermLookup): Reach[] {
-    const { terms } = this.parts;
     const query = lookup.term.term;
     const weight = lookup.term.weight;
     const out: Reach[] = [];
-    const exact = findTerm(terms, query);
+    const exact = this.#find(query);
     if (exact >= 0) out.push({ term: query, ref: exact, weight, exact: true });
     let start = 0;
     let end = 0;
     if (lookup.prefix) {
-      [start, end] = prefixRange(terms, query);
+      [start, end] = this.#prefix(query);
       for (let i = start; i < end; i++) {
         if (i === exact) continue;
-        const term = at(terms, i);
+        const term = this.#term(i);
         out.push({
           term,
           ref: i,
@@ -270,14 +347,14 @@ export class FrozenShard implements Shard {
     }
     if (lookup.fuzzy > 0) {
       const known = lookup.fuzzyTerms;
-      const found = known === undefined ? fuzzyTerms(terms, query, lookup.fuzzy) : [];
+      const found = known === undefined ? this.#fuzzy(query, lookup.fuzzy) : [];
       const count = known === undefined ? found.length : known.length;
       for (let k = 0; k < count; k++) {
         const candidate = known?.[k];
-        const i = candidate === undefined ? (found[k]?.[0] ?? -1) : findTerm(terms, candidate[0]);
+        const i = candidate === undefined ? (found[k]?.[0] ?? -1) : this.#find(candidate[0]);
         const distance = candidate === undefined ? (found[k]?.[1] ?? 0) : candidate[1];
         if (i < 0 || distance === 0 || (i >= start && i < end)) continue;
-        const term = at(terms, i);
+        const term = this.#term(i);
         out.push({
           term,
           ref: i,
@@ -290,15 +367,14 @@ export class FrozenShard implements Shard {
   }
 
   countFields(reach: Reach, df: Float64Array): void {
-    const { termStart } = this.parts;
-    const c = this.#cursor.reset(u32(termStart, reach.ref), u32(termStart, reach.ref + 1));
+    const c = this.#list(reach.ref);
     while (c.next()) df[c.field] = f64(df, c.field) + 1;
   }
 
   score(reach: Reach, bit: number, df: Float64Array, stats: CorpusStats, acc: Accumulator): void {
-    const { termStart, fieldLength } = this.parts;
+    const { fieldLength } = this.parts;
     const factors = fieldFactors(reach.weight, df, stats);
-    const c = this.#cursor.reset(u32(termStart, reach.ref), u32(termStart, reach.ref + 1));
+    const c = this.#list(reach.ref);
     while (c.next()) {
       const length = u16(fieldLength, c.doc * F + c.field);
       const score = bm25(c.tf, f64(factors, c.field), length, f64(stats.avgFieldLength, c.field));

@@ -11,6 +11,7 @@ import { FrozenShard } from "./frozen-shard.ts";
 import { fromPlainIndex, toPlainIndex } from "./plain-index.ts";
 import { PostingCursor } from "./postings.ts";
 import { EXPANSION_WEIGHTS } from "./query.ts";
+import { ownEntry } from "./saved-texts.ts";
 import {
   type Accumulator,
   bm25,
@@ -78,7 +79,7 @@ export class HotShard implements Shard {
 
   /** A hot copy of a frozen shard, ready to take changes. */
   static thaw(frozen: FrozenShard): HotShard {
-    const p = frozen.parts;
+    const p = frozen.whole();
     const F = FIELDS.length;
     const stats = p.entries.map(
       (_, doc): DocStats => ({
@@ -92,8 +93,9 @@ export class HotShard implements Shard {
       while (c.next()) stats[c.doc]?.tf[c.field]?.set(term, c.tf);
     });
     const shard = new HotShard(p.month, MiniSearch.loadJS(toPlainIndex(p), MINISEARCH_OPTIONS));
+    // Entries of its own: the frozen shard's may read their texts from a file it closes once thawed.
     p.entries.forEach((entry, doc) => {
-      shard.#install(doc, entry, at(stats, doc));
+      shard.#install(doc, ownEntry(entry), at(stats, doc));
     });
     for (const term of p.terms) shard.#terms.add(term);
     shard.#sortedTerms = [...p.terms];

@@ -3,14 +3,16 @@
  * `<workspace>/.big-memory/search/` (or `<stateDir>/search/<workspace hash>/`), written atomically
  * through the store's persistence gate (atomic, mode 0600) with the previous copy kept as `<month>.bmx.prev`.
  */
+import { closeSync, readFileSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { errorCode } from "../store/fs-durable.ts";
 import { writePrivateBytes } from "../store/gate.ts";
-import { readStateFile, readStateFileSync } from "../store/log-open.ts";
-import { decodeShard, encodeShard, type LogRecord, type ShardFile, type ShardHeader } from "./codec.ts";
+import { openStateFileSync, readStateFile, readStateFileSync } from "../store/log-open.ts";
+import { decodeShard, type LogRecord, layShard, type ShardFile, type ShardHeader } from "./codec.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
 import { indexDir, readSavedHeader, shardPath } from "./saved-header.ts";
+import { savedShard, type TextCache } from "./saved-texts.ts";
 import type { SnapshotIndex } from "./snapshot-index.ts";
 
 export { indexDir, shardPath };
@@ -24,6 +26,29 @@ export type ShardLoad =
   | { kind: "loaded"; file: ShardFile; fromPrevious: boolean; problem?: string }
   | { kind: "unreadable"; problem: string };
 
+/**
+ * A shard file decoded with its snippet texts left on disk (codec.ts `decodeShard` with `saved`): the file
+ * is read whole to be checked, then kept open for the shard, which closes it; null when it is missing.
+ */
+function decodeKeepingOpen(path: string, cache: TextCache): ShardFile | null {
+  let opened: { fd: number };
+  try {
+    opened = openStateFileSync(path, path);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return null;
+    throw error;
+  }
+  const { fd } = opened;
+  try {
+    const file = decodeShard(readFileSync(fd), { fd, cache });
+    if (file.shard.parts.texts === undefined) closeSync(fd); // a version 2 file holds its texts in memory
+    return file;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
 async function readIfPresent(path: string): Promise<Buffer | null> {
   try {
     // Opened without blocking and only as a regular file: a FIFO in its place is a problem, not a hang.
@@ -36,21 +61,26 @@ async function readIfPresent(path: string): Promise<Buffer | null> {
 
 /**
  * Loads a month's shard file; when it is missing or unreadable, falls back to the previous copy (whose
- * fingerprints say which logs changed since). `problem` says what was wrong with the current file.
+ * fingerprints say which logs changed since). `problem` says what was wrong with the current file. With
+ * `cache`, the snippet texts stay in the file, kept open for the shard (see saved-texts.ts), which closes it.
  */
-export async function loadShardFile(dir: string, month: string): Promise<ShardLoad> {
+export async function loadShardFile(dir: string, month: string, cache?: TextCache): Promise<ShardLoad> {
   const path = shardPath(dir, month);
+  const decode = async (at: string): Promise<ShardFile | null> => {
+    if (cache !== undefined) return decodeKeepingOpen(at, cache);
+    const data = await readIfPresent(at);
+    return data === null ? null : decodeShard(data);
+  };
   let problem: string | undefined;
   try {
-    const data = await readIfPresent(path);
-    if (data !== null) return { kind: "loaded", file: decodeShard(data), fromPrevious: false };
+    const file = await decode(path);
+    if (file !== null) return { kind: "loaded", file, fromPrevious: false };
   } catch (error) {
     problem = error instanceof Error ? error.message : String(error);
   }
   try {
-    const previous = await readIfPresent(path + PREVIOUS);
-    if (previous !== null) {
-      const file = decodeShard(previous);
+    const file = await decode(path + PREVIOUS);
+    if (file !== null) {
       return problem === undefined
         ? { kind: "loaded", file, fromPrevious: true }
         : { kind: "loaded", file, fromPrevious: true, problem };
@@ -118,7 +148,7 @@ export async function listShardFiles(dir: string): Promise<string[]> {
 /**
  * Saves a month of `index` with the fingerprints of its logs, or removes its files when the month is
  * gone. A hot month is frozen for writing; it stays hot in the index when `keepHot`, else the index
- * keeps the (smaller) frozen form.
+ * keeps the (smaller) frozen form, with `cache` its texts read from the file written (saved-texts.ts).
  */
 export async function saveMonth(
   dir: string,
@@ -126,11 +156,20 @@ export async function saveMonth(
   month: string,
   files: Record<string, LogRecord>,
   keepHot: boolean,
+  cache?: TextCache,
 ): Promise<void> {
   const shard = index.shard(month);
   let frozen: FrozenShard | undefined;
   if (shard instanceof HotShard) frozen = keepHot ? shard.freeze() : index.freeze(month);
   else if (shard instanceof FrozenShard) frozen = shard;
-  if (frozen === undefined) await removeShardFile(dir, month);
-  else await writeShardFile(dir, month, encodeShard(frozen, files));
+  if (frozen === undefined) {
+    await removeShardFile(dir, month);
+    return;
+  }
+  const written = layShard(frozen, files);
+  await writeShardFile(dir, month, written.data);
+  // A month the index keeps frozen reads its texts from the file from now on, as if loaded from it.
+  if (cache === undefined || index.shard(month) !== frozen || frozen.parts.texts !== undefined) return;
+  const saved = savedShard(frozen, shardPath(dir, month), written, cache);
+  if (saved !== undefined) index.setShard(saved);
 }

@@ -98,12 +98,18 @@ export class PostingCursor {
   doc = 0;
   field = 0;
   tf = 0;
-  readonly #bytes: Uint8Array;
+  #bytes: Uint8Array;
   #at = 0;
   #end = 0;
 
   constructor(bytes: Uint8Array) {
     this.#bytes = bytes;
+  }
+
+  /** Moves the cursor onto other bytes (reset it next). */
+  over(bytes: Uint8Array): this {
+    this.#bytes = bytes;
+    return this;
   }
 
   /** Starts on the postings in bytes [from, to). */
@@ -161,15 +167,43 @@ export function readPostings(bytes: Uint8Array, from: number, to: number): [numb
   return out;
 }
 
+/** Per term, the number of documents its postings name (see {@link postingsProblem}, which counts them too). */
+export function documentCounts(
+  bytes: Uint8Array,
+  starts: Uint32Array,
+  docs: number,
+): Uint16Array | Uint32Array {
+  const counts = countsFor(starts.length - 1, docs);
+  const cursor = new PostingCursor(bytes);
+  for (let t = 0; t + 1 < starts.length; t++) {
+    cursor.reset(u32(starts, t), u32(starts, t + 1));
+    let n = 0;
+    let previous = -1;
+    while (cursor.next()) {
+      if (cursor.doc !== previous) n++;
+      previous = cursor.doc;
+    }
+    counts[t] = n;
+  }
+  return counts;
+}
+
+/** An array for `terms` document counts of at most `docs`: 2 bytes a term while they fit. */
+export function countsFor(terms: number, docs: number): Uint16Array | Uint32Array {
+  return docs <= 0xffff ? new Uint16Array(terms) : new Uint32Array(terms);
+}
+
 /**
  * What is wrong with packed postings read from a file, or undefined: each term's list must end where the
  * next begins, name documents below `docs` in order and fields below `fields`, with frequencies of 12 bits.
+ * With `counts`, the number of documents each term's list names is written there as the lists are read.
  */
 export function postingsProblem(
   bytes: Uint8Array,
   starts: Uint32Array,
   docs: number,
   fields: number,
+  counts?: Uint16Array | Uint32Array,
 ): string | undefined {
   if (starts[0] !== 0 || starts[starts.length - 1] !== bytes.length)
     return "term offsets do not cover the postings";
@@ -179,16 +213,21 @@ export function postingsProblem(
     const to = u32(starts, t + 1);
     if (from > to) return "term offsets go backwards";
     cursor.reset(from, to);
+    let n = 0;
+    let previous = -1;
     try {
       while (cursor.next()) {
         if (cursor.doc >= docs) return "a posting names a missing snapshot";
         if (cursor.field >= fields) return "a posting names a missing field";
         if (cursor.tf > TF_MASK) return "a posting's frequency is out of range";
+        if (cursor.doc !== previous) n++;
+        previous = cursor.doc;
       }
     } catch {
       return "a posting runs past the end of the postings";
     }
     if (cursor.offset !== to) return "a posting runs past the end of its term";
+    if (counts !== undefined) counts[t] = n;
   }
   return undefined;
 }

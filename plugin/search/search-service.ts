@@ -22,6 +22,7 @@ import {
   saveMonth,
   shardPath,
 } from "./persist.ts";
+import { TextCache } from "./saved-texts.ts";
 import type { ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
 import { monthOf, type SnapshotFilter } from "./shard.ts";
 import { type Scope, type SearchOptions, SnapshotIndex, type SnapshotRef } from "./snapshot-index.ts";
@@ -49,6 +50,8 @@ export class SearchService {
   readonly #options: SearchServiceOptions;
   readonly #index = new SnapshotIndex();
   readonly #book = new LogBook();
+  /** The snippet texts last read from saved months (see saved-texts.ts). */
+  readonly #texts = new TextCache();
   /** Months not loaded yet, with their logs as listed (by name) at open. */
   readonly #pending = new Map<string, string[]>();
   readonly #dirty = new Set<string>();
@@ -170,7 +173,7 @@ export class SearchService {
   }
 
   async #loadFull(month: string, logs: readonly string[]): Promise<void> {
-    const load = await loadShardFile(this.indexDir, month);
+    const load = await loadShardFile(this.indexDir, month, this.#texts);
     const problem = load.kind === "unreadable" || load.kind === "loaded" ? load.problem : undefined;
     if (problem !== undefined) {
       const remedy =
@@ -278,7 +281,8 @@ export class SearchService {
       this.#dirty.delete(month);
       // A month held by refs only has no postings to write: the next full load brings it up to date.
       if (this.#index.shard(month) instanceof LightShard) continue;
-      await saveMonth(this.indexDir, this.#index, month, this.#book.ofMonth(month), month === newest);
+      const files = this.#book.ofMonth(month);
+      await saveMonth(this.indexDir, this.#index, month, files, month === newest, this.#texts);
     }
   }
 
@@ -434,7 +438,7 @@ export class SearchService {
     this.#closed = true;
     clearTimeout(this.#saveTimer);
     await this.#watcher?.close();
-    await this.#enqueue(() => this.#save());
+    await this.#enqueue(() => this.#save().then(() => this.#index.close()));
   }
 }
 

@@ -26,7 +26,7 @@ import {
 } from "./shard.ts";
 import { asWritten, closestTerms, completionsIn } from "./suggest.ts";
 import { foldText, leavesOf } from "./tokenize.ts";
-import { fuzzyTerms, mergeTerms } from "./vocabulary.ts";
+import { fuzzyTerms, mergePlaced } from "./vocabulary.ts";
 
 /** A snapshot as `list` and `search` report it: the CLI's SnapshotRef, without a score. */
 export type SnapshotRef = Omit<JsonRef, "score">;
@@ -132,7 +132,10 @@ export class SnapshotIndex {
   vocabulary(): readonly string[] {
     if (this.#vocabulary === undefined) {
       const frozen = [...this.#shards.values()].filter((s) => s instanceof FrozenShard);
-      this.#vocabulary = mergeTerms(frozen.map((s) => s.parts.terms));
+      const { terms, positions } = mergePlaced(frozen.map((s) => s.terms()));
+      this.#vocabulary = terms;
+      // Each month's terms then point into it: one string per term for the whole index.
+      for (const [k, shard] of frozen.entries()) shard.share(terms, at(positions, k));
     }
     return this.#vocabulary;
   }
@@ -156,13 +159,26 @@ export class SnapshotIndex {
 
   /** Installs (or replaces) the shard of its month. */
   setShard(shard: Shard): void {
+    this.#release(shard.month, shard);
     this.#shards.set(shard.month, shard);
     this.#changed();
   }
 
   dropShard(month: string): void {
+    this.#release(month);
     this.#shards.delete(month);
     this.#changed();
+  }
+
+  /** Closes the saved file a month's frozen shard reads its texts from, unless it stays (`keep`). */
+  #release(month: string, keep?: Shard): void {
+    const old = this.#shards.get(month);
+    if (old instanceof FrozenShard && old !== keep) old.close();
+  }
+
+  /** Closes the saved files the frozen shards read their texts from; searches after it may fail. */
+  close(): void {
+    for (const shard of this.#shards.values()) if (shard instanceof FrozenShard) shard.close();
   }
 
   /** The hot shard of a month, thawing a frozen one or creating an empty one. */
@@ -170,6 +186,7 @@ export class SnapshotIndex {
     const shard = this.#shards.get(month);
     if (shard instanceof HotShard) return shard;
     const hot = shard instanceof FrozenShard ? HotShard.thaw(shard) : HotShard.empty(month);
+    this.#release(month);
     this.#shards.set(month, hot);
     this.#changed();
     return hot;

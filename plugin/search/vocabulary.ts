@@ -3,7 +3,7 @@
  * exact position, the range of terms with a prefix, and the terms within an edit distance, found by
  * walking the sorted array as an implicit trie. Pure; no extra memory beyond the array itself.
  */
-import { at, u8, u16 } from "./checked.ts";
+import { at, u8, u16, u32 } from "./checked.ts";
 
 /** Index of `term` in `terms`, or -1. */
 export function findTerm(terms: readonly string[], term: string): number {
@@ -115,42 +115,99 @@ export function fuzzyTerms(
   return out;
 }
 
-/** Merges two sorted arrays of distinct terms into one sorted array of distinct terms. */
-function mergeTwo(left: readonly string[], right: readonly string[]): string[] {
+/**
+ * {@link mergeTerms}, and where each list's terms went: `positions[k][i]` is the index in `terms` of term i
+ * of list k. The maps are carried up the same pairwise merges, one typed-array read per term and level.
+ */
+export function mergePlaced(lists: readonly (readonly string[])[]): {
+  terms: string[];
+  positions: Uint32Array[];
+} {
+  const positions = lists.map((list) => Uint32Array.from(list, (_, i) => i));
+  let level = lists.map((terms, k) => ({ terms, members: [k] }));
+  if (level.length === 0) return { terms: [], positions };
+  while (level.length > 1) {
+    const next: typeof level = [];
+    for (let i = 0; i < level.length; i += 2) {
+      const left = at(level, i);
+      const right = level[i + 1];
+      if (right === undefined) {
+        next.push(left);
+        continue;
+      }
+      const merged = mergeTwo(left.terms, right.terms);
+      for (const [side, map] of [
+        [left, merged.left],
+        [right, merged.right],
+      ] as const) {
+        for (const k of side.members) {
+          const place = at(positions, k);
+          for (let t = 0; t < place.length; t++) place[t] = u32(map, u32(place, t));
+        }
+      }
+      next.push({ terms: merged.terms, members: [...left.members, ...right.members] });
+    }
+    level = next;
+  }
+  return { terms: [...at(level, 0).terms], positions };
+}
+
+/** First index of `ids` (ascending) whose value is >= `id`. */
+export function firstAtLeast(ids: Uint32Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (u32(ids, mid) < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Merges two sorted arrays of distinct terms into one sorted array of distinct terms, with where each
+ * term of either went.
+ */
+function mergeTwo(
+  left: readonly string[],
+  right: readonly string[],
+): { terms: string[]; left: Uint32Array; right: Uint32Array } {
   const out: string[] = new Array(left.length + right.length);
+  const toLeft = new Uint32Array(left.length);
+  const toRight = new Uint32Array(right.length);
   let a = 0;
   let b = 0;
   let n = 0;
   while (a < left.length && b < right.length) {
     const x = at(left, a);
     const y = at(right, b);
-    if (x < y) out[n++] = at(left, a++);
-    else if (y < x) out[n++] = at(right, b++);
-    else {
+    if (x < y) {
+      toLeft[a++] = n;
       out[n++] = x;
-      a++;
-      b++;
+    } else if (y < x) {
+      toRight[b++] = n;
+      out[n++] = y;
+    } else {
+      toLeft[a++] = n;
+      toRight[b++] = n;
+      out[n++] = x;
     }
   }
-  while (a < left.length) out[n++] = at(left, a++);
-  while (b < right.length) out[n++] = at(right, b++);
+  while (a < left.length) {
+    toLeft[a] = n;
+    out[n++] = at(left, a++);
+  }
+  while (b < right.length) {
+    toRight[b] = n;
+    out[n++] = at(right, b++);
+  }
   out.length = n;
-  return out;
+  return { terms: out, left: toLeft, right: toRight };
 }
 
 /** Merges sorted arrays of distinct terms into one sorted array of distinct terms (pairwise, log depth). */
 export function mergeTerms(lists: readonly (readonly string[])[]): string[] {
-  let level: (readonly string[])[] = [...lists];
-  if (level.length === 0) return [];
-  while (level.length > 1) {
-    const next: (readonly string[])[] = [];
-    for (let i = 0; i < level.length; i += 2) {
-      const right = level[i + 1];
-      next.push(right === undefined ? at(level, i) : mergeTwo(at(level, i), right));
-    }
-    level = next;
-  }
-  return [...at(level, 0)];
+  return mergePlaced(lists).terms;
 }
 
 /** Levenshtein distance of two strings, or `max + 1` as soon as it must exceed `max`. */

@@ -8,6 +8,7 @@ import { readPostings } from "../../plugin/search/postings.ts";
 import { Accumulator } from "../../plugin/search/scoring.ts";
 import type { Shard } from "../../plugin/search/shard.ts";
 import { tokenize } from "../../plugin/search/tokenize.ts";
+import { mergePlaced } from "../../plugin/search/vocabulary.ts";
 import type { LocatedSnapshot } from "../../plugin/snapshot/snapshot.ts";
 import { located, lookupsOf, snap } from "./helpers.ts";
 
@@ -143,6 +144,42 @@ describe("FrozenShard.reach", () => {
       ["ledger", 0],
       ["leger", 2],
     ]);
+  });
+});
+
+describe("FrozenShard.share", () => {
+  const docs = [
+    located(snap("2026-11-20-01", { goal: "ledger oauth callback ERR_DB_TIMEOUT" })),
+    located(snap("2026-11-21-01", { goal: "ledgers leger oath src/a-b.ts 数据库" })),
+  ];
+  const own = buildFrozen("2026-11", docs);
+  const shared = buildFrozen("2026-11", docs);
+  const other = buildFrozen("2026-10", [located(snap("2026-10-01-01", { goal: "ledgerz leg oath zebra" }))]);
+  const { terms, positions } = mergePlaced([other.terms(), shared.terms()]);
+  shared.share(terms, positions[1] ?? new Uint32Array());
+
+  it("answers as before once its terms are positions in a vocabulary shared with other months", () => {
+    expect(shared.parts.terms).toEqual([]);
+    expect(shared.terms()).toEqual(own.terms());
+    for (const query of [
+      "ledger",
+      "leg",
+      "oath",
+      "zebra",
+      "calback",
+      "ERR_DB_TIMEOUT",
+      "src/a-b.ts",
+      "数据",
+    ]) {
+      for (const lookup of lookupsOf(query, true)) expect(shared.reach(lookup)).toEqual(own.reach(lookup));
+      expect(shared.exactCount(query, 10)).toBe(own.exactCount(query, 10));
+      expect(shared.holding(query, [0, 1])).toEqual(own.holding(query, [0, 1]));
+    }
+  });
+
+  it("gives its terms back as strings of their own to be thawed or written", () => {
+    expect(shared.whole()).toEqual(own.parts);
+    expect(decodeShard(encodeShard(shared, {})).shard.parts).toEqual(own.parts);
   });
 });
 

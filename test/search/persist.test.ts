@@ -10,9 +10,12 @@ import {
   loadShardFile,
   loadShardHeader,
   removeShardFile,
+  saveMonth,
   shardPath,
   writeShardFile,
 } from "../../plugin/search/persist.ts";
+import { SavedEntry, TextCache } from "../../plugin/search/saved-texts.ts";
+import { SnapshotIndex } from "../../plugin/search/snapshot-index.ts";
 import { located, snap, tempWorkspace } from "./helpers.ts";
 
 const FILES = { "memory/2026-11-20.md": { size: 1, mtimeMs: 2, crc32: "00c0ffee" } };
@@ -65,6 +68,40 @@ describe("shard files", () => {
     expect(await loadShardFile(dir, "2026-10")).toEqual({ kind: "missing" });
     await removeShardFile(dir, "2026-11");
     expect(await listShardFiles(dir)).toEqual([]);
+  });
+});
+
+describe("shard files with their snippet texts left on disk", () => {
+  let ws: Awaited<ReturnType<typeof tempWorkspace>>;
+  let dir: string;
+  beforeEach(async () => {
+    ws = await tempWorkspace();
+    dir = indexDir(ws.dir);
+  });
+  afterEach(() => ws.cleanup());
+
+  it("load with a text cache: the texts are read from the file, the same as loaded whole", async () => {
+    const shard = buildFrozen("2026-11", [located(snap("2026-11-20-01", { goal: "texts on disk" }))]);
+    await writeShardFile(dir, "2026-11", encodeShard(shard, FILES));
+    const load = await loadShardFile(dir, "2026-11", new TextCache());
+    const loaded = load.kind === "loaded" ? load.file.shard : undefined;
+    expect(loaded?.parts.entries.map((e) => [e instanceof SavedEntry, e.text])).toEqual(
+      shard.parts.entries.map((e) => [true, e.text]),
+    );
+    loaded?.close();
+  });
+
+  it("are what a month saved with a text cache reads from then on, unless it stays hot", async () => {
+    const index = new SnapshotIndex();
+    index.replaceFile("memory/2026-11-20.md", [located(snap("2026-11-20-01", { goal: "saved then read" }))]);
+    const text = index.shard("2026-11")?.entry(0)?.text;
+    await saveMonth(dir, index, "2026-11", FILES, true, new TextCache());
+    expect(index.shard("2026-11")?.entry(0)).not.toBeInstanceOf(SavedEntry);
+    await saveMonth(dir, index, "2026-11", FILES, false, new TextCache());
+    const entry = index.shard("2026-11")?.entry(0);
+    expect([entry instanceof SavedEntry, entry?.text]).toEqual([true, text]);
+    expect(index.search("saved then read").map((h) => h.id)).toEqual(["2026-11-20-01"]);
+    index.close();
   });
 });
 

@@ -1,14 +1,17 @@
 import fc from "fast-check";
 import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
+import { encodeShard } from "../../plugin/search/codec.ts";
 import { FIELD_BOOSTS, FIELDS, fieldsOf, type IndexDocument } from "../../plugin/search/document.ts";
 import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
 import { HotShard, MINISEARCH_OPTIONS } from "../../plugin/search/hot-shard.ts";
+import { indexDir, loadShardFile, writeShardFile } from "../../plugin/search/persist.ts";
+import { TextCache } from "../../plugin/search/saved-texts.ts";
 import { monthOf } from "../../plugin/search/shard.ts";
 import { SnapshotIndex } from "../../plugin/search/snapshot-index.ts";
 import { tokenize } from "../../plugin/search/tokenize.ts";
 import type { LocatedSnapshot, Snapshot } from "../../plugin/snapshot/snapshot.ts";
-import { located, snap } from "./helpers.ts";
+import { located, snap, tempWorkspace } from "./helpers.ts";
 
 /** An index of `snapshots`, one frozen shard per month (or hot ones). */
 function indexOf(snapshots: readonly LocatedSnapshot[], hot = false): SnapshotIndex {
@@ -272,6 +275,28 @@ function minisearchScores(corpus: readonly LocatedSnapshot[], query: string): Ma
   }
   return scores;
 }
+
+describe("SnapshotIndex and the files of saved months", () => {
+  it("thaws a month whose texts are read from its file into entries of its own, and closes the file", async () => {
+    const ws = await tempWorkspace();
+    try {
+      const dir = indexDir(ws.dir);
+      const first = located(snap("2026-11-20-01", { files: [{ path: "src/first/only.ts", note: "" }] }));
+      await writeShardFile(dir, "2026-11", encodeShard(buildFrozen("2026-11", [first]), {}));
+      const load = await loadShardFile(dir, "2026-11", new TextCache());
+      const index = new SnapshotIndex();
+      if (load.kind === "loaded") index.setShard(load.file.shard);
+      const second = located(snap("2026-11-21-01", { goal: "second goal" }));
+      index.replaceFile("memory/2026-11-21.md", [second]);
+      expect(index.search("src/first/only.ts").map((h) => [h.id, h.field])).toEqual([
+        ["2026-11-20-01", "files"],
+      ]);
+      index.close();
+    } finally {
+      await ws.cleanup();
+    }
+  });
+});
 
 describe("SnapshotIndex against a linear scan", () => {
   it.each([

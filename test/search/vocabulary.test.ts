@@ -4,6 +4,7 @@ import {
   boundedDistance,
   findTerm,
   fuzzyTerms,
+  mergePlaced,
   mergeTerms,
   prefixRange,
 } from "../../plugin/search/vocabulary.ts";
@@ -82,6 +83,18 @@ describe("mergeTerms", () => {
     fc.assert(
       fc.property(fc.array(vocabulary, { maxLength: 6 }), (lists) => {
         expect(mergeTerms(lists)).toEqual([...new Set(lists.flat())].sort());
+      }),
+    );
+  });
+});
+
+describe("mergePlaced", () => {
+  it("merges as mergeTerms does and says where each list's terms went", () => {
+    fc.assert(
+      fc.property(fc.array(vocabulary, { maxLength: 6 }), (lists) => {
+        const { terms, positions } = mergePlaced(lists);
+        expect(terms).toEqual(mergeTerms(lists));
+        expect(lists.map((list, k) => list.map((_, i) => terms[positions[k]?.[i] ?? -1]))).toEqual(lists);
       }),
     );
   });
