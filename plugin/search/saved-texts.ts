@@ -203,38 +203,6 @@ export function savedShard(
 
 /** An entry as a plain object of its own, its text read now: what outlives the file of a saved month. */
 export function ownEntry(e: Entry): Entry {
-  if (!(e instanceof SavedEntry)) return e;
-  const {
-    id,
-    timestamp,
-    time,
-    file,
-    line,
-    session,
-    agent,
-    trigger,
-    name,
-    parent,
-    tombstone,
-    verified,
-    goal,
-  } = e;
-  const own: Entry = {
-    id,
-    timestamp,
-    time,
-    file,
-    line,
-    session,
-    agent,
-    trigger,
-    name,
-    parent,
-    tombstone,
-    verified,
-    goal,
-    text: e.text,
-  };
-  if (e.claimed !== undefined) own.claimed = e.claimed;
-  return own;
+  // Its fields are its own (the text is read through its class): a copy holds them and the text.
+  return e instanceof SavedEntry ? { ...e, text: e.text } : e;
 }
