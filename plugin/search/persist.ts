@@ -193,22 +193,38 @@ export async function saveMonth(
 }
 
 /**
- * The index's vocabulary file (saved-vocabulary.ts) as a service reads and writes it: read at open, let go
- * once every month is loaded, written again when it no longer says what the months' saved files hold.
+ * The index's vocabulary file (saved-vocabulary.ts) as a service reads and writes it: read once the newest
+ * month is searchable (its first answer does not wait for it), let go once every month is loaded, written
+ * again when it no longer says what the months' saved files hold.
  */
 export class VocabularyFile {
   readonly #dir: string;
-  /** The vocabulary read at open, while months load. */
+  /** The vocabulary read, while months load. */
   saved: SavedVocabulary | undefined;
   /** The key of the file as read or last written (saved-vocabulary.ts `vocabularyKey`). */
-  #key: string;
+  #key = "";
   /** The terms of the months kept hot, as their files were last written. */
   readonly #written = new Map<string, MonthTerms>();
 
   constructor(dir: string) {
     this.#dir = dir;
-    this.saved = readVocabulary(dir);
+  }
+
+  /**
+   * Reads the file, after a turn of the event loop (a query made as the service opens is answered first);
+   * the frozen months already loaded from the files it names take their terms from it.
+   */
+  async read(index: SnapshotIndex): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.saved = readVocabulary(this.#dir);
     this.#key = this.saved?.key ?? "";
+    for (const month of index.months()) {
+      const shard = index.shard(month);
+      if (!(shard instanceof FrozenShard)) continue;
+      const shared = this.saved?.shared(month, shard.stamp);
+      const count = shard.parts.shared?.ids.length ?? shard.parts.terms.length;
+      if (shared !== undefined && shared.ids.length === count) shard.share(shared.vocabulary, shared.ids);
+    }
   }
 
   /** Notes what a month's file holds as written, when the index keeps that month hot. */

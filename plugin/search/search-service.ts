@@ -110,6 +110,7 @@ export class SearchService {
   }
 
   async #loadRest(months: readonly string[]): Promise<void> {
+    await this.#enqueue(async () => await this.#words?.read(this.#index));
     for (const month of months) {
       if (this.#closed) return;
       await this.#enqueue(() => this.#loadMonth(month));
