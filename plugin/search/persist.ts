@@ -241,20 +241,22 @@ export class VocabularyFile {
   async save(index: SnapshotIndex, complete: boolean): Promise<void> {
     this.saved = undefined;
     if (!complete) return;
-    const months: MonthTerms[] = [];
+    const months: { month: string; stamp: string; terms: () => readonly string[] }[] = [];
     for (const month of index.months().reverse()) {
       const shard = index.shard(month);
-      const stamp = shard instanceof FrozenShard ? shard.stamp : undefined;
-      const known =
-        shard instanceof FrozenShard && stamp !== undefined
-          ? { month, stamp, terms: shard.terms() }
-          : this.#written.get(month);
-      if (known === undefined) return;
-      months.push(known);
+      const written = this.#written.get(month);
+      if (shard instanceof FrozenShard && shard.stamp !== undefined) {
+        months.push({ month, stamp: shard.stamp, terms: () => shard.terms() });
+      } else if (written !== undefined) months.push({ ...written, terms: () => written.terms });
+      else return;
     }
+    // The months' terms are gathered only when the file is to be written.
     const key = vocabularyKey(months);
     if (key === this.#key) return;
-    await writeVocabulary(this.#dir, months);
+    await writeVocabulary(
+      this.#dir,
+      months.map((m) => ({ ...m, terms: m.terms() })),
+    );
     this.#key = key;
   }
 }
