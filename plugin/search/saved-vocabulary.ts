@@ -16,7 +16,7 @@ import { crc32 } from "node:zlib";
 import { writePrivateBytes } from "../store/gate.ts";
 import { readStateFileSync } from "../store/log-open.ts";
 import { ANALYSIS } from "./codec.ts";
-import { mergePlaced } from "./vocabulary.ts";
+import { mergePlaced, termsOf } from "./vocabulary.ts";
 
 const MAGIC = 0x42_4d_53_56; // "BMSV"
 /** Version of the vocabulary file written; any other is ignored (and written again). */
@@ -124,8 +124,7 @@ export function decodeVocabulary(data: Buffer): SavedVocabulary | undefined {
   if (count * 4 > body.length) return undefined;
   const ids = new Uint32Array(count);
   Buffer.from(ids.buffer).set(body.subarray(0, count * 4));
-  const text = body.toString("utf8", count * 4);
-  const terms = text.length === 0 ? [] : text.split("\n");
+  const terms = termsOf(body.subarray(count * 4));
   if (terms.length !== size) return undefined;
   for (let i = 1; i < terms.length; i++) if (!((terms[i - 1] ?? "") < (terms[i] ?? ""))) return undefined;
   const months = new Map<string, SavedMonthTerms>();
