@@ -16,10 +16,12 @@ import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { countsFor, packArrays, postingsProblem } from "./postings.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
-import { checkFiles, entriesOfHeader, entryFromRow, parseHeaderObject } from "./saved-header.ts";
+import { checkFiles, entriesOfHeader, entryFromRow, parseHeaderObject, shardStamp } from "./saved-header.ts";
 import { SavedPostings } from "./saved-postings.ts";
 import { SavedEntry, SavedTexts, type TextCache } from "./saved-texts.ts";
+import type { SavedVocabulary } from "./saved-vocabulary.ts";
 import { tallyOf } from "./tally.ts";
+import { termsOf } from "./vocabulary.ts";
 
 /**
  * Version of the shard file format written; 2 and 3 (postings as arrays of documents and of field and
@@ -308,9 +310,13 @@ export function decodeShardHeader(data: Buffer): ShardHeader {
 
 /**
  * Decodes a shard file; throws an Error naming the first problem found. With `saved` (its open descriptor,
- * then the shard's, and the index's text cache), snippet texts (and version 4 postings) stay on disk.
+ * then the shard's, and the index's text cache), snippet texts (and version 4 postings) stay on disk, and
+ * a month whose file bears the stamp saved in `vocabulary` takes its terms as positions there.
  */
-export function decodeShard(data: Buffer, saved?: { fd: number; cache: TextCache }): ShardFile {
+export function decodeShard(
+  data: Buffer,
+  saved?: { fd: number; cache: TextCache; vocabulary?: SavedVocabulary | undefined },
+): ShardFile {
   const { version, headerLength, fixed } = shardPrefix(data);
   if (fixed + headerLength > data.length) fail("file is truncated (header runs past the end)");
   const header = data.subarray(fixed, fixed + headerLength);
@@ -354,14 +360,17 @@ export function decodeShard(data: Buffer, saved?: { fd: number; cache: TextCache
     if (reader !== undefined) return new SavedEntry(r, reader, i);
     return entryFromRow(r, texts.toString("utf8", u32(textStart, i), u32(textStart, i + 1)));
   });
-  const parts = partsOf(h.month, entries, body, s);
+  const stamp = shardStamp(data);
+  const parts = partsOf(h.month, entries, body, s, saved?.vocabulary?.shared(h.month, stamp));
   if (reader !== undefined) parts.texts = reader;
   // Checked whole above (checkParts); each list is read from the file when asked (saved-postings.ts).
   if (reader !== undefined && "postings" in s) {
     parts.saved = new SavedPostings(reader, bodyStart + s.postings.offset, s.postings.length);
     parts.postings = new Uint8Array(0);
   }
-  return { shard: new FrozenShard(parts), files };
+  const shard = new FrozenShard(parts);
+  shard.stamp = stamp;
+  return { shard, files };
 }
 
 function partsOf(
@@ -369,9 +378,12 @@ function partsOf(
   entries: Entry[],
   body: Buffer,
   s: Record<keyof typeof PACKED, Section> | Record<keyof typeof ARRAYS, Section>,
+  shared?: FrozenParts["shared"],
 ): FrozenParts {
-  const terms = termsOf(body.subarray(s.terms.offset, s.terms.offset + s.terms.length));
   let termStart: Uint32Array = readArray(body, s.termStart, Uint32Array);
+  // Positions that do not fit the month's postings are passed over: the month's own terms are read.
+  if (shared !== undefined && shared.ids.length !== termStart.length - 1) shared = undefined;
+  const terms = shared ? [] : termsOf(body.subarray(s.terms.offset, s.terms.offset + s.terms.length));
   let postings: Uint8Array;
   if ("postings" in s) postings = readArray(body, s.postings, Uint8Array);
   else {
@@ -389,24 +401,9 @@ function partsOf(
     fieldLength: readArray(body, s.fieldLength, Uint16Array),
     avgFieldLength: readArray(body, s.avgFieldLength, Float64Array),
   };
+  if (shared !== undefined) parts.shared = shared;
   checkParts(parts);
   return parts;
-}
-
-/**
- * The vocabulary of a terms section (UTF-8, one term a line), each term a string of its own: pieces split
- * from one string of the whole section would each keep all of it alive.
- */
-function termsOf(bytes: Buffer): string[] {
-  const terms: string[] = [];
-  if (bytes.length === 0) return terms;
-  let from = 0;
-  for (;;) {
-    const end = bytes.indexOf(0x0a, from);
-    terms.push(bytes.toString("utf8", from, end < 0 ? bytes.length : end));
-    if (end < 0) return terms;
-    from = end + 1;
-  }
 }
 
 /** Structural checks of postings laid out as arrays (versions 2 and 3), before they are packed. */
@@ -437,11 +434,13 @@ function checkArrays(
 function checkParts(p: FrozenParts): void {
   const docs = p.entries.length;
   const F = FIELDS.length;
-  if (p.termStart.length !== p.terms.length + 1) fail("term offsets do not match the vocabulary");
+  // Terms held as positions in a saved vocabulary were checked sorted with it (saved-vocabulary.ts).
+  const count = p.shared?.ids.length ?? p.terms.length;
+  if (p.termStart.length !== count + 1) fail("term offsets do not match the vocabulary");
   for (let i = 1; i < p.terms.length; i++) {
     if (!(at(p.terms, i - 1) < at(p.terms, i))) fail("vocabulary is not sorted");
   }
-  p.docCounts = countsFor(p.terms.length, docs);
+  p.docCounts = countsFor(count, docs);
   const problem = postingsProblem(p.postings, p.termStart, docs, F, p.docCounts);
   if (problem !== undefined) fail(problem);
   if (p.fieldLength.length !== docs * F) fail("field lengths do not match the snapshots");

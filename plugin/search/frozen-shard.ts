@@ -201,6 +201,8 @@ export class FrozenShard implements Shard {
   readonly lengthSums: Float64Array;
   readonly #cursor: PostingCursor;
   readonly #docCounts: Uint16Array | Uint32Array;
+  /** The stamp of the saved file the month was read from or written to (saved-header.ts `shardStamp`). */
+  stamp: string | undefined;
 
   constructor(parts: FrozenParts) {
     this.parts = parts;

@@ -11,8 +11,15 @@ import { openStateFileSync, readStateFile, readStateFileSync } from "../store/lo
 import { decodeShard, type LogRecord, layShard, type ShardFile, type ShardHeader } from "./codec.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
-import { indexDir, readSavedHeader, shardPath } from "./saved-header.ts";
+import { indexDir, readSavedHeader, shardPath, shardStamp } from "./saved-header.ts";
 import { savedShard, type TextCache } from "./saved-texts.ts";
+import {
+  type MonthTerms,
+  readVocabulary,
+  type SavedVocabulary,
+  vocabularyKey,
+  writeVocabulary,
+} from "./saved-vocabulary.ts";
 import type { SnapshotIndex } from "./snapshot-index.ts";
 
 export { indexDir, shardPath };
@@ -30,7 +37,7 @@ export type ShardLoad =
  * A shard file decoded with its snippet texts left on disk (codec.ts `decodeShard` with `saved`): the file
  * is read whole to be checked, then kept open for the shard, which closes it; null when it is missing.
  */
-function decodeKeepingOpen(path: string, cache: TextCache): ShardFile | null {
+function decodeKeepingOpen(path: string, cache: TextCache, vocabulary?: SavedVocabulary): ShardFile | null {
   let opened: { fd: number };
   try {
     opened = openStateFileSync(path, path);
@@ -40,7 +47,7 @@ function decodeKeepingOpen(path: string, cache: TextCache): ShardFile | null {
   }
   const { fd } = opened;
   try {
-    const file = decodeShard(readFileSync(fd), { fd, cache });
+    const file = decodeShard(readFileSync(fd), { fd, cache, vocabulary });
     if (file.shard.parts.texts === undefined) closeSync(fd); // a version 2 file holds its texts in memory
     return file;
   } catch (error) {
@@ -62,12 +69,18 @@ async function readIfPresent(path: string): Promise<Buffer | null> {
 /**
  * Loads a month's shard file; when it is missing or unreadable, falls back to the previous copy (whose
  * fingerprints say which logs changed since). `problem` says what was wrong with the current file. With
- * `cache`, the snippet texts stay in the file, kept open for the shard (see saved-texts.ts), which closes it.
+ * `cache`, the snippet texts stay in the file, kept open for the shard (see saved-texts.ts), which closes it,
+ * and the month's terms are taken from `vocabulary` when it was saved from this very file (codec.ts).
  */
-export async function loadShardFile(dir: string, month: string, cache?: TextCache): Promise<ShardLoad> {
+export async function loadShardFile(
+  dir: string,
+  month: string,
+  cache?: TextCache,
+  vocabulary?: SavedVocabulary,
+): Promise<ShardLoad> {
   const path = shardPath(dir, month);
   const decode = async (at: string): Promise<ShardFile | null> => {
-    if (cache !== undefined) return decodeKeepingOpen(at, cache);
+    if (cache !== undefined) return decodeKeepingOpen(at, cache, vocabulary);
     const data = await readIfPresent(at);
     return data === null ? null : decodeShard(data);
   };
@@ -149,6 +162,7 @@ export async function listShardFiles(dir: string): Promise<string[]> {
  * Saves a month of `index` with the fingerprints of its logs, or removes its files when the month is
  * gone. A hot month is frozen for writing; it stays hot in the index when `keepHot`, else the index
  * keeps the (smaller) frozen form, with `cache` its texts read from the file written (saved-texts.ts).
+ * `vocabulary` notes the terms of the file written.
  */
 export async function saveMonth(
   dir: string,
@@ -157,6 +171,7 @@ export async function saveMonth(
   files: Record<string, LogRecord>,
   keepHot: boolean,
   cache?: TextCache,
+  vocabulary?: VocabularyFile,
 ): Promise<void> {
   const shard = index.shard(month);
   let frozen: FrozenShard | undefined;
@@ -164,12 +179,84 @@ export async function saveMonth(
   else if (shard instanceof FrozenShard) frozen = shard;
   if (frozen === undefined) {
     await removeShardFile(dir, month);
+    vocabulary?.wrote(index, month, undefined);
     return;
   }
   const written = layShard(frozen, files);
   await writeShardFile(dir, month, written.data);
+  const stamp = shardStamp(written.data);
+  vocabulary?.wrote(index, month, stamp === undefined ? undefined : { month, stamp, terms: frozen.terms() });
   // A month the index keeps frozen reads its texts from the file from now on, as if loaded from it.
   if (cache === undefined || index.shard(month) !== frozen || frozen.parts.texts !== undefined) return;
   const saved = savedShard(frozen, shardPath(dir, month), written, cache);
   if (saved !== undefined) index.setShard(saved);
+}
+
+/**
+ * The index's vocabulary file (saved-vocabulary.ts) as a service reads and writes it: read once the newest
+ * month is searchable (its first answer does not wait for it), let go once every month is loaded, written
+ * again when it no longer says what the months' saved files hold.
+ */
+export class VocabularyFile {
+  readonly #dir: string;
+  /** The vocabulary read, while months load. */
+  saved: SavedVocabulary | undefined;
+  /** The key of the file as read or last written (saved-vocabulary.ts `vocabularyKey`). */
+  #key = "";
+  /** The terms of the months kept hot, as their files were last written. */
+  readonly #written = new Map<string, MonthTerms>();
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  /**
+   * Reads the file, after a turn of the event loop (a query made as the service opens is answered first);
+   * the frozen months already loaded from the files it names take their terms from it.
+   */
+  async read(index: SnapshotIndex): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.saved = readVocabulary(this.#dir);
+    this.#key = this.saved?.key ?? "";
+    for (const month of index.months()) {
+      const shard = index.shard(month);
+      if (!(shard instanceof FrozenShard)) continue;
+      const shared = this.saved?.shared(month, shard.stamp);
+      const count = shard.parts.shared?.ids.length ?? shard.parts.terms.length;
+      if (shared !== undefined && shared.ids.length === count) shard.share(shared.vocabulary, shared.ids);
+    }
+  }
+
+  /** Notes what a month's file holds as written, when the index keeps that month hot. */
+  wrote(index: SnapshotIndex, month: string, terms: MonthTerms | undefined): void {
+    if (terms !== undefined && index.shard(month) instanceof HotShard) this.#written.set(month, terms);
+    else this.#written.delete(month);
+  }
+
+  /**
+   * Writes the file for the index's months unless it says so already: a frozen month's terms are those of
+   * the file its stamp names, a hot month's those of its file as last written. Nothing is written while a
+   * month's saved terms are unknown (a month not loaded or never saved).
+   */
+  async save(index: SnapshotIndex, complete: boolean): Promise<void> {
+    this.saved = undefined;
+    if (!complete) return;
+    const months: { month: string; stamp: string; terms: () => readonly string[] }[] = [];
+    for (const month of index.months().reverse()) {
+      const shard = index.shard(month);
+      const written = this.#written.get(month);
+      if (shard instanceof FrozenShard && shard.stamp !== undefined) {
+        months.push({ month, stamp: shard.stamp, terms: () => shard.terms() });
+      } else if (written !== undefined) months.push({ ...written, terms: () => written.terms });
+      else return;
+    }
+    // The months' terms are gathered only when the file is to be written.
+    const key = vocabularyKey(months);
+    if (key === this.#key) return;
+    await writeVocabulary(
+      this.#dir,
+      months.map((m) => ({ ...m, terms: m.terms() })),
+    );
+    this.#key = key;
+  }
 }

@@ -35,6 +35,15 @@ const MAGIC = 0x42_4d_53_58; // "BMSX", as codec.ts writes it
 const VERSION = 4;
 const FIXED = 20; // magic, version, header length, crc32 of the header, crc32 of the body
 
+/**
+ * What identifies the bytes of a version 3 or 4 shard file: the checksums of its header and body, which
+ * decoding checks against the bytes, and its length; undefined for a version 2 file (one checksum).
+ */
+export function shardStamp(data: Buffer): string | undefined {
+  if (data.length < FIXED || data.readUInt32LE(4) === 2) return undefined;
+  return `${data.readUInt32LE(12)}-${data.readUInt32LE(16)}-${data.length}`;
+}
+
 /** The snapshot triggers a row may name. */
 export const TRIGGERS: ReadonlySet<string> = new Set(TRIGGER_NAMES);
 

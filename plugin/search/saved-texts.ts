@@ -12,6 +12,7 @@ import { u32 } from "./checked.ts";
 import type { RefTuple } from "./codec.ts";
 import type { Entry } from "./document.ts";
 import { FrozenShard } from "./frozen-shard.ts";
+import { shardStamp } from "./saved-header.ts";
 import { SavedPostings } from "./saved-postings.ts";
 
 /** Texts kept by default in a {@link TextCache}: about 2.5 MB of snippet text at most. */
@@ -198,7 +199,9 @@ export function savedShard(
   const texts = new SavedTexts(fd, written.texts.offset, written.texts.starts, cache);
   const entries = shard.parts.entries.map((e, i) => SavedEntry.of(e, texts, i));
   const saved = new SavedPostings(texts, written.postings.offset, written.postings.length);
-  return new FrozenShard({ ...shard.parts, entries, texts, saved, postings: new Uint8Array(0) });
+  const kept = new FrozenShard({ ...shard.parts, entries, texts, saved, postings: new Uint8Array(0) });
+  kept.stamp = shardStamp(written.data);
+  return kept;
 }
 
 /** An entry as a plain object of its own, its text read now: what outlives the file of a saved month. */

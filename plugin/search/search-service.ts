@@ -21,6 +21,7 @@ import {
   removeShardFile,
   saveMonth,
   shardPath,
+  VocabularyFile,
 } from "./persist.ts";
 import { TextCache } from "./saved-texts.ts";
 import type { ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
@@ -42,6 +43,9 @@ import type { LogWatcher } from "./watch.ts";
 
 export type { ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
 
+const FROM_PREVIOUS = "using the previous copy and re-reading the logs changed since";
+const REBUILD = "rebuilding from the daily logs";
+
 /** The search index of one workspace. */
 export class SearchService {
   readonly workspaceDir: string;
@@ -55,6 +59,8 @@ export class SearchService {
   /** Months not loaded yet, with their logs as listed (by name) at open. */
   readonly #pending = new Map<string, string[]>();
   readonly #dirty = new Set<string>();
+  /** The index's vocabulary file (persist.ts; unless only entries load), written after loading and at close. */
+  #words: VocabularyFile | undefined;
   #queue: Promise<void> = Promise.resolve();
   #ready: Promise<void> = Promise.resolve();
   #watcher: LogWatcher | undefined;
@@ -93,6 +99,7 @@ export class SearchService {
     }
     await this.#readClaims();
     if (this.#options.skipLoad === true) return;
+    if (this.#options.entriesOnly !== true) this.#words = new VocabularyFile(this.indexDir);
     for (const [month, files] of logsByMonth(this.workspaceDir)) this.#pending.set(month, files);
     const months = [...this.#pending.keys()].sort().reverse();
     this.#monthsTotal = months.length;
@@ -103,6 +110,7 @@ export class SearchService {
   }
 
   async #loadRest(months: readonly string[]): Promise<void> {
+    await this.#enqueue(async () => await this.#words?.read(this.#index));
     for (const month of months) {
       if (this.#closed) return;
       await this.#enqueue(() => this.#loadMonth(month));
@@ -119,6 +127,7 @@ export class SearchService {
       }
       if (this.#options.entriesOnly !== true) this.#index.vocabulary();
     });
+    void this.#enqueue(async () => this.#words?.save(this.#index, this.complete));
   }
 
   /** Reads the claims file again and lays its claims over every entry. */
@@ -173,15 +182,10 @@ export class SearchService {
   }
 
   async #loadFull(month: string, logs: readonly string[]): Promise<void> {
-    const load = await loadShardFile(this.indexDir, month, this.#texts);
+    const load = await loadShardFile(this.indexDir, month, this.#texts, this.#words?.saved);
     const problem = load.kind === "unreadable" || load.kind === "loaded" ? load.problem : undefined;
-    if (problem !== undefined) {
-      const remedy =
-        load.kind === "loaded"
-          ? "using the previous copy and re-reading the logs changed since"
-          : "rebuilding from the daily logs";
-      this.#badShard(month, problem, remedy);
-    }
+    if (problem !== undefined)
+      this.#badShard(month, problem, load.kind === "loaded" ? FROM_PREVIOUS : REBUILD);
     if (load.kind !== "loaded") {
       await this.#build(month, presentLogs(this.workspaceDir, logs));
       return;
@@ -200,7 +204,7 @@ export class SearchService {
   async #loadEntries(month: string, logs: readonly string[]): Promise<void> {
     const load = await loadShardHeader(this.indexDir, month);
     if (load.kind !== "loaded") {
-      if (load.kind === "unreadable") this.#badShard(month, load.problem, "rebuilding from the daily logs");
+      if (load.kind === "unreadable") this.#badShard(month, load.problem, REBUILD);
       await this.#build(month, presentLogs(this.workspaceDir, logs));
       return;
     }
@@ -215,8 +219,7 @@ export class SearchService {
     const stats = await Promise.all(unique.map((file) => statLog(this.workspaceDir, file)));
     for (const [i, file] of unique.entries()) {
       const log = stats[i];
-      if (log !== null && log !== undefined && unchanged(log, this.#book.record(file))) continue;
-      await this.#refresh(file);
+      if (!(log && unchanged(log, this.#book.record(file)))) await this.#refresh(file);
     }
   }
 
@@ -274,16 +277,17 @@ export class SearchService {
     this.#saveTimer.unref();
   }
 
-  /** Writes every changed month; the newest stays hot, older ones are frozen again. */
-  async #save(): Promise<void> {
+  /** Writes every changed month (the newest stays hot, older ones are frozen again), and the vocabulary file. */
+  async #save(vocabulary = false): Promise<void> {
     const newest = this.#index.months()[0];
     for (const month of [...this.#dirty]) {
       this.#dirty.delete(month);
       // A month held by refs only has no postings to write: the next full load brings it up to date.
       if (this.#index.shard(month) instanceof LightShard) continue;
       const files = this.#book.ofMonth(month);
-      await saveMonth(this.indexDir, this.#index, month, files, month === newest, this.#texts);
+      await saveMonth(this.indexDir, this.#index, month, files, month === newest, this.#texts, this.#words);
     }
+    if (vocabulary) await this.#words?.save(this.#index, this.complete);
   }
 
   /** Resolves when every month is loaded (and fresh as of its loading) and the watcher is running. */
@@ -335,12 +339,8 @@ export class SearchService {
   /** Counts for `status`. */
   status(): { snapshots: number; months: number; pendingMonths: number; complete: boolean } {
     const months = this.#index.months().length;
-    return {
-      snapshots: this.#index.size,
-      months,
-      pendingMonths: this.#pending.size,
-      complete: this.complete,
-    };
+    const { complete } = this;
+    return { snapshots: this.#index.size, months, pendingMonths: this.#pending.size, complete };
   }
 
   /** The full snapshot with id `id`, read from its log; null when there is none. */
@@ -438,7 +438,7 @@ export class SearchService {
     this.#closed = true;
     clearTimeout(this.#saveTimer);
     await this.#watcher?.close();
-    await this.#enqueue(() => this.#save().then(() => this.#index.close()));
+    await this.#enqueue(() => this.#save(true).then(() => this.#index.close()));
   }
 }
 

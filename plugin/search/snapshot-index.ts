@@ -26,7 +26,7 @@ import {
 } from "./shard.ts";
 import { asWritten, closestTerms, completionsIn } from "./suggest.ts";
 import { foldText, leavesOf } from "./tokenize.ts";
-import { fuzzyTerms, mergePlaced } from "./vocabulary.ts";
+import { fuzzyTerms, mergePlaced, namedTerms } from "./vocabulary.ts";
 
 /** A snapshot as `list` and `search` report it: the CLI's SnapshotRef, without a score. */
 export type SnapshotRef = Omit<JsonRef, "score">;
@@ -94,7 +94,7 @@ export class SnapshotIndex {
   /** One accumulator per shard, reused by every query (a query clears what it touched). */
   readonly #accumulators = new WeakMap<Shard, Accumulator>();
   /** Sorted distinct terms of all frozen shards, for typo lookups; rebuilt after the set changes. */
-  #vocabulary: string[] | undefined;
+  #vocabulary: readonly string[] | undefined;
 
   /** Months held, newest first (cached until the set of shards changes). */
   #months: string[] | undefined;
@@ -128,10 +128,21 @@ export class SnapshotIndex {
     return [...this.#shards.values()].filter((s) => s instanceof HotShard).map((s) => s.terms());
   }
 
-  /** The sorted vocabulary of all frozen shards (merged on first use after a change). */
+  /**
+   * The sorted vocabulary of all frozen shards (merged on first use after a change). When they all hold
+   * their terms in one vocabulary (a saved one, saved-vocabulary.ts), its terms they name, without a merge.
+   */
   vocabulary(): readonly string[] {
     if (this.#vocabulary === undefined) {
       const frozen = [...this.#shards.values()].filter((s) => s instanceof FrozenShard);
+      const one = frozen[0]?.parts.shared?.vocabulary;
+      const ids: Uint32Array[] = [];
+      for (const { parts } of frozen)
+        if (parts.shared && parts.shared.vocabulary === one) ids.push(parts.shared.ids);
+      if (one !== undefined && ids.length === frozen.length) {
+        this.#vocabulary = namedTerms(one, ids);
+        return this.#vocabulary;
+      }
       const { terms, positions } = mergePlaced(frozen.map((s) => s.terms()));
       this.#vocabulary = terms;
       // Each month's terms then point into it: one string per term for the whole index.

@@ -5,6 +5,22 @@
  */
 import { at, u8, u16, u32 } from "./checked.ts";
 
+/**
+ * The vocabulary of a terms section (UTF-8, one term a line), each term a string of its own: pieces split
+ * from one string of the whole section would each keep all of it alive.
+ */
+export function termsOf(bytes: Buffer): string[] {
+  const terms: string[] = [];
+  if (bytes.length === 0) return terms;
+  let from = 0;
+  for (;;) {
+    const end = bytes.indexOf(0x0a, from);
+    terms.push(bytes.toString("utf8", from, end < 0 ? bytes.length : end));
+    if (end < 0) return terms;
+    from = end + 1;
+  }
+}
+
 /** Index of `term` in `terms`, or -1. */
 export function findTerm(terms: readonly string[], term: string): number {
   let lo = 0;
@@ -203,6 +219,21 @@ function mergeTwo(
   }
   out.length = n;
   return { terms: out, left: toLeft, right: toRight };
+}
+
+/**
+ * The terms of `vocabulary` (sorted, distinct) that some list of positions in `lists` names, in order:
+ * `vocabulary` itself when every term is named.
+ */
+export function namedTerms(vocabulary: readonly string[], lists: readonly Uint32Array[]): readonly string[] {
+  const named = new Uint8Array(vocabulary.length);
+  for (const ids of lists) for (let i = 0; i < ids.length; i++) named[u32(ids, i)] = 1;
+  let count = 0;
+  for (let i = 0; i < named.length; i++) count += u8(named, i);
+  if (count === vocabulary.length) return vocabulary;
+  const out: string[] = [];
+  for (let i = 0; i < named.length; i++) if (named[i] === 1) out.push(at(vocabulary, i));
+  return out;
 }
 
 /** Merges sorted arrays of distinct terms into one sorted array of distinct terms (pairwise, log depth). */

@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeShard } from "../../plugin/search/codec.ts";
-import { buildFrozen } from "../../plugin/search/frozen-shard.ts";
+import { buildFrozen, FrozenShard } from "../../plugin/search/frozen-shard.ts";
+import { HotShard } from "../../plugin/search/hot-shard.ts";
 import {
   indexDir,
   listShardFiles,
@@ -12,13 +13,26 @@ import {
   removeShardFile,
   saveMonth,
   shardPath,
+  VocabularyFile,
   writeShardFile,
 } from "../../plugin/search/persist.ts";
+import { shardStamp } from "../../plugin/search/saved-header.ts";
 import { SavedEntry, TextCache } from "../../plugin/search/saved-texts.ts";
+import {
+  decodeVocabulary,
+  encodeVocabulary,
+  readVocabulary,
+  vocabularyPath,
+} from "../../plugin/search/saved-vocabulary.ts";
 import { SnapshotIndex } from "../../plugin/search/snapshot-index.ts";
+import { mergeTerms } from "../../plugin/search/vocabulary.ts";
 import { located, snap, tempWorkspace } from "./helpers.ts";
 
 const FILES = { "memory/2026-11-20.md": { size: 1, mtimeMs: 2, crc32: "00c0ffee" } };
+const termsIn = (index: SnapshotIndex, month: string) => {
+  const shard = index.shard(month);
+  return shard instanceof FrozenShard || shard instanceof HotShard ? shard.terms() : [];
+};
 const shardWith = (goal: string) => buildFrozen("2026-11", [located(snap("2026-11-20-01", { goal }))]);
 
 describe("shard files", () => {
@@ -89,6 +103,77 @@ describe("shard files with their snippet texts left on disk", () => {
       shard.parts.entries.map((e) => [true, e.text]),
     );
     loaded?.close();
+  });
+
+  it("load a month's terms from a saved vocabulary only when the file bears the stamp saved there", async () => {
+    const shard = buildFrozen("2026-11", [
+      located(snap("2026-11-20-01", { goal: "terms from the vocabulary" })),
+    ]);
+    const data = encodeShard(shard, FILES);
+    await writeShardFile(dir, "2026-11", data);
+    const terms = [...shard.terms()];
+    const stamp = shardStamp(data) ?? "";
+    const loadWith = async (months: { month: string; stamp: string; terms: readonly string[] }[]) => {
+      const load = await loadShardFile(
+        dir,
+        "2026-11",
+        new TextCache(),
+        decodeVocabulary(encodeVocabulary(months)),
+      );
+      const loaded = load.kind === "loaded" ? load.file.shard : undefined;
+      loaded?.close();
+      return { shared: loaded?.parts.shared !== undefined, terms: loaded?.terms(), stamp: loaded?.stamp };
+    };
+    const other = ["aardvark", "zebra", "zz"];
+    expect(
+      await loadWith([
+        { month: "2026-11", stamp, terms },
+        { month: "2026-10", stamp: "x", terms: other },
+      ]),
+    ).toEqual({ shared: true, terms, stamp });
+    // Another stamp, or positions that do not fit the month: its own terms are read.
+    expect(await loadWith([{ month: "2026-11", stamp: `${stamp}0`, terms }])).toEqual({
+      shared: false,
+      terms,
+      stamp,
+    });
+    expect(await loadWith([{ month: "2026-11", stamp, terms: terms.slice(1) }])).toEqual({
+      shared: false,
+      terms,
+      stamp,
+    });
+  });
+
+  it("are described by a vocabulary file written when it no longer says what they hold", async () => {
+    const index = new SnapshotIndex();
+    index.replaceFile("memory/2026-10-20.md", [located(snap("2026-10-20-01", { goal: "older month" }))]);
+    index.replaceFile("memory/2026-11-20.md", [located(snap("2026-11-20-01", { goal: "newest month" }))]);
+    const words = new VocabularyFile(dir);
+    await words.read(index);
+    await saveMonth(dir, index, "2026-10", FILES, false, new TextCache(), words);
+    await words.save(index, true);
+    expect(readVocabulary(dir)).toBeUndefined(); // the hot month was never saved: its terms on disk are unknown
+    await saveMonth(dir, index, "2026-11", FILES, true, new TextCache(), words);
+    await words.save(index, false);
+    expect(readVocabulary(dir)).toBeUndefined(); // not every month loaded
+    await words.save(index, true);
+    const saved = readVocabulary(dir);
+    expect(saved?.terms).toEqual(mergeTerms(["2026-10", "2026-11"].map((m) => termsIn(index, m))));
+    const written = (await stat(vocabularyPath(dir))).mtimeMs;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await words.save(index, true);
+    expect((await stat(vocabularyPath(dir))).mtimeMs).toBe(written);
+    // Read again, a frozen month loaded from the file it names takes its terms from it.
+    const again = new SnapshotIndex();
+    const load = await loadShardFile(dir, "2026-10", new TextCache());
+    if (load.kind === "loaded") again.setShard(load.file.shard);
+    const reader = new VocabularyFile(dir);
+    await reader.read(again);
+    expect(again.shard("2026-10")).toMatchObject({ parts: { shared: { vocabulary: reader.saved?.terms } } });
+    expect(again.search("older").map((h) => h.id)).toEqual(["2026-10-20-01"]);
+    expect(again.vocabulary()).toEqual(termsIn(index, "2026-10"));
+    index.close();
+    again.close();
   });
 
   it("are what a month saved with a text cache reads from then on, unless it stays hot", async () => {

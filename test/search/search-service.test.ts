@@ -108,7 +108,11 @@ describe("SearchService", () => {
     await utimes(log, when, when);
     const first = await start();
     await first.service.close();
-    expect((await readdir(first.service.indexDir)).sort()).toEqual(["2026-10.bmx", "2026-11.bmx"]);
+    expect((await readdir(first.service.indexDir)).sort()).toEqual([
+      "2026-10.bmx",
+      "2026-11.bmx",
+      "vocabulary.bmv",
+    ]);
     // Change the log behind the index's back, keeping its size and time: the saved index, whose
     // fingerprint still matches, answers as before, which shows the log was not read again.
     const text = await readFile(log, "utf8");
@@ -118,6 +122,42 @@ describe("SearchService", () => {
     expect(topId(service, "ERR_DUPLICATE_KEY")).toBe("2026-11-20-01");
     expect(service.status()).toMatchObject({ snapshots: 3, months: 2, complete: true });
     expect(logger.warnings).toEqual([]);
+  });
+
+  it("answers the same with its vocabulary file, without it, and with it stale or corrupt", async () => {
+    const queries = ["ERR_DUPLICATE_KEY", "migrat", "stirpe", "retries adr", "zzz_absent"];
+    const answers = (service: SearchService) => queries.map((q) => service.search(q, { suggest: true }));
+    const first = await start();
+    const expected = answers(first.service);
+    await first.service.close();
+    const path = join(first.service.indexDir, "vocabulary.bmv");
+    const saved = await readFile(path);
+    const reopen = async () => {
+      const { service, logger } = await start();
+      expect(answers(service)).toEqual(expected);
+      expect(logger.warnings).toEqual([]);
+      await service.close();
+    };
+    await reopen();
+    expect(await readFile(path)).toEqual(saved); // it still says what the months hold: not written again
+    const corrupt = Buffer.from(saved);
+    corrupt[corrupt.length - 2] = (corrupt.at(-2) ?? 0) ^ 0x01;
+    await writeFile(path, corrupt);
+    await reopen();
+    expect(await readFile(path)).toEqual(saved);
+    await rm(path);
+    await reopen();
+    expect(await readFile(path)).toEqual(saved);
+    // A month changed while closed is rebuilt: the file no longer names its saved shard, and is written again.
+    await appendFile(
+      join(ws.dir, "memory", "2026-11-20.md"),
+      `\n${renderSnapshot(snap("2026-11-20-03", { goal: "Rotate the QUOKKA_TOKEN" }))}`,
+    );
+    const { service } = await start();
+    expect(topId(service, "QUOKKA_TOKEN")).toBe("2026-11-20-03");
+    expect(service.search("quokk").hits[0]?.id).toBe("2026-11-20-03");
+    await service.close();
+    expect(await readFile(path)).not.toEqual(saved);
   });
 
   it("re-reads at start-up only the logs that changed while it was closed", async () => {

@@ -6,7 +6,9 @@ import {
   fuzzyTerms,
   mergePlaced,
   mergeTerms,
+  namedTerms,
   prefixRange,
+  termsOf,
 } from "../../plugin/search/vocabulary.ts";
 
 const word = fc.string({ unit: fc.constantFrom("a", "b", "c", "d"), maxLength: 7 });
@@ -97,5 +99,30 @@ describe("mergePlaced", () => {
         expect(lists.map((list, k) => list.map((_, i) => terms[positions[k]?.[i] ?? -1]))).toEqual(lists);
       }),
     );
+  });
+});
+
+describe("namedTerms", () => {
+  it("gives the terms some list names, in order, and the vocabulary itself when every term is named", () => {
+    fc.assert(
+      fc.property(
+        fc.array(vocabulary, { maxLength: 6 }),
+        fc.array(fc.boolean(), { maxLength: 6 }),
+        (lists, keep) => {
+          const { terms, positions } = mergePlaced(lists);
+          const kept = positions.filter((_, k) => keep[k] === true);
+          const named = namedTerms(terms, kept);
+          expect(named).toEqual(mergeTerms(lists.filter((_, k) => keep[k] === true)));
+          if (kept.length === positions.length) expect(named).toBe(terms);
+        },
+      ),
+    );
+  });
+});
+
+describe("termsOf", () => {
+  it("reads one term a line, each a string of its own", () => {
+    expect(termsOf(Buffer.from(""))).toEqual([]);
+    expect(termsOf(Buffer.from("alpha\nbéta\ngamma"))).toEqual(["alpha", "béta", "gamma"]);
   });
 });
