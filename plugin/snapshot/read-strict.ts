@@ -131,6 +131,8 @@ export function readStrict(text: string, start: number, trusted = false): Strict
   if (id === undefined || !ID.test(id) || timestamp === undefined || checksum === undefined) return null;
   if (trigger !== null && !isTrigger(trigger)) return null;
   if (tombstone !== undefined && tombstone !== "yes") return null;
+  // Each field named, in the order of the spread it replaces: a spread copies the content object whole.
+  const c = buildContent(sections, true);
   const snapshot: Snapshot = {
     version: SNAPSHOT_VERSION,
     id,
@@ -141,7 +143,15 @@ export function readStrict(text: string, start: number, trusted = false): Strict
     name: meta.get("name") ?? null,
     parent: meta.get("parent") ?? null,
     tombstone: tombstone === "yes",
-    ...buildContent(sections, true),
+    goal: c.goal,
+    state: c.state,
+    files: c.files,
+    decisions: c.decisions,
+    code: c.code,
+    names: c.names,
+    blockers: c.blockers,
+    next: c.next,
+    extra: c.extra,
   };
   if (!trusted && checksumOf(snapshot) !== checksum) return null;
   return { snapshot, checksum, end: lines.pos, lineCount: lines.count };
