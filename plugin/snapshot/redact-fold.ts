@@ -321,7 +321,7 @@ export function foldedFindings(
   reach: number,
   find: (folded: string) => readonly Finding[],
 ): Finding[] {
-  if (!mayFold(text)) return [];
+  // Its caller screens the text first (`mayFold`): the search for regions does not screen it again.
   const out: Finding[] = [];
   for (const region of foldedRegions(text, reach)) {
     const folded = fold(text.slice(region.start, region.end));
