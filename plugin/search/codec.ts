@@ -1,20 +1,27 @@
 /**
  * The on-disk form of a frozen shard: a small fixed header, a JSON header (format version, month, the
- * daily logs it covers with their fingerprints and the problems found reading them, the snapshot refs),
- * then the entries' snippet text and the typed arrays. The JSON header has its own CRC-32, so that
- * `list`, `show` and `status` can read it alone; the body has another. Decoding validates everything and
- * throws a message saying what is wrong, so a corrupt, truncated or foreign file is refused whole, never
- * half-read. Version 2 files (no problems recorded, fingerprints without ctime) and version 3 files
- * (postings as arrays) still load. Pure.
+ * daily logs it covers with their fingerprints and the problems found reading them, where each section
+ * lies, then the snapshot refs, one row each), then the body: the sections a loaded month keeps in
+ * memory (term offsets, each term's document count, field lengths, where each snippet text and each ref
+ * row starts), then the terms, the packed postings and the snippet texts. The JSON header has its own
+ * CRC-32, so that `list`, `show` and `status` can read it alone; so has the part of it before the rows
+ * (its "meta"), and the sections kept in memory (the "lean" part of the body), so that a month is
+ * searchable from those alone (saved-month.ts), its rows, postings and texts read when a query asks for
+ * them; the body has its CRC-32 too. Decoding a whole file validates everything and throws a message
+ * saying what is wrong, so a corrupt, truncated or foreign file is refused whole, never half-read.
+ * Version 2 files (no problems recorded, fingerprints without ctime), version 3 files (postings as
+ * arrays) and version 4 files (no lean part) still load. Pure.
  */
 
 import { crc32 } from "node:zlib";
 import { z } from "zod";
 import { Trigger } from "../snapshot/snapshot.ts";
-import { at, u16, u32 } from "./checked.ts";
+import { at, u32 } from "./checked.ts";
+import { align, bytesOf, layout, pairs, readArray, type Section } from "./codec-bytes.ts";
+import { packedFromArrays } from "./codec-legacy.ts";
 import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
-import { countsFor, packArrays, postingsProblem } from "./postings.ts";
+import { countsFor, postingsProblem } from "./postings.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
 import { checkFiles, entriesOfHeader, entryFromRow, parseHeaderObject, shardStamp } from "./saved-header.ts";
 import { SavedPostings } from "./saved-postings.ts";
@@ -24,10 +31,11 @@ import { tallyOf } from "./tally.ts";
 import { termsOf } from "./vocabulary.ts";
 
 /**
- * Version of the shard file format written; 2 and 3 (postings as arrays of documents and of field and
- * frequency, packed as they load) are still read, any other is refused (and rebuilt).
+ * Version of the shard file format written; 2, 3 (postings as arrays of documents and of field and
+ * frequency, packed as they load) and 4 (no lean part: the whole file is read to load the month) are
+ * still read, and written again in this one; any other is refused (and rebuilt).
  */
-export const SHARD_FORMAT_VERSION = 4;
+export const SHARD_FORMAT_VERSION = 5;
 /**
  * What the stored postings depend on besides the format: the tokenizer and the fields. A file built
  * with another analysis is refused like an unknown version.
@@ -37,6 +45,10 @@ export const ANALYSIS = `tokenizer-1;fields-${FIELDS.join(",")};terms-${MAX_QUER
 const MAGIC = 0x42_4d_53_58; // "BMSX"
 const FIXED_V2 = 16; // magic, version, header length, crc32 of the rest (u32 each)
 const FIXED = 20; // magic, version, header length, crc32 of the header, crc32 of the body
+/** Version 5 adds the meta's length and its crc32. */
+export const FIXED_V5 = 28;
+/** What ends a header's meta, the rows following. */
+export const ROWS_KEY = ',"entries":[';
 
 /**
  * What a daily log looked like when it was indexed. It is fresh while size, modification time, change
@@ -87,24 +99,29 @@ const REF = [
 const RefRow = z.tuple(REF);
 const EntryRowV2 = z.tuple([...REF, z.string()]);
 
-const Section = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative() });
+const SectionSchema = z.object({
+  offset: z.number().int().nonnegative(),
+  length: z.number().int().nonnegative(),
+});
 /** Sections of the postings as versions 2 and 3 wrote them: arrays of documents and of field and frequency. */
 const ARRAYS = {
-  terms: Section,
-  termStart: Section,
-  postDoc: Section,
-  postFieldTf: Section,
-  fieldLength: Section,
-  avgFieldLength: Section,
+  terms: SectionSchema,
+  termStart: SectionSchema,
+  postDoc: SectionSchema,
+  postFieldTf: SectionSchema,
+  fieldLength: SectionSchema,
+  avgFieldLength: SectionSchema,
 };
 const PACKED = {
-  terms: Section,
-  termStart: Section,
-  postings: Section,
-  fieldLength: Section,
-  avgFieldLength: Section,
+  terms: SectionSchema,
+  termStart: SectionSchema,
+  postings: SectionSchema,
+  fieldLength: SectionSchema,
+  avgFieldLength: SectionSchema,
 };
-const TEXTS = { texts: Section, textStart: Section };
+const TEXTS = { texts: SectionSchema, textStart: SectionSchema };
+/** What version 5 adds: each term's document count, and where each ref row starts after the meta. */
+const LEAN = { docCounts: SectionSchema, rowStart: SectionSchema };
 /**
  * A version 3 or 4 header but its logs' records and rows, which saved-header.ts checks (a cheap typed check
  * per row, against this schema's dozens of microseconds for the tens of thousands of rows of a long history).
@@ -114,6 +131,15 @@ const Header = z.object({
   month: z.string(),
   sections: z.union([z.object({ ...PACKED, ...TEXTS }), z.object({ ...ARRAYS, ...TEXTS })]),
 });
+/** A version 5 header's meta: the lean part's length and crc32, the rows' count. */
+export const MetaV5 = z.object({
+  analysis: z.literal(ANALYSIS),
+  month: z.string(),
+  sections: z.object({ ...PACKED, ...TEXTS, ...LEAN }),
+  lean: z.object({ length: z.number().int().nonnegative(), crc: z.number().int().nonnegative() }),
+  rows: z.number().int().nonnegative(),
+});
+export type MetaV5 = z.infer<typeof MetaV5>;
 const HeaderV2 = z.object({
   analysis: z.literal(ANALYSIS),
   month: z.string(),
@@ -125,6 +151,8 @@ const HeaderV2 = z.object({
 /** A decoded shard file. */
 export interface ShardFile {
   shard: FrozenShard;
+  /** The format version it was written in (an older one is written again in the current one). */
+  version: number;
   /** The daily logs of the month, by workspace-relative path. */
   files: Record<string, LogRecord>;
 }
@@ -137,78 +165,85 @@ export interface ShardHeader {
   files: Record<string, LogRecord>;
 }
 
-const align = (n: number) => (n + 7) & ~7;
-
-function bytesOf(a: ArrayBufferView): Buffer {
-  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-}
-
 /** Encodes a frozen shard and the records of its logs. */
 export function encodeShard(shard: FrozenShard, files: Record<string, LogRecord>): Buffer {
   return layShard(shard, files).data;
 }
 
-/**
- * {@link encodeShard}, and where the snippet texts lie in the file: text i is bytes
- * `[starts[i], starts[i + 1])` from `offset` (see saved-texts.ts).
- */
-export function layShard(
-  shard: FrozenShard,
-  files: Record<string, LogRecord>,
-): { data: Buffer; texts: { offset: number; starts: Uint32Array }; postings: Section } {
+/** A laid-out shard file: its bytes, and where its snippet texts and postings lie in them. */
+export interface LaidShard {
+  data: Buffer;
+  /** Text i is bytes `[starts[i], starts[i + 1])` from `offset` (see saved-texts.ts). */
+  texts: { offset: number; starts: Uint32Array };
+  postings: Section;
+}
+
+/** A header row of an entry (see {@link RefTuple}). */
+function rowOf(e: Entry): RefTuple {
+  const { id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal } = e;
+  return [id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal];
+}
+
+/** {@link encodeShard}, and where the snippet texts and postings lie in the file. */
+export function layShard(shard: FrozenShard, files: Record<string, LogRecord>): LaidShard {
   const p = shard.whole();
-  const textStart = new Uint32Array(p.entries.length + 1);
+  const n = p.entries.length;
+  const textStart = new Uint32Array(n + 1);
   const texts: Buffer[] = [];
+  const rows: string[] = new Array(n);
+  const rowStart = new Uint32Array(n + 1);
   let at = 0;
+  let rowAt = 0;
   p.entries.forEach((e, i) => {
     const b = Buffer.from(e.text, "utf8");
     texts.push(b);
     at += b.length;
     textStart[i + 1] = at;
+    const row = JSON.stringify(rowOf(e));
+    rows[i] = row;
+    // Rows are joined by commas: a row's bytes end one before the next row's start.
+    rowAt += Buffer.byteLength(row) + (i + 1 < n ? 1 : 0);
+    rowStart[i + 1] = rowAt;
   });
+  // The lean part first: what a loaded month keeps in memory (saved-month.ts).
   const blobs = {
-    terms: Buffer.from(p.terms.join("\n"), "utf8"),
     termStart: bytesOf(p.termStart),
-    postings: bytesOf(p.postings),
+    docCounts: bytesOf(shard.docCounts),
     fieldLength: bytesOf(p.fieldLength),
     avgFieldLength: bytesOf(p.avgFieldLength),
-    texts: Buffer.concat(texts),
     textStart: bytesOf(textStart),
+    rowStart: bytesOf(rowStart),
+    terms: Buffer.from(p.terms.join("\n"), "utf8"),
+    postings: bytesOf(p.postings),
+    texts: Buffer.concat(texts),
   };
   const { sections, size } = layout(blobs);
-  const entries = p.entries.map((e) => [
-    e.id,
-    e.timestamp,
-    e.file,
-    e.line,
-    e.session,
-    e.agent,
-    e.trigger,
-    e.name,
-    e.parent,
-    e.tombstone,
-    e.verified,
-    e.goal,
-  ]);
-  const header = Buffer.from(
-    JSON.stringify({
-      analysis: ANALYSIS,
-      month: p.month,
-      files,
-      tally: tallyOf(p.entries),
-      entries,
-      sections,
-    }),
-  );
-  const bodyStart = align(FIXED + header.length);
+  const body = Buffer.alloc(size);
+  for (const [blob, section] of pairs(blobs, sections)) blob.copy(body, section.offset);
+  const leanLength = sections.rowStart.offset + sections.rowStart.length;
+  const lean = { length: leanLength, crc: crc32(body.subarray(0, leanLength)) };
+  const metaJson = JSON.stringify({
+    analysis: ANALYSIS,
+    month: p.month,
+    files,
+    tally: tallyOf(p.entries),
+    sections,
+    lean,
+    rows: n,
+  });
+  const meta = Buffer.from(`${metaJson.slice(0, -1)}${ROWS_KEY}`);
+  const header = Buffer.concat([meta, Buffer.from(`${rows.join(",")}]}`)]);
+  const bodyStart = align(FIXED_V5 + header.length);
   const out = Buffer.alloc(bodyStart + size);
-  header.copy(out, FIXED);
-  for (const [blob, section] of pairs(blobs, sections)) blob.copy(out, bodyStart + section.offset);
+  header.copy(out, FIXED_V5);
+  body.copy(out, bodyStart);
   out.writeUInt32LE(MAGIC, 0);
   out.writeUInt32LE(SHARD_FORMAT_VERSION, 4);
   out.writeUInt32LE(header.length, 8);
   out.writeUInt32LE(crc32(header), 12);
-  out.writeUInt32LE(crc32(out.subarray(bodyStart)), 16);
+  out.writeUInt32LE(crc32(body), 16);
+  out.writeUInt32LE(meta.length, 20);
+  out.writeUInt32LE(crc32(meta), 24);
   const postings = { offset: bodyStart + sections.postings.offset, length: sections.postings.length };
   return { data: out, texts: { offset: bodyStart + sections.texts.offset, starts: textStart }, postings };
 }
@@ -217,54 +252,21 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-/** Where a section of the body lies, in bytes from the start of the body. */
-type Section = z.infer<typeof Section>;
-
-/** Sections for `blobs`, in the order given, each starting 8-byte aligned; `size` is the body's length. */
-function layout<K extends string>(blobs: Record<K, Buffer>): { sections: Record<K, Section>; size: number } {
-  const sections: Partial<Record<K, Section>> = {};
-  let offset = 0;
-  for (const name of Object.keys(blobs) as K[]) {
-    sections[name] = { offset, length: blobs[name].length };
-    offset = align(offset + blobs[name].length);
-  }
-  return { sections: sections as Record<K, Section>, size: offset };
-}
-
-/** Each blob with its section. */
-function pairs<K extends string>(
-  blobs: Record<K, Buffer>,
-  sections: Record<K, Section>,
-): [Buffer, Section][] {
-  return (Object.keys(blobs) as K[]).map((name) => [blobs[name], sections[name]]);
-}
-
-/** A typed array type: its element size and a constructor over a whole buffer. */
-interface ArrayType<T> {
-  readonly BYTES_PER_ELEMENT: number;
-  new (buffer: ArrayBuffer): T;
-}
-
-/**
- * The typed array of a section, in a buffer of its own (a file's bytes may be unaligned for the element
- * type); throws when the section runs past the body or is not a whole number of elements.
- */
-function readArray<T>(body: Buffer, s: Section, type: ArrayType<T>): T {
-  if (s.offset + s.length > body.length || s.length % type.BYTES_PER_ELEMENT !== 0)
-    fail("a section runs past the end of the file");
-  const copy = new ArrayBuffer(s.length);
-  new Uint8Array(copy).set(body.subarray(s.offset, s.offset + s.length));
-  return new type(copy);
+/** The bytes before the JSON header in a file of `version`. */
+export function fixedOf(version: number): number {
+  return version === 2 ? FIXED_V2 : version === SHARD_FORMAT_VERSION ? FIXED_V5 : FIXED;
 }
 
 /** The version and header length of a shard file from its first bytes; throws on a foreign or unknown file. */
-export function shardPrefix(data: Buffer): { version: 2 | 3 | 4; headerLength: number; fixed: number } {
+export function shardPrefix(data: Buffer): { version: 2 | 3 | 4 | 5; headerLength: number; fixed: number } {
   if (data.length < FIXED_V2) fail(`file is truncated (${data.length} bytes)`);
   if (data.readUInt32LE(0) !== MAGIC) fail("not a big-memory search shard (bad magic number)");
   const version = data.readUInt32LE(4);
-  if (version !== SHARD_FORMAT_VERSION && version !== 2 && version !== 3)
+  if (version !== SHARD_FORMAT_VERSION && version !== 2 && version !== 3 && version !== 4)
     fail(`unknown format version ${version} (expected ${SHARD_FORMAT_VERSION})`);
-  return { version, headerLength: data.readUInt32LE(8), fixed: version === 2 ? FIXED_V2 : FIXED };
+  const fixed = fixedOf(version);
+  if (data.length < fixed) fail(`file is truncated (${data.length} bytes)`);
+  return { version, headerLength: data.readUInt32LE(8), fixed };
 }
 
 function parseHeader<T extends z.ZodType>(schema: T, bytes: Buffer): z.infer<T> {
@@ -292,15 +294,15 @@ function checkHeader<T extends z.ZodType>(schema: T, json: unknown): z.infer<T> 
 export type RefTuple = z.infer<typeof RefRow>;
 
 /**
- * Decodes the header of a version 3 or 4 shard file from its first `FIXED + headerLength` bytes (more may
+ * Decodes the header of a version 3, 4 or 5 shard file from its first bytes up to the header's end (more may
  * follow); throws an Error naming the first problem found. Version 2 headers need the whole file
  * ({@link decodeShard}).
  */
 export function decodeShardHeader(data: Buffer): ShardHeader {
-  const { version, headerLength } = shardPrefix(data);
+  const { version, headerLength, fixed } = shardPrefix(data);
   if (version === 2) fail(`version ${version} headers are read with the whole file`);
-  if (FIXED + headerLength > data.length) fail("file is truncated (header runs past the end)");
-  const header = data.subarray(FIXED, FIXED + headerLength);
+  if (fixed + headerLength > data.length) fail("file is truncated (header runs past the end)");
+  const header = data.subarray(fixed, fixed + headerLength);
   if (crc32(header) !== data.readUInt32LE(12)) fail("checksum mismatch (file is corrupt or truncated)");
   const json = parseHeaderObject(header);
   const h = checkHeader(Header, json);
@@ -327,7 +329,7 @@ export function decodeShard(
       fail("checksum mismatch (file is corrupt or truncated)");
     const h = parseHeader(HeaderV2, header);
     const entries = h.entries.map((r) => entryFromRow(r.slice(0, 12) as RefTuple, r[12]));
-    return { shard: new FrozenShard(partsOf(h.month, entries, body, h.sections)), files: h.files };
+    return { shard: new FrozenShard(partsOf(h.month, entries, body, h.sections)), files: h.files, version };
   }
   if (crc32(header) !== data.readUInt32LE(12) || crc32(body) !== data.readUInt32LE(16))
     fail("checksum mismatch (file is corrupt or truncated)");
@@ -370,7 +372,7 @@ export function decodeShard(
   }
   const shard = new FrozenShard(parts);
   shard.stamp = stamp;
-  return { shard, files };
+  return { shard, files, version };
 }
 
 function partsOf(
@@ -389,8 +391,12 @@ function partsOf(
   else {
     const postDoc = readArray(body, s.postDoc, Uint32Array);
     const postFieldTf = readArray(body, s.postFieldTf, Uint16Array);
-    checkArrays(termStart, postDoc, postFieldTf, entries.length);
-    ({ bytes: postings, starts: termStart } = packArrays(termStart, postDoc, postFieldTf));
+    ({ bytes: postings, starts: termStart } = packedFromArrays(
+      termStart,
+      postDoc,
+      postFieldTf,
+      entries.length,
+    ));
   }
   const parts: FrozenParts = {
     month,
@@ -404,30 +410,6 @@ function partsOf(
   if (shared !== undefined) parts.shared = shared;
   checkParts(parts);
   return parts;
-}
-
-/** Structural checks of postings laid out as arrays (versions 2 and 3), before they are packed. */
-function checkArrays(
-  termStart: Uint32Array,
-  postDoc: Uint32Array,
-  postFieldTf: Uint16Array,
-  docs: number,
-): void {
-  const terms = termStart.length - 1;
-  if (terms < 0) fail("term offsets do not match the vocabulary");
-  if (postDoc.length !== postFieldTf.length) fail("posting arrays differ in length");
-  if (termStart[0] !== 0 || termStart[terms] !== postDoc.length)
-    fail("term offsets do not cover the postings");
-  for (let t = 0; t < terms; t++) {
-    const end = u32(termStart, t + 1);
-    if (u32(termStart, t) > end) fail("term offsets go backwards");
-    for (let i = u32(termStart, t); i < end; i++) {
-      if (u32(postDoc, i) >= docs) fail("a posting names a missing snapshot");
-      if (u16(postFieldTf, i) >>> 12 >= FIELDS.length) fail("a posting names a missing field");
-      if (i > u32(termStart, t) && u32(postDoc, i) < u32(postDoc, i - 1))
-        fail("postings are out of document order");
-    }
-  }
 }
 
 /** Structural checks that keep a search from reading out of bounds. */

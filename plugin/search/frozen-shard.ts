@@ -64,10 +64,29 @@ export interface FrozenParts {
   /** Where the postings are read from when they stay in the month's saved file; `postings` is then empty. */
   saved?: SavedPostings;
   /**
+   * Where the entries are read from, one when a query asks, when the month was loaded from its saved
+   * file's lean part (saved-month.ts); `entries` is then empty.
+   */
+  rows?: EntryRows;
+  /**
+   * Checks the month's saved file whole against its checksums, once (saved-month.ts); throws when it does
+   * not match. Absent when the file was checked whole as it loaded.
+   */
+  verify?: () => void;
+  /**
    * The terms as positions in the vocabulary of every frozen month of the index (FrozenShard.share), term i
    * being `vocabulary[ids[i]]`; `terms` is then empty.
    */
   shared?: { vocabulary: readonly string[]; ids: Uint32Array };
+}
+
+/** A month's entries read when asked (saved-rows.ts), each read once and kept. */
+export interface EntryRows {
+  readonly length: number;
+  /** Entry `i`, read now if it was not yet; undefined out of range. Throws when it cannot be read. */
+  at(i: number): Entry | undefined;
+  /** Every entry, read now. */
+  all(): Entry[];
 }
 
 /**
@@ -207,8 +226,7 @@ export class FrozenShard implements Shard {
   constructor(parts: FrozenParts) {
     this.parts = parts;
     this.#cursor = new PostingCursor(parts.postings);
-    this.#docCounts =
-      parts.docCounts ?? documentCounts(parts.postings, parts.termStart, parts.entries.length);
+    this.#docCounts = parts.docCounts ?? documentCounts(parts.postings, parts.termStart, this.size);
     this.lengthSums = new Float64Array(F);
     for (let i = 0; i < parts.fieldLength.length; i++) {
       const f = i % F;
@@ -228,11 +246,38 @@ export class FrozenShard implements Shard {
     return saved === undefined ? this.#cursor.reset(from, to) : saved.cursor(from, to);
   }
 
-  /** The parts with every term and posting in memory (read from the saved file when they stay there). */
+  /**
+   * What is wrong with the saved file the month reads from, checked whole now (once), or undefined: a
+   * month loaded from its lean part is verified after loading (saved-month.ts).
+   */
+  verify(): string | undefined {
+    try {
+      this.parts.verify?.();
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  /** Per term, the number of documents holding it. */
+  get docCounts(): Uint16Array | Uint32Array {
+    return this.#docCounts;
+  }
+
+  /**
+   * The parts with every entry, term and posting in memory (read from the saved file when they stay
+   * there).
+   */
   whole(): FrozenParts {
-    const { saved, shared, ...rest } = this.parts;
-    if (saved === undefined && shared === undefined) return this.parts;
-    return { ...rest, terms: [...this.terms()], postings: saved === undefined ? rest.postings : saved.all() };
+    this.parts.verify?.();
+    const { saved, shared, rows, verify: _verify, ...rest } = this.parts;
+    if (saved === undefined && shared === undefined && rows === undefined) return this.parts;
+    return {
+      ...rest,
+      entries: rows === undefined ? rest.entries : rows.all(),
+      terms: [...this.terms()],
+      postings: saved === undefined ? rest.postings : saved.all(),
+    };
   }
 
   /** The month's terms, sorted (a copy when they are held as positions in a shared vocabulary). */
@@ -291,20 +336,23 @@ export class FrozenShard implements Shard {
   }
 
   get size(): number {
-    return this.parts.entries.length;
+    return (this.parts.rows ?? this.parts.entries).length;
   }
 
   entry(doc: number): Entry | undefined {
-    return this.parts.entries[doc];
+    const { rows } = this.parts;
+    return rows === undefined ? this.parts.entries[doc] : rows.at(doc);
   }
 
   *documents(): IterableIterator<[number, Entry]> {
-    const { entries } = this.parts;
-    for (let doc = 0; doc < entries.length; doc++) yield [doc, at(entries, doc)];
+    const { rows, entries } = this.parts;
+    if (rows === undefined) for (let doc = 0; doc < entries.length; doc++) yield [doc, at(entries, doc)];
+    else yield* rows.all().entries();
   }
 
   files(): string[] {
-    return [...new Set(this.parts.entries.map((e) => e.file))];
+    const { rows, entries } = this.parts;
+    return [...new Set((rows === undefined ? entries : rows.all()).map((e) => e.file))];
   }
 
   exactCount(term: string, cap: number): number {

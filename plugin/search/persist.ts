@@ -12,6 +12,7 @@ import { decodeShard, type LogRecord, layShard, type ShardFile, type ShardHeader
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
 import { indexDir, readSavedHeader, shardPath, shardStamp } from "./saved-header.ts";
+import { openSavedMonth } from "./saved-month.ts";
 import { savedShard, type TextCache } from "./saved-texts.ts";
 import {
   type MonthTerms,
@@ -34,8 +35,9 @@ export type ShardLoad =
   | { kind: "unreadable"; problem: string };
 
 /**
- * A shard file decoded with its snippet texts left on disk (codec.ts `decodeShard` with `saved`): the file
- * is read whole to be checked, then kept open for the shard, which closes it; null when it is missing.
+ * A shard file decoded with its rows, postings and snippet texts left on disk, kept open for the shard,
+ * which closes it: from its lean part (saved-month.ts), or, for a file of an older version, read whole to
+ * be checked (codec.ts `decodeShard` with `saved`); null when it is missing.
  */
 function decodeKeepingOpen(path: string, cache: TextCache, vocabulary?: SavedVocabulary): ShardFile | null {
   let opened: { fd: number };
@@ -47,7 +49,8 @@ function decodeKeepingOpen(path: string, cache: TextCache, vocabulary?: SavedVoc
   }
   const { fd } = opened;
   try {
-    const file = decodeShard(readFileSync(fd), { fd, cache, vocabulary });
+    const file =
+      openSavedMonth(fd, cache, vocabulary) ?? decodeShard(readFileSync(fd), { fd, cache, vocabulary });
     if (file.shard.parts.texts === undefined) closeSync(fd); // a version 2 file holds its texts in memory
     return file;
   } catch (error) {
@@ -185,6 +188,8 @@ export async function saveMonth(
   const written = layShard(frozen, files);
   await writeShardFile(dir, month, written.data);
   const stamp = shardStamp(written.data);
+  // The same terms, now in the file written: the vocabulary file names that one.
+  if (index.shard(month) === frozen) frozen.stamp = stamp;
   vocabulary?.wrote(index, month, stamp === undefined ? undefined : { month, stamp, terms: frozen.terms() });
   // A month the index keeps frozen reads its texts from the file from now on, as if loaded from it.
   if (cache === undefined || index.shard(month) !== frozen || frozen.parts.texts !== undefined) return;

@@ -212,22 +212,38 @@ export function postingsProblem(
     const from = u32(starts, t);
     const to = u32(starts, t + 1);
     if (from > to) return "term offsets go backwards";
-    cursor.reset(from, to);
-    let n = 0;
-    let previous = -1;
-    try {
-      while (cursor.next()) {
-        if (cursor.doc >= docs) return "a posting names a missing snapshot";
-        if (cursor.field >= fields) return "a posting names a missing field";
-        if (cursor.tf > TF_MASK) return "a posting's frequency is out of range";
-        if (cursor.doc !== previous) n++;
-        previous = cursor.doc;
-      }
-    } catch {
-      return "a posting runs past the end of the postings";
-    }
-    if (cursor.offset !== to) return "a posting runs past the end of its term";
-    if (counts !== undefined) counts[t] = n;
+    const problem = listProblem(cursor, from, to, docs, fields);
+    if (typeof problem === "string") return problem;
+    if (counts !== undefined) counts[t] = problem;
   }
   return undefined;
+}
+
+/**
+ * What is wrong with the list in bytes [from, to) of the bytes `cursor` reads (see {@link postingsProblem}),
+ * or the number of documents it names.
+ */
+export function listProblem(
+  cursor: PostingCursor,
+  from: number,
+  to: number,
+  docs: number,
+  fields: number,
+): string | number {
+  cursor.reset(from, to);
+  let n = 0;
+  let previous = -1;
+  try {
+    while (cursor.next()) {
+      if (cursor.doc >= docs) return "a posting names a missing snapshot";
+      if (cursor.field >= fields) return "a posting names a missing field";
+      if (cursor.tf > TF_MASK) return "a posting's frequency is out of range";
+      if (cursor.doc !== previous) n++;
+      previous = cursor.doc;
+    }
+  } catch {
+    return "a posting runs past the end of the postings";
+  }
+  if (cursor.offset !== to) return "a posting runs past the end of its term";
+  return n;
 }

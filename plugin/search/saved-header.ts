@@ -31,9 +31,13 @@ export function shardPath(dir: string, month: string): string {
 }
 
 const MAGIC = 0x42_4d_53_58; // "BMSX", as codec.ts writes it
-/** The version codec.ts writes; version 3 lays its header out the same way (only the postings differ). */
-const VERSION = 4;
+/**
+ * The version codec.ts writes; versions 3 and 4 lay their header out the same way (the rows in it), after
+ * a shorter fixed prefix.
+ */
+const VERSION = 5;
 const FIXED = 20; // magic, version, header length, crc32 of the header, crc32 of the body
+const FIXED_V5 = 28; // and the length and crc32 of the header's meta (codec.ts)
 
 /**
  * What identifies the bytes of a version 3 or 4 shard file: the checksums of its header and body, which
@@ -80,11 +84,12 @@ export function readHeaderBytes(
       return { kind: "unreadable", problem: "not a big-memory search shard (bad magic number)" };
     const version = prefix.readUInt32LE(4);
     if (version === 2) return { kind: "old" };
-    if (version !== VERSION && version !== 3)
+    if (version !== VERSION && version !== 3 && version !== 4)
       return { kind: "unreadable", problem: `unknown format version ${version} (expected ${VERSION})` };
+    const fixed = version === VERSION ? FIXED_V5 : FIXED;
     const length = prefix.readUInt32LE(8);
     const bytes = Buffer.allocUnsafe(length);
-    const read = got < FIXED ? 0 : readSync(fd, bytes, 0, length, FIXED);
+    const read = got < FIXED ? 0 : readSync(fd, bytes, 0, length, fixed);
     if (read !== length)
       return { kind: "unreadable", problem: "file is truncated (header runs past the end)" };
     if (crc32(bytes) !== prefix.readUInt32LE(12))
@@ -207,7 +212,7 @@ function isProblem(p: unknown): p is LogProblem {
 }
 
 /** A header row `[id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal]`, checked. */
-function checkedRow(r: unknown, i: number): RefTuple {
+export function checkedRow(r: unknown, i: number): RefTuple {
   if (
     !Array.isArray(r) ||
     r.length !== 12 ||

@@ -10,7 +10,9 @@
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { strayDailyLogs } from "../store/log-names.ts";
 import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
+import { SHARD_FORMAT_VERSION } from "./codec.ts";
 import { refOf } from "./document.ts";
+import { FrozenShard } from "./frozen-shard.ts";
 import { LightShard } from "./light-shard.ts";
 import { LogBook } from "./log-book.ts";
 import {
@@ -63,6 +65,7 @@ export class SearchService {
   #words: VocabularyFile | undefined;
   #queue: Promise<void> = Promise.resolve();
   #ready: Promise<void> = Promise.resolve();
+  #searchable: Promise<void> = Promise.resolve();
   #watcher: LogWatcher | undefined;
   #saveTimer: NodeJS.Timeout | undefined;
   #corrupt = 0;
@@ -106,7 +109,26 @@ export class SearchService {
     const newest = months[0];
     if (newest !== undefined) await this.#enqueue(() => this.#loadMonth(newest));
     const watching = this.#watcher?.ready ?? Promise.resolve();
-    this.#ready = Promise.all([this.#loadRest(months.slice(1)), watching]).then(() => {});
+    this.#searchable = this.#loadRest(months.slice(1));
+    this.#ready = Promise.all([this.#searchable.then(() => this.#verifyAll()), watching]).then(() => {});
+  }
+
+  /**
+   * Checks every month loaded from its lean part against its file's checksums (saved-month.ts), a month a
+   * task, so that queries and refreshes go on meanwhile; a month whose file fails is rebuilt from its logs.
+   */
+  async #verifyAll(): Promise<void> {
+    for (const month of this.#index.months()) {
+      if (this.#closed) return;
+      await this.#enqueue(async () => {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        const shard = this.#index.shard(month);
+        const problem = shard instanceof FrozenShard ? shard.verify() : undefined;
+        if (problem === undefined) return;
+        this.#badShard(month, problem, REBUILD);
+        await this.#build(month, presentLogs(this.workspaceDir, Object.keys(this.#book.ofMonth(month))));
+      });
+    }
   }
 
   async #loadRest(months: readonly string[]): Promise<void> {
@@ -135,7 +157,25 @@ export class SearchService {
     const read = await readClaims(this.workspaceDir);
     this.#claims = read.claims;
     this.#claimProblems = read.problems;
-    claimEntries(this.#claims, this.#index.entries());
+    this.#claimAll();
+  }
+
+  /**
+   * Lays the claims over the entries of the months holding a claimed log, and of no other: a month whose
+   * rows are read when asked (saved-rows.ts) is not read whole for nothing.
+   */
+  #claimAll(): void {
+    for (const month of new Set([...this.#claims.values()].map((c) => monthOf(c.file))))
+      this.#claimMonth(month);
+  }
+
+  #claimMonth(month: string): void {
+    if (this.#claims.size === 0) return;
+    for (const claim of this.#claims.values()) {
+      if (monthOf(claim.file) !== month) continue;
+      claimEntries(this.#claims, this.#index.shard(month)?.documents() ?? []);
+      return;
+    }
   }
 
   /** Records a claim made in this process (see claims.ts) and lays it over its entry at once. */
@@ -143,7 +183,7 @@ export class SearchService {
     const claims = new Map(this.#claims);
     claims.set(`${claim.file}:${claim.line}`, claim);
     this.#claims = claims;
-    claimEntries(claims, this.#index.entries());
+    this.#claimMonth(monthOf(claim.file));
   }
 
   /** Runs index work one task at a time, in order; a failed task is reported, never fatal. */
@@ -166,7 +206,7 @@ export class SearchService {
     this.#pending.delete(month);
     if (this.#options.entriesOnly === true) await this.#loadEntries(month, listed);
     else await this.#loadFull(month, listed);
-    claimEntries(this.#claims, this.#index.shard(month)?.documents() ?? []);
+    this.#claimMonth(month);
     this.#monthsDone++;
     this.#options.onProgress?.({
       months: this.#monthsDone,
@@ -192,7 +232,8 @@ export class SearchService {
     }
     this.#index.setShard(load.file.shard);
     this.#book.remember(load.file.files);
-    if (load.fromPrevious) this.#dirty.add(month);
+    // A previous copy, or a file of an older format, is written again (in the current one).
+    if (load.fromPrevious || load.file.version < SHARD_FORMAT_VERSION) this.#dirty.add(month);
     // Each log listed is checked against its fingerprint now (one stat each; one gone since, or a folder,
     // stats as null and is forgotten), not against the listing made at open. Only a build needs the list
     // itself cleared of those first (presentLogs).
@@ -236,7 +277,7 @@ export class SearchService {
     if (shard === undefined) this.#index.dropShard(month);
     else {
       this.#index.setShard(shard);
-      claimEntries(this.#claims, shard.documents());
+      this.#claimMonth(month);
     }
     this.#dirty.add(month);
     this.#scheduleSave();
@@ -260,7 +301,7 @@ export class SearchService {
       this.#book.read(file, read);
       if (!read.same) {
         this.#index.replaceFile(file, read.snapshots);
-        claimEntries(this.#claims, this.#index.shard(monthOf(file))?.documents() ?? []);
+        this.#claimMonth(month);
       }
     }
     this.#dirty.add(month);
@@ -290,9 +331,17 @@ export class SearchService {
     if (vocabulary) await this.#words?.save(this.#index, this.complete);
   }
 
-  /** Resolves when every month is loaded (and fresh as of its loading) and the watcher is running. */
+  /**
+   * Resolves when every month is loaded (and fresh as of its loading), checked against its saved file's
+   * checksums, and the watcher is running.
+   */
   ready(): Promise<void> {
     return this.#ready;
+  }
+
+  /** Resolves when every month is searchable ({@link ready} also waits for their files to be verified). */
+  searchable(): Promise<void> {
+    return this.#searchable;
   }
 
   /** Whether every month is loaded. */

@@ -4,6 +4,7 @@ import {
   decodeShard,
   decodeShardHeader,
   encodeShard,
+  FIXED_V5,
   type Fingerprint,
   SHARD_FORMAT_VERSION,
 } from "../../plugin/search/codec.ts";
@@ -87,7 +88,7 @@ describe("encodeShard and decodeShard", () => {
       },
     };
     const data = encodeShard(sample(), files);
-    const header = decodeShardHeader(data.subarray(0, 20 + data.readUInt32LE(8)));
+    const header = decodeShardHeader(data.subarray(0, FIXED_V5 + data.readUInt32LE(8)));
     expect(header.files).toEqual(files);
     expect(header.entries.map((e) => [e.id, e.text])).toEqual([
       ["2026-11-20-03", ""],

@@ -99,7 +99,7 @@ describe("shard files with their snippet texts left on disk", () => {
     await writeShardFile(dir, "2026-11", encodeShard(shard, FILES));
     const load = await loadShardFile(dir, "2026-11", new TextCache());
     const loaded = load.kind === "loaded" ? load.file.shard : undefined;
-    expect(loaded?.parts.entries.map((e) => [e instanceof SavedEntry, e.text])).toEqual(
+    expect([...(loaded?.documents() ?? [])].map(([, e]) => [e instanceof SavedEntry, e.text])).toEqual(
       shard.parts.entries.map((e) => [true, e.text]),
     );
     loaded?.close();

@@ -28,7 +28,7 @@ const shard = buildFrozen("2026-11", [
   located(snap("2026-11-20-01", { goal: "Fix ERR_ONE", name: "fix-one" }), 3),
   located(snap("2026-11-20-02", { trigger: null, session: null, tombstone: true }), 40),
 ]);
-const HEADER_START = 20;
+const HEADER_START = 28; // version 5: the fixed prefix holds the meta's length and checksum too
 
 describe("readSavedHeader", () => {
   let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -68,7 +68,7 @@ describe("readSavedHeader", () => {
     await writeFile(path, future);
     expect(readSavedHeader(dir, "2026-11")).toEqual({
       kind: "unreadable",
-      problem: "unknown format version 9 (expected 4)",
+      problem: "unknown format version 9 (expected 5)",
     });
     future.writeUInt32LE(2, 4);
     await writeFile(path, future);
