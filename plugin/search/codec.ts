@@ -49,6 +49,8 @@ const FIXED = 20; // magic, version, header length, crc32 of the header, crc32 o
 export const FIXED_V5 = 28;
 /** What ends a header's meta, the rows following. */
 export const ROWS_KEY = ',"entries":[';
+/** What starts a version 5 header's tally, after the rows. */
+export const TALLY_KEY = '],"tally":';
 
 /**
  * What a daily log looked like when it was indexed. It is fresh while size, modification time, change
@@ -222,17 +224,11 @@ export function layShard(shard: FrozenShard, files: Record<string, LogRecord>): 
   for (const [blob, section] of pairs(blobs, sections)) blob.copy(body, section.offset);
   const leanLength = sections.rowStart.offset + sections.rowStart.length;
   const lean = { length: leanLength, crc: crc32(body.subarray(0, leanLength)) };
-  const metaJson = JSON.stringify({
-    analysis: ANALYSIS,
-    month: p.month,
-    files,
-    tally: tallyOf(p.entries),
-    sections,
-    lean,
-    rows: n,
-  });
+  const metaJson = JSON.stringify({ analysis: ANALYSIS, month: p.month, files, sections, lean, rows: n });
   const meta = Buffer.from(`${metaJson.slice(0, -1)}${ROWS_KEY}`);
-  const header = Buffer.concat([meta, Buffer.from(`${rows.join(",")}]}`)]);
+  // The tally (status's alone) after the rows: a loaded month reads the meta alone.
+  const tally = JSON.stringify(tallyOf(p.entries));
+  const header = Buffer.concat([meta, Buffer.from(`${rows.join(",")}${TALLY_KEY}${tally}}`)]);
   const bodyStart = align(FIXED_V5 + header.length);
   const out = Buffer.alloc(bodyStart + size);
   header.copy(out, FIXED_V5);

