@@ -29,6 +29,7 @@ import {
   type TermLookup,
 } from "./scoring.ts";
 import { newerFirst, type Shard } from "./shard.ts";
+import type { Terms } from "./terms.ts";
 import { tokenize } from "./tokenize.ts";
 import { findTerm, firstAtLeast, fuzzyTerms, prefixRange } from "./vocabulary.ts";
 
@@ -77,7 +78,17 @@ export interface FrozenParts {
    * The terms as positions in the vocabulary of every frozen month of the index (FrozenShard.share), term i
    * being `vocabulary[ids[i]]`; `terms` is then empty.
    */
-  shared?: { vocabulary: readonly string[]; ids: Uint32Array };
+  shared?: SharedTerms;
+}
+
+/**
+ * A month's terms as positions in the vocabulary of every frozen month (term i is `vocabulary.term(ids[i])`);
+ * `merged`, for a saved vocabulary, is how many months' terms it was merged from (vocabulary.ts `namedTerms`).
+ */
+export interface SharedTerms {
+  vocabulary: Terms;
+  ids: Uint32Array;
+  merged?: number;
 }
 
 /** A month's entries read when asked (saved-rows.ts), each read once and kept. */
@@ -285,21 +296,21 @@ export class FrozenShard implements Shard {
     const { shared } = this.parts;
     return shared === undefined
       ? this.parts.terms
-      : Array.from(shared.ids, (id) => at(shared.vocabulary, id));
+      : Array.from(shared.ids, (id) => shared.vocabulary.term(id));
   }
 
   /**
-   * Holds the month's terms as positions in `vocabulary` (term i at `ids[i]`; see vocabulary.ts
-   * `mergePlaced`): the strings once for the whole index instead of once a month.
+   * Holds the month's terms as positions in a vocabulary (see {@link SharedTerms} and vocabulary.ts
+   * `mergePlaced`): the terms once for the whole index instead of once a month.
    */
-  share(vocabulary: readonly string[], ids: Uint32Array): void {
-    this.parts.shared = { vocabulary, ids };
+  share(shared: SharedTerms): void {
+    this.parts.shared = shared;
     this.parts.terms = [];
   }
 
   #term(i: number): string {
     const { shared } = this.parts;
-    return shared === undefined ? at(this.parts.terms, i) : at(shared.vocabulary, u32(shared.ids, i));
+    return shared === undefined ? at(this.parts.terms, i) : shared.vocabulary.term(u32(shared.ids, i));
   }
 
   /** The month's index of vocabulary position `id` (-1 for none: not a term of the month). */

@@ -228,7 +228,7 @@ export class VocabularyFile {
       if (!(shard instanceof FrozenShard)) continue;
       const shared = this.saved?.shared(month, shard.stamp);
       const count = shard.parts.shared?.ids.length ?? shard.parts.terms.length;
-      if (shared !== undefined && shared.ids.length === count) shard.share(shared.vocabulary, shared.ids);
+      if (shared !== undefined && shared.ids.length === count) shard.share(shared);
     }
   }
 

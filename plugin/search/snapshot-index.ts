@@ -25,6 +25,7 @@ import {
   timeBounds,
 } from "./shard.ts";
 import { asWritten, closestTerms, completionsIn } from "./suggest.ts";
+import { TermArray, type TermSource, type Terms, termsFrom } from "./terms.ts";
 import { foldText, leavesOf } from "./tokenize.ts";
 import { fuzzyTerms, mergePlaced, namedTerms } from "./vocabulary.ts";
 
@@ -94,7 +95,7 @@ export class SnapshotIndex {
   /** One accumulator per shard, reused by every query (a query clears what it touched). */
   readonly #accumulators = new WeakMap<Shard, Accumulator>();
   /** Sorted distinct terms of all frozen shards, for typo lookups; rebuilt after the set changes. */
-  #vocabulary: readonly string[] | undefined;
+  #vocabulary: Terms | undefined;
 
   /** Months held, newest first (cached until the set of shards changes). */
   #months: string[] | undefined;
@@ -111,8 +112,9 @@ export class SnapshotIndex {
   #fuzzyTerms = (term: string, distance: number): [string, number][] => {
     if (this.completions(term).length > 0) return [];
     const found = new Map<string, number>();
-    const walk = (terms: readonly string[]) => {
-      for (const [i, d] of fuzzyTerms(terms, term, distance)) found.set(at(terms, i), d);
+    const walk = (source: TermSource) => {
+      const terms = termsFrom(source);
+      for (const [i, d] of fuzzyTerms(terms, term, distance)) found.set(terms.term(i), d);
     };
     walk(this.vocabulary());
     for (const shard of this.#shards.values()) if (shard instanceof HotShard) walk(shard.terms());
@@ -124,7 +126,7 @@ export class SnapshotIndex {
     return completionsIn([this.vocabulary(), ...this.#hotTerms()], term);
   }
 
-  #hotTerms(): (readonly string[])[] {
+  #hotTerms(): TermSource[] {
     return [...this.#shards.values()].filter((s) => s instanceof HotShard).map((s) => s.terms());
   }
 
@@ -132,21 +134,22 @@ export class SnapshotIndex {
    * The sorted vocabulary of all frozen shards (merged on first use after a change). When they all hold
    * their terms in one vocabulary (a saved one, saved-vocabulary.ts), its terms they name, without a merge.
    */
-  vocabulary(): readonly string[] {
+  vocabulary(): Terms {
     if (this.#vocabulary === undefined) {
       const frozen = [...this.#shards.values()].filter((s) => s instanceof FrozenShard);
-      const one = frozen[0]?.parts.shared?.vocabulary;
+      const one = frozen[0]?.parts.shared;
       const ids: Uint32Array[] = [];
       for (const { parts } of frozen)
-        if (parts.shared && parts.shared.vocabulary === one) ids.push(parts.shared.ids);
+        if (parts.shared && parts.shared.vocabulary === one?.vocabulary) ids.push(parts.shared.ids);
       if (one !== undefined && ids.length === frozen.length) {
-        this.#vocabulary = namedTerms(one, ids);
+        this.#vocabulary = namedTerms(one.vocabulary, ids, one.merged);
         return this.#vocabulary;
       }
       const { terms, positions } = mergePlaced(frozen.map((s) => s.terms()));
-      this.#vocabulary = terms;
+      const vocabulary = new TermArray(terms);
+      this.#vocabulary = vocabulary;
       // Each month's terms then point into it: one string per term for the whole index.
-      for (const [k, shard] of frozen.entries()) shard.share(terms, at(positions, k));
+      for (const [k, shard] of frozen.entries()) shard.share({ vocabulary, ids: at(positions, k) });
     }
     return this.#vocabulary;
   }

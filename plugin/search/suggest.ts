@@ -4,6 +4,7 @@
  * its two leading tokens (`err_db_` for `ERR_DB_TIMEOUT`), ranked by edit distance. Pure.
  */
 import { at } from "./checked.ts";
+import { type TermSource, termsFrom } from "./terms.ts";
 import { boundedDistance, fuzzyTerms, prefixRange } from "./vocabulary.ts";
 
 /** Most suggestions per identifier. */
@@ -21,13 +22,14 @@ const LETTER = /\p{L}/u;
  * one letter short of `err_db_timeouts` is more likely a typo. The first `MAX_COMPLETIONS` of each
  * vocabulary, sorted.
  */
-export function completionsIn(vocabularies: readonly (readonly string[])[], term: string): string[] {
+export function completionsIn(vocabularies: readonly TermSource[], term: string): string[] {
   const out = new Set<string>();
-  for (const terms of vocabularies) {
+  for (const source of vocabularies) {
+    const terms = termsFrom(source);
     const [start, end] = prefixRange(terms, term);
     let taken = 0;
     for (let i = start; i < end && taken < MAX_COMPLETIONS; i++) {
-      const t = terms[i] ?? "";
+      const t = terms.term(i);
       if (!begins(term, t) || out.has(t)) continue;
       out.add(t);
       taken++;
@@ -48,21 +50,22 @@ export function begins(term: string, longer: string): boolean {
 
 /** Indexed terms (lower case) closest to `term` (an identifier as typed, lower-cased), best first. */
 export function closestTerms(
-  vocabularies: readonly (readonly string[])[],
+  vocabularies: readonly TermSource[],
   term: string,
   leaves: readonly string[],
 ): string[] {
   const distance = Math.min(4, Math.max(2, Math.ceil(term.length * 0.3)));
   const found = new Set<string>();
-  for (const terms of vocabularies) {
-    for (const [i] of fuzzyTerms(terms, term, distance)) found.add(at(terms, i));
+  for (const source of vocabularies) {
+    const terms = termsFrom(source);
+    for (const [i] of fuzzyTerms(terms, term, distance)) found.add(terms.term(i));
     // The same two leading tokens and connectors: `err_db_` for `err_db_timeout`.
     if (leaves.length >= 3) {
       const cut = term.indexOf(at(leaves, 2), at(leaves, 0).length + at(leaves, 1).length);
       const prefix = cut > 0 ? term.slice(0, cut) : "";
       if (prefix.length >= 4) {
         const [start, end] = prefixRange(terms, prefix);
-        for (let i = start; i < end && i < start + 200; i++) found.add(at(terms, i));
+        for (let i = start; i < end && i < start + 200; i++) found.add(terms.term(i));
       }
     }
   }

@@ -1,9 +1,11 @@
 /**
- * Lookups in a sorted array of distinct terms (UTF-16 code unit order, as `Array.prototype.sort` gives):
- * exact position, the range of terms with a prefix, and the terms within an edit distance, found by
- * walking the sorted array as an implicit trie. Pure; no extra memory beyond the array itself.
+ * Lookups in sorted distinct terms (UTF-16 code unit order, as `Array.prototype.sort` gives; an array of
+ * strings or terms.ts `Terms`): exact position, the range of terms with a prefix, and the terms within an
+ * edit distance, found by walking the sorted terms as an implicit trie. Pure; no extra memory beyond the
+ * terms themselves.
  */
 import { at, u8, u16, u32 } from "./checked.ts";
+import { TermArray, type TermSource, type Terms, termsFrom } from "./terms.ts";
 
 /**
  * The vocabulary of a terms section (UTF-8, one term a line), each term a string of its own: pieces split
@@ -22,47 +24,42 @@ export function termsOf(bytes: Buffer): string[] {
 }
 
 /** Index of `term` in `terms`, or -1. */
-export function findTerm(terms: readonly string[], term: string): number {
-  let lo = 0;
-  let hi = terms.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const t = at(terms, mid);
-    if (t < term) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < terms.length && terms[lo] === term ? lo : -1;
+export function findTerm(source: TermSource, term: string): number {
+  const terms = termsFrom(source);
+  const lo = lowerBound(terms, term, 0, terms.length);
+  return lo < terms.length && terms.compare(lo, term) === 0 ? lo : -1;
 }
 
 /** First index in [lo, hi) whose term is >= `term`. */
-function lowerBound(terms: readonly string[], term: string, lo: number, hi: number): number {
+function lowerBound(terms: Terms, term: string, lo: number, hi: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (at(terms, mid) < term) lo = mid + 1;
+    if (terms.compare(mid, term) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
 /** The range [start, end) of terms that start with `prefix` (the prefix itself included). */
-export function prefixRange(terms: readonly string[], prefix: string): [number, number] {
+export function prefixRange(source: TermSource, prefix: string): [number, number] {
+  const terms = termsFrom(source);
   const start = lowerBound(terms, prefix, 0, terms.length);
   let lo = start;
   let hi = terms.length;
   // First term past the prefix block: every term in [start, end) starts with `prefix`.
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (at(terms, mid).startsWith(prefix)) lo = mid + 1;
+    if (terms.startsWith(mid, prefix)) lo = mid + 1;
     else hi = mid;
   }
   return [start, lo];
 }
 
 /** First index in [lo, hi) whose char code at `depth` is greater than `code` (terms share depth chars). */
-function groupEnd(terms: readonly string[], depth: number, code: number, lo: number, hi: number): number {
+function groupEnd(terms: Terms, depth: number, code: number, lo: number, hi: number): number {
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (at(terms, mid).charCodeAt(depth) <= code) lo = mid + 1;
+    if (terms.code(mid, depth) <= code) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -79,11 +76,12 @@ export const FUZZY_FIXED_PREFIX = 1;
  * prefix is already further than `maxDistance` from every prefix of the query.
  */
 export function fuzzyTerms(
-  terms: readonly string[],
+  source: TermSource,
   query: string,
   maxDistance: number,
   fixedPrefix = FUZZY_FIXED_PREFIX,
 ): [number, number][] {
+  const terms = termsFrom(source);
   const out: [number, number][] = [];
   const m = query.length;
   const d = maxDistance;
@@ -97,7 +95,7 @@ export function fuzzyTerms(
   const walk = (lo: number, hi: number, depth: number): void => {
     const row = depth * width;
     // Terms in [lo, hi) share their first `depth` characters; one of exactly that length sorts first.
-    if (at(terms, lo).length === depth) {
+    if (terms.size(lo) === depth) {
       const distance = u8(rows, row + m);
       if (distance <= d) out.push([lo, distance]);
       lo++;
@@ -108,7 +106,7 @@ export function fuzzyTerms(
     const jmin = Math.max(1, i - d);
     const jmax = Math.min(m, i + d);
     while (lo < hi) {
-      const code = at(terms, lo).charCodeAt(depth);
+      const code = terms.code(lo, depth);
       const end = groupEnd(terms, depth, code, lo, hi);
       rows[next] = i <= d ? i : far;
       rows[next + jmin - 1] = jmin === 1 ? u8(rows, next) : far;
@@ -223,17 +221,19 @@ function mergeTwo(
 
 /**
  * The terms of `vocabulary` (sorted, distinct) that some list of positions in `lists` names, in order:
- * `vocabulary` itself when every term is named.
+ * `vocabulary` itself when every term is named (at once when it is a saved vocabulary named by as many
+ * lists as it was merged from: saved-vocabulary.ts).
  */
-export function namedTerms(vocabulary: readonly string[], lists: readonly Uint32Array[]): readonly string[] {
+export function namedTerms(vocabulary: Terms, lists: readonly Uint32Array[], merged = -1): Terms {
+  if (lists.length === merged) return vocabulary;
   const named = new Uint8Array(vocabulary.length);
   for (const ids of lists) for (let i = 0; i < ids.length; i++) named[u32(ids, i)] = 1;
   let count = 0;
   for (let i = 0; i < named.length; i++) count += u8(named, i);
   if (count === vocabulary.length) return vocabulary;
   const out: string[] = [];
-  for (let i = 0; i < named.length; i++) if (named[i] === 1) out.push(at(vocabulary, i));
-  return out;
+  for (let i = 0; i < named.length; i++) if (named[i] === 1) out.push(vocabulary.term(i));
+  return new TermArray(out);
 }
 
 /** Merges sorted arrays of distinct terms into one sorted array of distinct terms (pairwise, log depth). */

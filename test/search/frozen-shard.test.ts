@@ -7,6 +7,7 @@ import { HotShard } from "../../plugin/search/hot-shard.ts";
 import { readPostings } from "../../plugin/search/postings.ts";
 import { Accumulator } from "../../plugin/search/scoring.ts";
 import type { Shard } from "../../plugin/search/shard.ts";
+import { TermArray } from "../../plugin/search/terms.ts";
 import { tokenize } from "../../plugin/search/tokenize.ts";
 import { mergePlaced } from "../../plugin/search/vocabulary.ts";
 import type { LocatedSnapshot } from "../../plugin/snapshot/snapshot.ts";
@@ -156,7 +157,7 @@ describe("FrozenShard.share", () => {
   const shared = buildFrozen("2026-11", docs);
   const other = buildFrozen("2026-10", [located(snap("2026-10-01-01", { goal: "ledgerz leg oath zebra" }))]);
   const { terms, positions } = mergePlaced([other.terms(), shared.terms()]);
-  shared.share(terms, positions[1] ?? new Uint32Array());
+  shared.share({ vocabulary: new TermArray(terms), ids: positions[1] ?? new Uint32Array() });
 
   it("answers as before once its terms are positions in a vocabulary shared with other months", () => {
     expect(shared.parts.terms).toEqual([]);

@@ -1,5 +1,4 @@
 import { mkdir, stat, writeFile } from "node:fs/promises";
-import { serialize } from "node:v8";
 import { crc32 } from "node:zlib";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -13,6 +12,7 @@ import {
   vocabularyPath,
   writeVocabulary,
 } from "../../plugin/search/saved-vocabulary.ts";
+import { allTerms } from "../../plugin/search/terms.ts";
 import { mergeTerms } from "../../plugin/search/vocabulary.ts";
 import { tempWorkspace } from "./helpers.ts";
 
@@ -33,11 +33,11 @@ function checksummed(data: Buffer): Buffer {
 describe("encodeVocabulary and decodeVocabulary", () => {
   it("round-trip the merged terms and each month's terms as positions in them", () => {
     const v = decodeVocabulary(encodeVocabulary(MONTHS));
-    expect(v?.terms).toEqual(mergeTerms(MONTHS.map((m) => m.terms)));
+    expect(v && allTerms(v.terms)).toEqual(mergeTerms(MONTHS.map((m) => m.terms)));
     for (const m of MONTHS) {
       const own = v?.months.get(m.month);
       expect(own?.stamp).toBe(m.stamp);
-      expect(Array.from(own?.ids ?? [], (id) => v?.terms[id])).toEqual(m.terms);
+      expect(Array.from(own?.ids ?? [], (id) => v?.terms.term(id))).toEqual(m.terms);
     }
     expect(v?.key).toBe(vocabularyKey(MONTHS));
   });
@@ -62,9 +62,9 @@ describe("encodeVocabulary and decodeVocabulary", () => {
       fc.property(fc.array(terms, { maxLength: 5 }), (lists) => {
         const months = lists.map((list, i) => ({ month: `m${i}`, stamp: `s${i}`, terms: [...list].sort() }));
         const v = decodeVocabulary(encodeVocabulary(months));
-        expect(v?.terms).toEqual(mergeTerms(months.map((m) => m.terms)));
+        expect(v && allTerms(v.terms)).toEqual(mergeTerms(months.map((m) => m.terms)));
         for (const m of months)
-          expect(Array.from(v?.months.get(m.month)?.ids ?? [], (id) => v?.terms[id])).toEqual(m.terms);
+          expect(Array.from(v?.months.get(m.month)?.ids ?? [], (id) => v?.terms.term(id))).toEqual(m.terms);
       }),
     );
   });
@@ -84,16 +84,18 @@ describe("encodeVocabulary and decodeVocabulary", () => {
     expect(decodeVocabulary(newer)).toBeUndefined();
   });
 
-  it("refuse terms out of order and positions out of range or order, checksums notwithstanding", () => {
+  it("refuse term offsets and positions out of range or order, checksums notwithstanding", () => {
     const data = encodeVocabulary([{ month: "2026-11", stamp: "s", terms: ["alpha", "beta"] }]);
-    // "alpha" made "zlpha", after "beta" (the terms are written as V8 serializes an array of strings).
-    const swapped = Buffer.from(data);
-    swapped.write("z", data.indexOf("alpha"));
-    expect(decodeVocabulary(checksummed(swapped))).toBeUndefined();
-    const notStrings = Buffer.from(data);
-    notStrings.set(serialize([1, 2]), data.indexOf(serialize(["alpha", "beta"])));
-    expect(decodeVocabulary(checksummed(notStrings))).toBeUndefined();
     const idsAt = (20 + data.readUInt32LE(8) + 7) & ~7;
+    // The terms' starts: [0, 5, 9] for "alpha", "beta"; one past the text, or going back, is refused.
+    const startsAt = idsAt + 8;
+    expect([0, 1, 2].map((i) => data.readUInt32LE(startsAt + 4 * i))).toEqual([0, 5, 9]);
+    const pastText = Buffer.from(data);
+    pastText.writeUInt32LE(10, startsAt + 8);
+    expect(decodeVocabulary(checksummed(pastText))).toBeUndefined();
+    const goingBack = Buffer.from(data);
+    goingBack.writeUInt32LE(10, startsAt + 4);
+    expect(decodeVocabulary(checksummed(goingBack))).toBeUndefined();
     const outOfRange = Buffer.from(data);
     outOfRange.writeUInt32LE(2, idsAt + 4);
     expect(decodeVocabulary(checksummed(outOfRange))).toBeUndefined();

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { allTerms, TermArray } from "../../plugin/search/terms.ts";
 import {
   boundedDistance,
   findTerm,
@@ -111,9 +112,12 @@ describe("namedTerms", () => {
         (lists, keep) => {
           const { terms, positions } = mergePlaced(lists);
           const kept = positions.filter((_, k) => keep[k] === true);
-          const named = namedTerms(terms, kept);
-          expect(named).toEqual(mergeTerms(lists.filter((_, k) => keep[k] === true)));
-          if (kept.length === positions.length) expect(named).toBe(terms);
+          const vocabulary = new TermArray(terms);
+          const named = namedTerms(vocabulary, kept);
+          expect(allTerms(named)).toEqual(mergeTerms(lists.filter((_, k) => keep[k] === true)));
+          if (kept.length === positions.length) expect(named).toBe(vocabulary);
+          // Named by as many lists as it was merged from: the vocabulary itself, at once.
+          expect(namedTerms(vocabulary, positions, positions.length)).toBe(vocabulary);
         },
       ),
     );
