@@ -109,7 +109,7 @@ export class TermText implements Terms {
     const from = u32(this.starts, i);
     const n = u32(this.starts, i + 1) - from;
     const m = s.length;
-    const k = n < m ? n : m;
+    const k = Math.min(n, m);
     const text = this.text;
     for (let j = 0; j < k; j++) {
       const d = text.charCodeAt(from + j) - s.charCodeAt(j);

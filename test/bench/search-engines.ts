@@ -20,8 +20,10 @@ export interface Engine {
   build(): Promise<void>;
   /** Opens the saved index; resolves with the ms until a first query was answered. */
   open(firstQuery: string): Promise<number>;
-  /** Resolves when everything saved is loaded. */
+  /** Resolves when everything saved is searchable. */
   loaded(): Promise<void>;
+  /** Resolves when everything saved is also checked whole (big-memory: each month's file against its checksums). */
+  verified(): Promise<void>;
   search(query: string, limit: number): string[];
   /** Appends a block to a log and resolves with the ms until a query finds `id`. */
   appendAndFind(file: string, block: string, query: string, id: string): Promise<number>;
@@ -91,6 +93,11 @@ export class BigMemoryEngine implements Engine {
   }
 
   async loaded(): Promise<void> {
+    await this.#service?.searchable();
+  }
+
+  /** Every month's file checked against its checksums, and the watcher running. */
+  async verified(): Promise<void> {
     await this.#service?.ready();
   }
 
@@ -189,6 +196,8 @@ export class MiniSearchEngine implements Engine {
   }
 
   async loaded(): Promise<void> {}
+
+  async verified(): Promise<void> {}
 
   search(query: string, limit: number): string[] {
     return (this.#index?.search(query, PLAIN_SEARCH) ?? []).slice(0, limit).map((r) => String(r.id));
@@ -292,6 +301,8 @@ export class Fts5Engine implements Engine {
 
   async loaded(): Promise<void> {}
 
+  async verified(): Promise<void> {}
+
   /** Runs a MATCH expression as given; throws what SQLite throws. */
   raw(match: string, limit: number): string[] {
     return this.hits(match, limit).map((h) => h.id);
@@ -372,6 +383,8 @@ export class ScanEngine implements Engine {
   }
 
   async loaded(): Promise<void> {}
+
+  async verified(): Promise<void> {}
 
   /** Blocks ranked by how many query words they contain, then newest first. */
   search(query: string, limit: number): string[] {
