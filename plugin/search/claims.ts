@@ -14,6 +14,7 @@ import { errorCode } from "../store/fs-durable.ts";
 import { RefusedFileError, readStateFile } from "../store/log-open.ts";
 import type { Claim } from "./claim-schema.ts";
 import type { Entry } from "./document.ts";
+import { monthOf } from "./shard.ts";
 
 export type { Claim } from "./claim-schema.ts";
 
@@ -108,6 +109,19 @@ export function claimEntries(claims: Claims, entries: Iterable<Entry | [number, 
     entry.trigger = "flush";
     entry.claimed = true;
   }
+}
+
+/**
+ * Lays the claims over the entries of the months holding a claimed log (of `month` alone, when given), and
+ * of no other: a month whose rows are read when asked (saved-rows.ts) is not read whole for nothing.
+ */
+export function claimMonths(
+  claims: Claims,
+  documentsOf: (month: string) => Iterable<Entry | [number, Entry]>,
+  month?: string,
+): void {
+  const months = new Set([...claims.values()].map((claim) => monthOf(claim.file)));
+  for (const m of months) if (month === undefined || m === month) claimEntries(claims, documentsOf(m));
 }
 
 /** Claims whose block is not among `snapshots` (no block of its id in its file any more): for verify. */

@@ -8,9 +8,17 @@ import { readdir, rm } from "node:fs/promises";
 import { errorCode } from "../store/fs-durable.ts";
 import { writePrivateBytes } from "../store/gate.ts";
 import { openStateFileSync, readStateFile, readStateFileSync } from "../store/log-open.ts";
-import { decodeShard, type LogRecord, layShard, type ShardFile, type ShardHeader } from "./codec.ts";
+import {
+  decodeShard,
+  type LogRecord,
+  layShard,
+  SHARD_FORMAT_VERSION,
+  type ShardFile,
+  type ShardHeader,
+} from "./codec.ts";
 import { FrozenShard } from "./frozen-shard.ts";
 import { HotShard } from "./hot-shard.ts";
+import { LightShard } from "./light-shard.ts";
 import { indexDir, readSavedHeader, shardPath, shardStamp } from "./saved-header.ts";
 import { openSavedMonth } from "./saved-month.ts";
 import { savedShard, type TextCache } from "./saved-texts.ts";
@@ -21,6 +29,7 @@ import {
   vocabularyKey,
   writeVocabulary,
 } from "./saved-vocabulary.ts";
+import type { Shard } from "./shard.ts";
 import type { SnapshotIndex } from "./snapshot-index.ts";
 
 export { indexDir, shardPath };
@@ -130,6 +139,62 @@ export async function loadShardHeader(
 }
 
 /**
+ * A month as saved, for a search service: its shard (its refs alone without `full`: a LightShard) and its
+ * logs' records, and whether its file is to be written again (a previous copy, an older format);
+ * undefined when the month is to be built from its logs. A file that could not be used is told to
+ * `problems`.
+ */
+export async function loadSavedMonth(
+  dir: string,
+  month: string,
+  problems: ShardProblems,
+  full: { cache: TextCache; vocabulary: SavedVocabulary | undefined } | undefined,
+): Promise<{ shard: Shard; files: Record<string, LogRecord>; rewrite: boolean } | undefined> {
+  if (full === undefined) {
+    const load = await loadShardHeader(dir, month);
+    if (load.kind === "unreadable") problems.bad(month, load.problem);
+    if (load.kind !== "loaded") return undefined;
+    return { shard: new LightShard(month, load.header.entries), files: load.header.files, rewrite: false };
+  }
+  const load = await loadShardFile(dir, month, full.cache, full.vocabulary);
+  const problem = load.kind === "unreadable" || load.kind === "loaded" ? load.problem : undefined;
+  if (problem !== undefined) problems.bad(month, problem, load.kind === "loaded");
+  if (load.kind !== "loaded") return undefined;
+  const { shard, files, version } = load.file;
+  return { shard, files, rewrite: load.fromPrevious || version < SHARD_FORMAT_VERSION };
+}
+
+/**
+ * The shard files a service could not use as it loaded: the first told at once with what is done instead
+ * (the previous copy, or a rebuild from the logs), the others counted and summed up at the end.
+ */
+export class ShardProblems {
+  readonly #dir: string;
+  readonly #warn: (message: string) => void;
+  #count = 0;
+
+  constructor(dir: string, warn: (message: string) => void) {
+    this.#dir = dir;
+    this.#warn = warn;
+  }
+
+  /** A month's file could not be used: its previous copy was, or (by default) its logs are read again. */
+  bad(month: string, problem: string, fromPrevious = false): void {
+    const remedy = fromPrevious
+      ? "using the previous copy and re-reading the logs changed since"
+      : "rebuilding from the daily logs";
+    if (this.#count++ === 0)
+      this.#warn(`big-memory: search index ${shardPath(this.#dir, month)}: ${problem}; ${remedy}`);
+  }
+
+  /** Tells how many more files were rebuilt after the first, if any. */
+  summary(): void {
+    if (this.#count > 1)
+      this.#warn(`big-memory: ${this.#count - 1} more search index files were rebuilt from the daily logs`);
+  }
+}
+
+/**
  * Writes a month's shard through the persistence gate (atomic, mode 0600), keeping the copy it replaces as
  * `<month>.bmx.prev`. Shards hold only text read through `parseDailyLog`, which redacts every snapshot.
  */
@@ -177,6 +242,8 @@ export async function saveMonth(
   vocabulary?: VocabularyFile,
 ): Promise<void> {
   const shard = index.shard(month);
+  // A month held by refs only has no postings to write: the next full load brings it up to date.
+  if (shard instanceof LightShard) return;
   let frozen: FrozenShard | undefined;
   if (shard instanceof HotShard) frozen = keepHot ? shard.freeze() : index.freeze(month);
   else if (shard instanceof FrozenShard) frozen = shard;

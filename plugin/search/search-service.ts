@@ -9,20 +9,17 @@
  */
 import type { Diagnostic, LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { strayDailyLogs } from "../store/log-names.ts";
-import { type Claim, type Claims, claimEntries, claimed, readClaims } from "./claims.ts";
-import { SHARD_FORMAT_VERSION } from "./codec.ts";
-import { refOf } from "./document.ts";
+import { type Claim, type Claims, claimed, claimMonths, readClaims } from "./claims.ts";
+import { type Entry, refOf } from "./document.ts";
 import { FrozenShard } from "./frozen-shard.ts";
-import { LightShard } from "./light-shard.ts";
 import { LogBook } from "./log-book.ts";
 import {
   indexDir,
   listShardFiles,
-  loadShardFile,
-  loadShardHeader,
+  loadSavedMonth,
   removeShardFile,
+  ShardProblems,
   saveMonth,
-  shardPath,
   VocabularyFile,
 } from "./persist.ts";
 import { TextCache } from "./saved-texts.ts";
@@ -37,16 +34,13 @@ import {
   logsByMonth,
   presentLogs,
   readLog,
-  snapshotsOf,
+  snapshotIn,
   statLog,
   unchanged,
 } from "./sources.ts";
 import type { LogWatcher } from "./watch.ts";
 
 export type { ReindexReport, SearchResults, SearchServiceOptions } from "./service-types.ts";
-
-const FROM_PREVIOUS = "using the previous copy and re-reading the logs changed since";
-const REBUILD = "rebuilding from the daily logs";
 
 /** The search index of one workspace. */
 export class SearchService {
@@ -61,6 +55,7 @@ export class SearchService {
   /** Months not loaded yet, with their logs as listed (by name) at open. */
   readonly #pending = new Map<string, string[]>();
   readonly #dirty = new Set<string>();
+  readonly #problems: ShardProblems;
   /** The index's vocabulary file (persist.ts; unless only entries load), written after loading and at close. */
   #words: VocabularyFile | undefined;
   #queue: Promise<void> = Promise.resolve();
@@ -68,7 +63,6 @@ export class SearchService {
   #searchable: Promise<void> = Promise.resolve();
   #watcher: LogWatcher | undefined;
   #saveTimer: NodeJS.Timeout | undefined;
-  #corrupt = 0;
   #failures = 0;
   #closed = false;
   #monthsTotal = 0;
@@ -80,6 +74,7 @@ export class SearchService {
     this.workspaceDir = workspaceDir;
     this.#options = options;
     this.indexDir = indexDir(workspaceDir, options.stateDir);
+    this.#problems = new ShardProblems(this.indexDir, (message) => this.#warn(message));
   }
 
   /** Opens the index of a workspace; resolves once the newest month is searchable. */
@@ -125,10 +120,11 @@ export class SearchService {
         const shard = this.#index.shard(month);
         const problem = shard instanceof FrozenShard ? shard.verify() : undefined;
         if (problem === undefined) return;
-        this.#badShard(month, problem, REBUILD);
+        this.#problems.bad(month, problem);
         await this.#build(month, presentLogs(this.workspaceDir, Object.keys(this.#book.ofMonth(month))));
       });
     }
+    this.#problems.summary();
   }
 
   async #loadRest(months: readonly string[]): Promise<void> {
@@ -138,11 +134,6 @@ export class SearchService {
       await this.#enqueue(() => this.#loadMonth(month));
     }
     await this.#enqueue(async () => {
-      if (this.#corrupt > 1) {
-        this.#warn(
-          `big-memory: ${this.#corrupt - 1} more search index files were rebuilt from the daily logs`,
-        );
-      }
       const known = new Set(this.#index.months());
       for (const month of await listShardFiles(this.indexDir)) {
         if (!known.has(month)) await removeShardFile(this.indexDir, month);
@@ -157,25 +148,12 @@ export class SearchService {
     const read = await readClaims(this.workspaceDir);
     this.#claims = read.claims;
     this.#claimProblems = read.problems;
-    this.#claimAll();
+    this.#claimMonth();
   }
 
-  /**
-   * Lays the claims over the entries of the months holding a claimed log, and of no other: a month whose
-   * rows are read when asked (saved-rows.ts) is not read whole for nothing.
-   */
-  #claimAll(): void {
-    for (const month of new Set([...this.#claims.values()].map((c) => monthOf(c.file))))
-      this.#claimMonth(month);
-  }
-
-  #claimMonth(month: string): void {
-    if (this.#claims.size === 0) return;
-    for (const claim of this.#claims.values()) {
-      if (monthOf(claim.file) !== month) continue;
-      claimEntries(this.#claims, this.#index.shard(month)?.documents() ?? []);
-      return;
-    }
+  /** Lays the claims over the entries of the months holding a claimed log (of `month` alone, when given). */
+  #claimMonth(month?: string): void {
+    claimMonths(this.#claims, (m) => this.#index.shard(m)?.documents() ?? [], month);
   }
 
   /** Records a claim made in this process (see claims.ts) and lays it over its entry at once. */
@@ -204,54 +182,23 @@ export class SearchService {
     const listed = this.#pending.get(month);
     if (listed === undefined) return; // loaded meanwhile (by reindex)
     this.#pending.delete(month);
-    if (this.#options.entriesOnly === true) await this.#loadEntries(month, listed);
-    else await this.#loadFull(month, listed);
+    const full =
+      this.#options.entriesOnly === true ? undefined : { cache: this.#texts, vocabulary: this.#words?.saved };
+    const saved = await loadSavedMonth(this.indexDir, month, this.#problems, full);
+    if (saved === undefined) await this.#build(month, presentLogs(this.workspaceDir, listed));
+    else {
+      this.#index.setShard(saved.shard);
+      this.#book.remember(saved.files);
+      if (saved.rewrite) this.#dirty.add(month);
+      // Each log listed is checked against its fingerprint now (one stat each; one gone since, or a folder,
+      // stats as null and is forgotten), not against the listing made at open. Only a build needs the list
+      // itself cleared of those first (presentLogs).
+      await this.#refreshChanged([...listed, ...Object.keys(saved.files)]);
+      this.#scheduleSave();
+    }
     this.#claimMonth(month);
-    this.#monthsDone++;
-    this.#options.onProgress?.({
-      months: this.#monthsDone,
-      of: this.#monthsTotal,
-      snapshots: this.#index.size,
-    });
-  }
-
-  /** Reports a bad shard file once (further ones are counted and summed up after loading). */
-  #badShard(month: string, problem: string, remedy: string): void {
-    if (this.#corrupt++ === 0)
-      this.#warn(`big-memory: search index ${shardPath(this.indexDir, month)}: ${problem}; ${remedy}`);
-  }
-
-  async #loadFull(month: string, logs: readonly string[]): Promise<void> {
-    const load = await loadShardFile(this.indexDir, month, this.#texts, this.#words?.saved);
-    const problem = load.kind === "unreadable" || load.kind === "loaded" ? load.problem : undefined;
-    if (problem !== undefined)
-      this.#badShard(month, problem, load.kind === "loaded" ? FROM_PREVIOUS : REBUILD);
-    if (load.kind !== "loaded") {
-      await this.#build(month, presentLogs(this.workspaceDir, logs));
-      return;
-    }
-    this.#index.setShard(load.file.shard);
-    this.#book.remember(load.file.files);
-    // A previous copy, or a file of an older format, is written again (in the current one).
-    if (load.fromPrevious || load.file.version < SHARD_FORMAT_VERSION) this.#dirty.add(month);
-    // Each log listed is checked against its fingerprint now (one stat each; one gone since, or a folder,
-    // stats as null and is forgotten), not against the listing made at open. Only a build needs the list
-    // itself cleared of those first (presentLogs).
-    await this.#refreshChanged([...logs, ...Object.keys(load.file.files)]);
-    this.#scheduleSave();
-  }
-
-  /** Entries only (see SearchServiceOptions.entriesOnly): the header of the saved shard, else a build. */
-  async #loadEntries(month: string, logs: readonly string[]): Promise<void> {
-    const load = await loadShardHeader(this.indexDir, month);
-    if (load.kind !== "loaded") {
-      if (load.kind === "unreadable") this.#badShard(month, load.problem, REBUILD);
-      await this.#build(month, presentLogs(this.workspaceDir, logs));
-      return;
-    }
-    this.#index.setShard(new LightShard(month, load.header.entries));
-    this.#book.remember(load.header.files);
-    await this.#refreshChanged([...logs, ...Object.keys(load.header.files)]);
+    const progress = { months: ++this.#monthsDone, of: this.#monthsTotal, snapshots: this.#index.size };
+    this.#options.onProgress?.(progress);
   }
 
   /** Stats `files` together and re-reads those whose fingerprint no longer holds (see sources.ts `unchanged`). */
@@ -323,8 +270,6 @@ export class SearchService {
     const newest = this.#index.months()[0];
     for (const month of [...this.#dirty]) {
       this.#dirty.delete(month);
-      // A month held by refs only has no postings to write: the next full load brings it up to date.
-      if (this.#index.shard(month) instanceof LightShard) continue;
       const files = this.#book.ofMonth(month);
       await saveMonth(this.indexDir, this.#index, month, files, month === newest, this.#texts, this.#words);
     }
@@ -398,13 +343,15 @@ export class SearchService {
     for (let attempt = 0; attempt < 2; attempt++) {
       const entry = this.#index.find(id);
       if (entry === undefined) return null;
-      const read = await readLog(this.workspaceDir, entry.file);
-      if (isUnreadable(read)) this.#book.told(read.unreadable);
-      const snapshots = snapshotsOf(read);
-      const found =
-        snapshots.find((s) => s.line === entry.line && s.snapshot.id === id) ??
-        snapshots.find((s) => s.snapshot.id === id);
-      if (found !== undefined) return claimed(this.#claims, found);
+      const found = await snapshotIn(
+        this.workspaceDir,
+        entry.file,
+        (u) => this.#book.told(u),
+        (all) =>
+          all.find((s) => s.line === entry.line && s.snapshot.id === id) ??
+          all.find((s) => s.snapshot.id === id),
+      );
+      if (found !== null) return claimed(this.#claims, found);
       // Changed, gone or unreadable since it was indexed: the refresh says which, and drops its refs.
       await this.refreshFile(entry.file);
     }
@@ -413,11 +360,7 @@ export class SearchService {
 
   /** Every loaded snapshot, tombstones included, newest first. */
   all(): (SnapshotRef & { tombstone: boolean })[] {
-    // One object per snapshot (not a ref and then its copy): `list` of a long history makes tens of thousands.
-    return this.#index.all().map((e) => {
-      const { id, timestamp, file, line, session, agent, trigger, name, goal, verified, tombstone } = e;
-      return { id, timestamp, file, line, session, agent, trigger, name, goal, verified, tombstone };
-    });
+    return this.#index.all().map(refWithTombstone);
   }
 
   /** Every loaded snapshot with id `id` (ids repeat when a block was copied), newest first. */
@@ -428,10 +371,13 @@ export class SearchService {
   /** The full snapshot whose block starts at `file`:`line`, read from its log; null when there is none. */
   async getAt(file: string, line: number): Promise<LocatedSnapshot | null> {
     await this.#ready;
-    const read = await readLog(this.workspaceDir, file);
-    if (isUnreadable(read)) this.#book.told(read.unreadable);
-    const found = snapshotsOf(read).find((s) => s.line === line);
-    return found === undefined ? null : claimed(this.#claims, found);
+    const found = await snapshotIn(
+      this.workspaceDir,
+      file,
+      (u) => this.#book.told(u),
+      (all) => all.find((s) => s.line === line),
+    );
+    return found === null ? null : claimed(this.#claims, found);
   }
 
   /** Re-reads one log (workspace-relative path) if it changed; resolves when the index reflects it. */
@@ -489,6 +435,12 @@ export class SearchService {
     await this.#watcher?.close();
     await this.#enqueue(() => this.#save(true).then(() => this.#index.close()));
   }
+}
+
+/** One object per snapshot (not a ref and then its copy): `list` of a long history makes tens of thousands. */
+function refWithTombstone(e: Entry): SnapshotRef & { tombstone: boolean } {
+  const { id, timestamp, file, line, session, agent, trigger, name, goal, verified, tombstone } = e;
+  return { id, timestamp, file, line, session, agent, trigger, name, goal, verified, tombstone };
 }
 
 function messageOf(error: unknown): string {

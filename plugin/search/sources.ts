@@ -3,6 +3,8 @@
  * time through log-read.ts). A log that vanishes between listing and reading is simply gone, never an
  * error; one that cannot be read is reported and left out, and the others are read.
  */
+
+import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
 import { listDailyLogs } from "../store/daily-log.ts";
 import { FrozenBuilder, type FrozenShard } from "./frozen-shard.ts";
 import { contentHash, type LogStat, logsByMonth, statLog, statLogSync, unchanged } from "./log-files.ts";
@@ -29,6 +31,21 @@ export {
   type UnreadableLog,
   unchanged,
 };
+
+/**
+ * The snapshot `pick` finds among those of `file` as it reads now, or null; a log that cannot be read is
+ * told to `told` (and gives none).
+ */
+export async function snapshotIn(
+  workspaceDir: string,
+  file: string,
+  told: (unreadable: UnreadableLog["unreadable"]) => void,
+  pick: (snapshots: LocatedSnapshot[]) => LocatedSnapshot | undefined,
+): Promise<LocatedSnapshot | null> {
+  const read = await readLog(workspaceDir, file);
+  if (isUnreadable(read)) told(read.unreadable);
+  return pick(snapshotsOf(read)) ?? null;
+}
 
 /** The daily logs of a workspace, oldest first (see daily-log.ts `listDailyLogs`). */
 export async function listLogs(workspaceDir: string): Promise<LogStat[]> {
