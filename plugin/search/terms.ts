@@ -73,6 +73,12 @@ export function termsFrom(source: TermSource): Terms {
 export class TermText implements Terms {
   readonly text: string;
   readonly starts: Uint32Array;
+  /**
+   * Lookups answered lately (vocabulary.ts `findTerm`, `prefixRange`), the last 1,024 of each: every month
+   * of a query looks the same terms up in the one vocabulary they share.
+   */
+  readonly #found = new Map<string, number>();
+  readonly #ranged = new Map<string, [number, number]>();
 
   private constructor(text: string, starts: Uint32Array) {
     this.text = text;
@@ -99,6 +105,16 @@ export class TermText implements Terms {
 
   get length(): number {
     return this.starts.length - 1;
+  }
+
+  /** Where `term` is (`find`'s answer, remembered). */
+  found(term: string, find: () => number): number {
+    return remember(this.#found, term, find);
+  }
+
+  /** The terms `prefix` starts (`find`'s answer, remembered). */
+  ranged(prefix: string, find: () => [number, number]): [number, number] {
+    return remember(this.#ranged, prefix, find);
   }
 
   term(i: number): string {
@@ -131,6 +147,16 @@ export class TermText implements Terms {
     const from = u32(this.starts, i);
     return depth < u32(this.starts, i + 1) - from ? this.text.charCodeAt(from + depth) : Number.NaN;
   }
+}
+
+/** `map`'s answer for `key`, else `find`'s, remembered (the map cleared at 1,024 keys). */
+function remember<T>(map: Map<string, T>, key: string, find: () => T): T {
+  const known = map.get(key);
+  if (known !== undefined) return known;
+  if (map.size >= 1024) map.clear();
+  const value = find();
+  map.set(key, value);
+  return value;
 }
 
 /** Every term, as strings. */

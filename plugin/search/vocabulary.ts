@@ -5,7 +5,7 @@
  * terms themselves.
  */
 import { at, u8, u16, u32 } from "./checked.ts";
-import { TermArray, type TermSource, type Terms, termsFrom } from "./terms.ts";
+import { TermArray, type TermSource, type Terms, TermText, termsFrom } from "./terms.ts";
 
 /**
  * The vocabulary of a terms section (UTF-8, one term a line), each term a string of its own: pieces split
@@ -26,8 +26,11 @@ export function termsOf(bytes: Buffer): string[] {
 /** Index of `term` in `terms`, or -1. */
 export function findTerm(source: TermSource, term: string): number {
   const terms = termsFrom(source);
-  const lo = lowerBound(terms, term, 0, terms.length);
-  return lo < terms.length && terms.compare(lo, term) === 0 ? lo : -1;
+  const find = () => {
+    const lo = lowerBound(terms, term, 0, terms.length);
+    return lo < terms.length && terms.compare(lo, term) === 0 ? lo : -1;
+  };
+  return terms instanceof TermText ? terms.found(term, find) : find();
 }
 
 /** First index in [lo, hi) whose term is >= `term`. */
@@ -43,6 +46,14 @@ function lowerBound(terms: Terms, term: string, lo: number, hi: number): number 
 /** The range [start, end) of terms that start with `prefix` (the prefix itself included). */
 export function prefixRange(source: TermSource, prefix: string): [number, number] {
   const terms = termsFrom(source);
+  if (terms instanceof TermText) {
+    const [start, end] = terms.ranged(prefix, () => rangeOf(terms, prefix));
+    return [start, end];
+  }
+  return rangeOf(terms, prefix);
+}
+
+function rangeOf(terms: Terms, prefix: string): [number, number] {
   const start = lowerBound(terms, prefix, 0, terms.length);
   let lo = start;
   let hi = terms.length;
