@@ -122,8 +122,6 @@ const PACKED = {
   avgFieldLength: SectionSchema,
 };
 const TEXTS = { texts: SectionSchema, textStart: SectionSchema };
-/** What version 5 adds: each term's document count, and where each ref row starts after the meta. */
-const LEAN = { docCounts: SectionSchema, rowStart: SectionSchema };
 /**
  * A version 3 or 4 header but its logs' records and rows, which saved-header.ts checks (a cheap typed check
  * per row, against this schema's dozens of microseconds for the tens of thousands of rows of a long history).
@@ -133,15 +131,6 @@ const Header = z.object({
   month: z.string(),
   sections: z.union([z.object({ ...PACKED, ...TEXTS }), z.object({ ...ARRAYS, ...TEXTS })]),
 });
-/** A version 5 header's meta: the lean part's length and crc32, the rows' count. */
-export const MetaV5 = z.object({
-  analysis: z.literal(ANALYSIS),
-  month: z.string(),
-  sections: z.object({ ...PACKED, ...TEXTS, ...LEAN }),
-  lean: z.object({ length: z.number().int().nonnegative(), crc: z.number().int().nonnegative() }),
-  rows: z.number().int().nonnegative(),
-});
-export type MetaV5 = z.infer<typeof MetaV5>;
 const HeaderV2 = z.object({
   analysis: z.literal(ANALYSIS),
   month: z.string(),

@@ -239,9 +239,12 @@ export class FrozenShard implements Shard {
     this.#cursor = new PostingCursor(parts.postings);
     this.#docCounts = parts.docCounts ?? documentCounts(parts.postings, parts.termStart, this.size);
     this.lengthSums = new Float64Array(F);
-    for (let i = 0; i < parts.fieldLength.length; i++) {
-      const f = i % F;
-      this.lengthSums[f] = f64(this.lengthSums, f) + u16(parts.fieldLength, i);
+    const lengths = parts.fieldLength;
+    // One field at a time, a local sum: the loop runs fast before it is optimised (a month as it loads).
+    for (let f = 0; f < F; f++) {
+      let sum = 0;
+      for (let i = f; i < lengths.length; i += F) sum += lengths[i] ?? 0;
+      this.lengthSums[f] = sum;
     }
   }
 

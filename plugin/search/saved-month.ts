@@ -11,16 +11,8 @@
 import { fstatSync, readSync } from "node:fs";
 import { crc32 } from "node:zlib";
 import { at, u32 } from "./checked.ts";
-import {
-  ANALYSIS,
-  FIXED_V5,
-  fixedOf,
-  MetaV5,
-  ROWS_KEY,
-  SHARD_FORMAT_VERSION,
-  type ShardFile,
-} from "./codec.ts";
-import { align, readArray } from "./codec-bytes.ts";
+import { ANALYSIS, FIXED_V5, fixedOf, ROWS_KEY, SHARD_FORMAT_VERSION, type ShardFile } from "./codec.ts";
+import { align, readArray, type Section } from "./codec-bytes.ts";
 import { FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { checkFiles, parseHeaderObject } from "./saved-header.ts";
@@ -75,12 +67,7 @@ export function openSavedMonth(
   const json = parseHeaderObject(
     Buffer.concat([meta.subarray(0, metaLength - ROWS_KEY.length), Buffer.from("}")]),
   );
-  const parsed = MetaV5.safeParse(json);
-  if (!parsed.success) {
-    if (json.analysis !== ANALYSIS) fail("built by another version of the tokenizer or fields");
-    fail(`header is invalid at ${parsed.error.issues[0]?.path.join(".") || "the top"}`);
-  }
-  const { month, sections: s, lean, rows } = parsed.data;
+  const { month, sections: s, lean, rows } = metaOf(json);
   const files = checkFiles(json);
   const bodyStart = align(FIXED_V5 + headerLength);
   const bodyLength = size - bodyStart;
@@ -134,6 +121,41 @@ export function openSavedMonth(
   const shard = new FrozenShard(parts);
   shard.stamp = stamp;
   return { shard, files, version };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
+
+/**
+ * The meta of a version 5 header (codec.ts), checked by hand: a month's meta is read at every load, and a
+ * schema library's first use costs more than the whole check.
+ */
+function metaOf(json: Record<string, unknown>) {
+  if (json.analysis !== ANALYSIS) fail("built by another version of the tokenizer or fields");
+  const { month, sections, lean, rows } = json;
+  if (typeof month !== "string") fail("header is invalid at month: expected a string");
+  if (!isCount(rows)) fail("header is invalid at rows: expected a count");
+  if (!isObject(lean) || !isCount(lean.length) || !isCount(lean.crc)) fail("header is invalid at lean");
+  if (!isObject(sections)) fail("header is invalid at sections: expected an object");
+  const section = (name: string): Section => {
+    const at = sections[name];
+    if (!isObject(at) || !isCount(at.offset) || !isCount(at.length))
+      fail(`header is invalid at sections.${name}: expected a section`);
+    return { offset: at.offset, length: at.length };
+  };
+  const s = {
+    termStart: section("termStart"),
+    docCounts: section("docCounts"),
+    fieldLength: section("fieldLength"),
+    avgFieldLength: section("avgFieldLength"),
+    textStart: section("textStart"),
+    rowStart: section("rowStart"),
+    terms: section("terms"),
+    postings: section("postings"),
+    texts: section("texts"),
+  };
+  return { month, sections: s, lean: { length: lean.length, crc: lean.crc }, rows };
 }
 
 /** Checks that `starts` holds `count + 1` offsets, from 0, never going back, the last at most `end`. */

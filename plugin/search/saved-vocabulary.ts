@@ -142,7 +142,8 @@ export function decodeVocabulary(data: Buffer): SavedVocabulary | undefined {
     const own = ids.subarray(at, at + n);
     at += n;
     let last = -1;
-    for (const id of own) {
+    for (let j = 0; j < own.length; j++) {
+      const id = own[j] ?? -1;
       if (id <= last || id >= terms.length) return undefined;
       last = id;
     }

@@ -88,7 +88,12 @@ export class TermText implements Terms {
   /** The terms of `text` cut at `starts`; undefined when the offsets do not fit the text. */
   static of(text: string, starts: Uint32Array): TermText | undefined {
     if (starts.length === 0 || starts[0] !== 0 || starts[starts.length - 1] !== text.length) return undefined;
-    for (let i = 1; i < starts.length; i++) if (u32(starts, i) < u32(starts, i - 1)) return undefined;
+    let last = 0;
+    for (let i = 1; i < starts.length; i++) {
+      const start = starts[i] ?? -1;
+      if (start < last) return undefined;
+      last = start;
+    }
     return new TermText(text, starts);
   }
 
