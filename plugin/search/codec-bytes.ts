@@ -19,9 +19,9 @@ export function bytesOf(a: ArrayBufferView): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 }
 
-/** Sections for `blobs`, in the order given, each starting 8-byte aligned; `size` is the body's length. */
+/** Sections for `blobs` (their lengths), in the order given, each 8-byte aligned; `size` is the body's length. */
 export function layout<K extends string>(
-  blobs: Record<K, Buffer>,
+  blobs: Record<K, { readonly length: number }>,
 ): { sections: Record<K, Section>; size: number } {
   const sections: Partial<Record<K, Section>> = {};
   let offset = 0;
@@ -32,10 +32,10 @@ export function layout<K extends string>(
   return { sections: sections as Record<K, Section>, size: offset };
 }
 
-/** Each blob with its section. */
+/** Each blob with its section (`sections` may hold more). */
 export function pairs<K extends string>(
   blobs: Record<K, Buffer>,
-  sections: Record<K, Section>,
+  sections: Record<NoInfer<K>, Section>,
 ): [Buffer, Section][] {
   return (Object.keys(blobs) as K[]).map((name) => [blobs[name], sections[name]]);
 }

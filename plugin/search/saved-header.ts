@@ -37,7 +37,7 @@ const MAGIC = 0x42_4d_53_58; // "BMSX", as codec.ts writes it
  */
 const VERSION = 5;
 const FIXED = 20; // magic, version, header length, crc32 of the header, crc32 of the body
-const FIXED_V5 = 28; // and the length and crc32 of the header's meta (codec.ts)
+const FIXED_V5 = 32; // and the length and crc32 of the header's meta, the crc32 of the lean part (codec.ts)
 
 /**
  * What identifies the bytes of a version 3 or 4 shard file: the checksums of its header and body, which

@@ -75,7 +75,7 @@ export function openSavedMonth(
     if (section.offset + section.length > bodyLength) fail("a section runs past the end of the file");
   if (lean.length > bodyLength) fail("a section runs past the end of the file");
   const body = readAt(fd, lean.length, bodyStart);
-  if (crc32(body) !== lean.crc) fail("checksum mismatch (file is corrupt or truncated)");
+  if (crc32(body) !== prefix.readUInt32LE(28)) fail("checksum mismatch (file is corrupt or truncated)");
   const stamp = `${prefix.readUInt32LE(12)}-${prefix.readUInt32LE(16)}-${size}`;
   const textStart = readArray(body, s.textStart, Uint32Array);
   checkStarts(textStart, rows, s.texts.length, "snippet");
@@ -136,7 +136,7 @@ function metaOf(json: Record<string, unknown>) {
   const { month, sections, lean, rows } = json;
   if (typeof month !== "string") fail("header is invalid at month: expected a string");
   if (!isCount(rows)) fail("header is invalid at rows: expected a count");
-  if (!isObject(lean) || !isCount(lean.length) || !isCount(lean.crc)) fail("header is invalid at lean");
+  if (!isObject(lean) || !isCount(lean.length)) fail("header is invalid at lean");
   if (!isObject(sections)) fail("header is invalid at sections: expected an object");
   const section = (name: string): Section => {
     const at = sections[name];
@@ -155,7 +155,7 @@ function metaOf(json: Record<string, unknown>) {
     postings: section("postings"),
     texts: section("texts"),
   };
-  return { month, sections: s, lean: { length: lean.length, crc: lean.crc }, rows };
+  return { month, sections: s, lean: { length: lean.length }, rows };
 }
 
 /** Checks that `starts` holds `count + 1` offsets, from 0, never going back, the last at most `end`. */

@@ -96,7 +96,7 @@ describe("encodeShard and decodeShard", () => {
       ["2026-11-20-01", ""],
     ]);
     expect(decodeShard(data).files).toEqual(files);
-    data[30] = (data[30] as number) ^ 0xff;
+    data[FIXED_V5 + 8] = (data[FIXED_V5 + 8] as number) ^ 0xff;
     expect(() => decodeShardHeader(data)).toThrow("checksum mismatch (file is corrupt or truncated)");
   });
 });

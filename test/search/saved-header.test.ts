@@ -28,7 +28,7 @@ const shard = buildFrozen("2026-11", [
   located(snap("2026-11-20-01", { goal: "Fix ERR_ONE", name: "fix-one" }), 3),
   located(snap("2026-11-20-02", { trigger: null, session: null, tombstone: true }), 40),
 ]);
-const HEADER_START = 28; // version 5: the fixed prefix holds the meta's length and checksum too
+const HEADER_START = 32; // version 5: the fixed prefix holds the meta's length and checksum too
 
 describe("readSavedHeader", () => {
   let ws: Awaited<ReturnType<typeof tempWorkspace>>;
@@ -55,7 +55,7 @@ describe("readSavedHeader", () => {
       [bytes.subarray(0, 10), "file is truncated (10 bytes)"],
       [bytes.subarray(0, 40), "file is truncated (header runs past the end)"],
       [
-        Buffer.concat([bytes.subarray(0, 30), Buffer.from("x"), bytes.subarray(31)]),
+        Buffer.concat([bytes.subarray(0, HEADER_START + 8), Buffer.from("x"), bytes.subarray(HEADER_START + 9)]),
         "checksum mismatch (file is corrupt or truncated)",
       ],
     ];
