@@ -55,7 +55,11 @@ describe("readSavedHeader", () => {
       [bytes.subarray(0, 10), "file is truncated (10 bytes)"],
       [bytes.subarray(0, 40), "file is truncated (header runs past the end)"],
       [
-        Buffer.concat([bytes.subarray(0, HEADER_START + 8), Buffer.from("x"), bytes.subarray(HEADER_START + 9)]),
+        Buffer.concat([
+          bytes.subarray(0, HEADER_START + 8),
+          Buffer.from("x"),
+          bytes.subarray(HEADER_START + 9),
+        ]),
         "checksum mismatch (file is corrupt or truncated)",
       ],
     ];
