@@ -141,6 +141,7 @@ export class SearchService {
       if (this.#options.entriesOnly !== true) this.#index.vocabulary();
     });
     void this.#enqueue(async () => this.#words?.save(this.#index, this.complete));
+    this.#scheduleSave();
   }
 
   /** Reads the claims file again and lays its claims over every entry. */
@@ -255,14 +256,12 @@ export class SearchService {
     this.#scheduleSave();
   }
 
+  /** Saves the changed months shortly; while months load, once every month is loaded (#loadRest). */
   #scheduleSave(): void {
-    if (this.#closed || this.#dirty.size === 0) return;
+    if (this.#closed || this.#dirty.size === 0 || !this.complete) return;
     clearTimeout(this.#saveTimer);
-    this.#saveTimer = setTimeout(
-      () => void this.#enqueue(() => this.#save()),
-      this.#options.saveDelayMs ?? 1000,
-    );
-    this.#saveTimer.unref();
+    const save = () => void this.#enqueue(() => this.#save());
+    this.#saveTimer = setTimeout(save, this.#options.saveDelayMs ?? 1000).unref();
   }
 
   /** Writes every changed month (the newest stays hot, older ones are frozen again), and the vocabulary file. */
