@@ -4,13 +4,10 @@
  * holds the same data as a minisearch index (term frequencies per field, field lengths, average field
  * lengths) and scores with the same BM25+, so freezing a hot shard changes no result. Why a second engine
  * beside minisearch: `npm run bench` (search) runs one plain minisearch index over the same corpus; at 100k
- * snapshots it held 962 MB of heap against 264 MB here (196 MB since the postings are packed and a month's
- * terms and rows load leaner, 93 MB since a saved month's postings and texts stay in its file and its terms
- * are positions in the index's one vocabulary; 71 MB since its rows stay there too and that vocabulary is
- * one string), loaded its saved index in 34 s (every month here is searchable in a tenth of a second), and
- * took 5 to 300 times the CPU time per query at the 99th percentile, by class. Pure, but for the reads of
- * a saved month's rows, postings and texts from its open file (saved-rows.ts, saved-postings.ts,
- * saved-texts.ts).
+ * snapshots it held 962 MB of heap (here 71 MB: see README, Benchmarks), loaded its saved index in 34 s
+ * (here every month is searchable in a tenth of a second), and took 5 to 300 times the CPU time per query
+ * at the 99th percentile, by class. Pure, but for the reads of a saved month's rows, postings and texts
+ * from its open file (saved-rows.ts, saved-postings.ts, saved-texts.ts).
  */
 
 import type { LocatedSnapshot } from "../snapshot/snapshot.ts";
