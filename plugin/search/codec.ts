@@ -23,7 +23,14 @@ import { type Entry, FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
 import { countsFor, postingsProblem } from "./postings.ts";
 import { MAX_QUERY_TERMS } from "./query.ts";
-import { checkFiles, entriesOfHeader, entryFromRow, parseHeaderObject, shardStamp } from "./saved-header.ts";
+import {
+  checkFiles,
+  entriesOfHeader,
+  entryFromRow,
+  parseHeaderObject,
+  rowFromEntry,
+  shardStamp,
+} from "./saved-header.ts";
 import { SavedPostings } from "./saved-postings.ts";
 import { SavedEntry, SavedTexts, type TextCache } from "./saved-texts.ts";
 import type { SavedVocabulary } from "./saved-vocabulary.ts";
@@ -169,12 +176,6 @@ export interface LaidShard {
   postings: Section;
 }
 
-/** A header row of an entry (see {@link RefTuple}). */
-function rowOf(e: Entry): RefTuple {
-  const { id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal } = e;
-  return [id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal];
-}
-
 /**
  * {@link encodeShard}, and where the snippet texts and postings lie in the file. Each part is written once,
  * into the file's bytes (a save of every month at 100k writes 150 MB).
@@ -190,7 +191,7 @@ export function layShard(shard: FrozenShard, files: Record<string, LogRecord>): 
   p.entries.forEach((e, i) => {
     at += Buffer.byteLength(e.text);
     textStart[i + 1] = at;
-    const row = JSON.stringify(rowOf(e));
+    const row = JSON.stringify(rowFromEntry(e));
     rows[i] = row;
     // Rows are joined by commas: a row's bytes end one before the next row's start.
     rowAt += Buffer.byteLength(row) + (i + 1 < n ? 1 : 0);

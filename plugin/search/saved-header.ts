@@ -118,9 +118,9 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
+export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
-const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
+export const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
 const isText = (v: unknown) => typeof v === "string";
 const isTextOrNull = (v: unknown) => v === null || typeof v === "string";
 
@@ -247,6 +247,12 @@ export function checkedRow(r: unknown, i: number): RefTuple {
   )
     fail(`header is invalid at entries.${i}: expected a snapshot ref row`);
   return r as RefTuple;
+}
+
+/** The header row of an entry (the inverse of {@link entryFromRow}, but for the text). */
+export function rowFromEntry(e: Entry): RefTuple {
+  const { id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal } = e;
+  return [id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal];
 }
 
 /** The entry of a checked header row, with `text` (empty when the postings are not loaded). */

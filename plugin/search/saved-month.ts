@@ -11,11 +11,11 @@
 import { fstatSync, readSync } from "node:fs";
 import { crc32 } from "node:zlib";
 import { at } from "./checked.ts";
-import { ANALYSIS, FIXED_V5, fixedOf, ROWS_KEY, SHARD_FORMAT_VERSION, type ShardFile } from "./codec.ts";
+import { ANALYSIS, FIXED_V5, ROWS_KEY, SHARD_FORMAT_VERSION, type ShardFile } from "./codec.ts";
 import { align, readArray, type Section } from "./codec-bytes.ts";
 import { FIELDS } from "./document.ts";
 import { type FrozenParts, FrozenShard } from "./frozen-shard.ts";
-import { checkFiles, parseHeaderObject } from "./saved-header.ts";
+import { checkFiles, isCount, isObject, parseHeaderObject } from "./saved-header.ts";
 import { SavedPostings } from "./saved-postings.ts";
 import { SavedRows } from "./saved-rows.ts";
 import { SavedTexts, type TextCache } from "./saved-texts.ts";
@@ -50,15 +50,15 @@ export function openSavedMonth(
 ): ShardFile | undefined {
   const size = fstatSync(fd).size;
   if (size < 8) return undefined;
-  const version = readAt(fd, 8, 0).readUInt32LE(4);
+  const prefix = readAt(fd, Math.min(size, FIXED_V5), 0);
+  const version = prefix.readUInt32LE(4);
   if (version !== SHARD_FORMAT_VERSION) return undefined;
   if (size < FIXED_V5) fail(`file is truncated (${size} bytes)`);
-  const prefix = readAt(fd, FIXED_V5, 0);
   const headerLength = prefix.readUInt32LE(8);
   const metaLength = prefix.readUInt32LE(20);
   if (metaLength > headerLength || FIXED_V5 + headerLength > size)
     fail("file is truncated (header runs past the end)");
-  const meta = readAt(fd, metaLength, fixedOf(version));
+  const meta = readAt(fd, metaLength, FIXED_V5);
   if (
     crc32(meta) !== prefix.readUInt32LE(24) ||
     !meta.toString("latin1", metaLength - ROWS_KEY.length).endsWith(ROWS_KEY)
@@ -122,10 +122,6 @@ export function openSavedMonth(
   shard.stamp = stamp;
   return { shard, files, version };
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const isCount = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v) && v >= 0;
 
 /**
  * The meta of a version 5 header (codec.ts), checked by hand: a month's meta is read at every load, and a

@@ -12,7 +12,7 @@ import { u32 } from "./checked.ts";
 import type { RefTuple } from "./codec.ts";
 import type { Entry } from "./document.ts";
 import { FrozenShard } from "./frozen-shard.ts";
-import { shardStamp } from "./saved-header.ts";
+import { rowFromEntry, shardStamp } from "./saved-header.ts";
 import { SavedPostings } from "./saved-postings.ts";
 
 /** Texts kept by default in a {@link TextCache}: about 2.5 MB of snippet text at most. */
@@ -154,21 +154,7 @@ export class SavedEntry implements Entry {
 
   /** Entry `e` (held in memory), its text now text `i` of `texts`. */
   static of(e: Entry, texts: SavedTexts, i: number): SavedEntry {
-    const { id, timestamp, file, line, session, agent, trigger, name, parent, tombstone, verified, goal } = e;
-    const row: RefTuple = [
-      id,
-      timestamp,
-      file,
-      line,
-      session,
-      agent,
-      trigger,
-      name,
-      parent,
-      tombstone,
-      verified,
-      goal,
-    ];
+    const row = rowFromEntry(e);
     const saved = new SavedEntry(row, texts, i);
     saved.time = e.time;
     if (e.claimed !== undefined) saved.claimed = e.claimed;
